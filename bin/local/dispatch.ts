@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { RouteDefinition } from '#functions/routes.js';
+import { createRouter, type RawRequest, type Router, toGatewayEvent } from './router.js';
+
+type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2 | string>;
+
+const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
+const handlers = new Map<string, Promise<Handler>>();
+
+/** Imports a manifest entry's handler module once, as Lambda would at cold start. */
+export function loadHandler(route: RouteDefinition): Promise<Handler> {
+  let loaded = handlers.get(route.id);
+  if (!loaded) {
+    const url = pathToFileURL(resolve(REPO_ROOT, route.handler)).href;
+    loaded = import(url).then((module: { handler?: Handler }) => {
+      if (typeof module.handler !== 'function') throw new Error(`${route.handler} does not export handler`);
+      return module.handler;
+    });
+    handlers.set(route.id, loaded);
+  }
+  return loaded;
+}
+
+/** A Lambda context good enough for the handlers (middy reads getRemainingTimeInMillis). */
+export function fakeContext(route: RouteDefinition): Context {
+  const timeoutMs = (route.timeoutSeconds ?? 29) * 1000;
+  const deadline = Date.now() + timeoutMs;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: route.id,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${route.id}`,
+    memoryLimitInMB: String(route.memoryMb ?? 1024),
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${route.id}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+export interface DispatchResult {
+  readonly statusCode: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/**
+ * Serves one HTTP request the way API Gateway + Lambda would: route selection, a payload-2.0
+ * event, the real handler, and the structured result turned back into a response.
+ */
+export async function dispatch(router: Router, request: RawRequest): Promise<DispatchResult> {
+  const path = request.url.split('?', 1)[0] ?? '/';
+  const match = router.match(request.method, path);
+  if (!match)
+    return { statusCode: 404, headers: { 'content-type': 'application/json' }, body: '{"message":"Not Found"}' };
+  const handler = await loadHandler(match.route);
+  const result = await handler(toGatewayEvent(request, match), fakeContext(match.route));
+  if (typeof result === 'string')
+    return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: result };
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(result.headers ?? {})) headers[k.toLowerCase()] = String(v);
+  const body =
+    result.body === undefined
+      ? ''
+      : result.isBase64Encoded
+        ? Buffer.from(result.body, 'base64').toString('utf8')
+        : result.body;
+  return { statusCode: result.statusCode ?? 200, headers, body };
+}
+
+export { createRouter };

@@ -1,0 +1,87 @@
+/**
+ * THE route manifest: every HTTP endpoint of the core, as plain data.
+ *
+ * The CDK stack creates one function and its routes per entry, and the local runtime serves the
+ * same list; nobody adds a route anywhere else. Keep this module free of imports of CDK or
+ * handler code so both can load it cheaply.
+ */
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'ANY';
+
+/** What a route's function may touch; the stack derives its IAM grants from this. */
+export interface RouteAccess {
+  readonly table?: 'read' | 'write';
+  readonly queue?: 'send';
+}
+
+export interface RouteDefinition {
+  /** kebab-case; also the handler's folder name under functions/http/. */
+  readonly id: string;
+  readonly method: HttpMethod;
+  /** The core's API path without prefixes (e.g. `/recipe/signin`), or `$default` for the fallback. */
+  readonly path: string;
+  /** Repository-relative path of the module that exports `handler`. */
+  readonly handler: string;
+  readonly access: RouteAccess;
+  readonly timeoutSeconds?: number;
+  readonly memoryMb?: number;
+}
+
+/** The catch-all route key: `/`, `/hello`, unknown paths (404) and wrong methods (405). */
+export const DEFAULT_ROUTE_PATH = '$default';
+
+/** Path parameters that carry the optional `/appid-<appId>` and `/<tenantId>` prefix segments. */
+export const PREFIX_PARAMS = ['s1', 's2'] as const;
+
+function route(
+  id: string,
+  method: HttpMethod,
+  path: string,
+  access: RouteAccess,
+  options: Pick<RouteDefinition, 'timeoutSeconds' | 'memoryMb'> = {},
+): RouteDefinition {
+  return { id, method, path, handler: `functions/http/${id}/handler.ts`, access, ...options };
+}
+
+const READ = { table: 'read' } as const;
+const WRITE = { table: 'write' } as const;
+
+export const ROUTES: readonly RouteDefinition[] = [
+  route('fallback', 'ANY', DEFAULT_ROUTE_PATH, READ),
+  route('apiversion', 'GET', '/apiversion', READ),
+
+  // Apps (spec §1)
+  route('app-put-v2', 'PUT', '/recipe/multitenancy/app/v2', WRITE),
+  route('app-put', 'PUT', '/recipe/multitenancy/app', WRITE),
+  route('app-list-v2', 'GET', '/recipe/multitenancy/app/list/v2', READ),
+  route('app-list', 'GET', '/recipe/multitenancy/app/list', READ),
+  route('app-remove', 'POST', '/recipe/multitenancy/app/remove', WRITE, { timeoutSeconds: 29 }),
+
+  // Tenants (spec §2)
+  route('tenant-put-v2', 'PUT', '/recipe/multitenancy/tenant/v2', WRITE),
+  route('tenant-put', 'PUT', '/recipe/multitenancy/tenant', WRITE),
+  route('tenant-get-v2', 'GET', '/recipe/multitenancy/tenant/v2', READ),
+  route('tenant-get', 'GET', '/recipe/multitenancy/tenant', READ),
+  route('tenant-list-v2', 'GET', '/recipe/multitenancy/tenant/list/v2', READ),
+  route('tenant-list', 'GET', '/recipe/multitenancy/tenant/list', READ),
+  route('tenant-remove', 'POST', '/recipe/multitenancy/tenant/remove', WRITE),
+  route('thirdparty-config-put', 'PUT', '/recipe/multitenancy/config/thirdparty', WRITE),
+  route('thirdparty-config-remove', 'POST', '/recipe/multitenancy/config/thirdparty/remove', WRITE),
+];
+
+/**
+ * The API Gateway route paths of one manifest entry. API Gateway only matches parameters that
+ * are whole path segments, so the optional prefixes are expressed as up to two leading
+ * parameter segments; the shared resolver then applies the core's grammar to them.
+ */
+export function gatewayPaths(route: RouteDefinition): string[] {
+  if (route.path === DEFAULT_ROUTE_PATH) return [DEFAULT_ROUTE_PATH];
+  const [s1, s2] = PREFIX_PARAMS;
+  return [route.path, `/{${s1}}${route.path}`, `/{${s1}}/{${s2}}${route.path}`];
+}
+
+/** `METHOD path` route keys as API Gateway (HTTP API) spells them. */
+export function gatewayRouteKeys(route: RouteDefinition): string[] {
+  if (route.path === DEFAULT_ROUTE_PATH) return [DEFAULT_ROUTE_PATH];
+  return gatewayPaths(route).map((p) => `${route.method} ${p}`);
+}

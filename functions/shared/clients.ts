@@ -1,0 +1,42 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ENV, optionalEnv, requireEnv } from './env.js';
+
+/**
+ * AWS clients, created once per process and reused across invocations. Endpoint overrides come
+ * only from the environment (DynamoDB Local and the local SQS server).
+ */
+let documentClient: DynamoDBDocumentClient | undefined;
+let sqsClient: SQSClient | undefined;
+
+export function getDocumentClient(): DynamoDBDocumentClient {
+  if (!documentClient) {
+    const endpoint = optionalEnv(ENV.dynamodbEndpoint);
+    const client = new DynamoDBClient({
+      ...(endpoint ? { endpoint, region: process.env.AWS_REGION ?? 'local', credentials: localCredentials } : {}),
+      maxAttempts: 8,
+    });
+    documentClient = DynamoDBDocumentClient.from(client, {
+      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+    });
+  }
+  return documentClient;
+}
+
+export function getSqsClient(): SQSClient {
+  if (!sqsClient) {
+    const endpoint = optionalEnv(ENV.sqsEndpoint);
+    sqsClient = new SQSClient({
+      ...(endpoint ? { endpoint, region: process.env.AWS_REGION ?? 'us-east-1', credentials: localCredentials } : {}),
+    });
+  }
+  return sqsClient;
+}
+
+export function tableName(): string {
+  return requireEnv(ENV.tableName);
+}
+
+/** Local servers accept any credentials; fixed ones keep the SDK from searching the machine. */
+const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };

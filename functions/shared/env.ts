@@ -1,0 +1,32 @@
+/**
+ * Names of the environment variables the functions read. The CDK stack sets them from the same
+ * constants, so a rename cannot leave a function reading a variable nobody sets.
+ */
+export const ENV = {
+  tableName: 'TABLE_NAME',
+  /** Local runtime and tests only: DynamoDB Local's URL. */
+  dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
+  importQueueUrl: 'IMPORT_QUEUE_URL',
+  importDlqUrl: 'IMPORT_DLQ_URL',
+  /** Local runtime and tests only: the local SQS server's URL. */
+  sqsEndpoint: 'SQS_ENDPOINT',
+  /** Comma-separated base API keys (as in the reference core's container). */
+  apiKeys: 'API_KEYS',
+  /** On AWS: ARN of a Secrets Manager secret whose string value is the comma-separated API keys. */
+  apiKeysSecretArn: 'API_KEYS_SECRET_ARN',
+  logLevel: 'LOG_LEVEL',
+} as const;
+
+/** Reads a variable that must be set; throws at cold start rather than running half-configured. */
+export function requireEnv(name: string): string {
+  const value = process.env[name];
+  if (value === undefined || value === '') {
+    throw new Error(`Environment variable ${name} is not set`);
+  }
+  return value;
+}
+
+export function optionalEnv(name: string): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value === '' ? undefined : value;
+}

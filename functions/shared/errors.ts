@@ -1,0 +1,71 @@
+/**
+ * Errors that become HTTP responses. Status codes and message texts are the reference core's
+ * (shared/docs/core-api-spec.md); only errors below 500 expose their message.
+ */
+export class CoreHttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** 400 with a plain-text message. */
+export class BadRequestError extends CoreHttpError {
+  constructor(message: string) {
+    super(400, message);
+  }
+}
+
+/**
+ * 400 whose body is a JSON document (bulk-import validation). Sent as application/json.
+ * `message` is the JSON text itself.
+ */
+export class JsonBadRequestError extends CoreHttpError {
+  constructor(readonly body: unknown) {
+    super(400, JSON.stringify(body));
+  }
+}
+
+export class UnauthorizedError extends CoreHttpError {
+  constructor(message = 'Invalid API key') {
+    super(401, message);
+  }
+}
+
+export class ForbiddenError extends CoreHttpError {
+  constructor(message: string) {
+    super(403, message);
+  }
+}
+
+export class NotFoundError extends CoreHttpError {
+  constructor(message = 'Not found') {
+    super(404, message);
+  }
+}
+
+export class MethodNotAllowedError extends CoreHttpError {
+  constructor() {
+    super(405, 'Method not supported');
+  }
+}
+
+/** The reference core's text for an unknown app or tenant in the path prefix. */
+export function tenantNotFoundText(appId: string, tenantId: string): string {
+  return `Tenant with the following connectionURIDomain, appId and tenantId combination not found: (, ${appId}, ${tenantId})`;
+}
+
+/** 400 `AppId or tenantId not found => …` */
+export class AppOrTenantNotFoundError extends BadRequestError {
+  constructor(appId: string, tenantId: string) {
+    super(`AppId or tenantId not found => ${tenantNotFoundText(appId, tenantId)}`);
+  }
+}
+
+/** Message for a missing or wrongly-typed body field, as the reference core's generic parser words it. */
+export function invalidFieldMessage(field: string): string {
+  return `Field name '${field}' is invalid in JSON input`;
+}

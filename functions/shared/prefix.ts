@@ -1,0 +1,48 @@
+/**
+ * The core's path-prefix grammar (spec §3.1): `[/appid-<appId>][/<tenantId>]<apiPath>`,
+ * case-insensitive. API Gateway hands us the prefix as up to two whole path segments; this is
+ * the single place that turns them into (appId, tenantId).
+ */
+export const PUBLIC = 'public';
+const RESERVED_TENANT_SEGMENTS = new Set(['recipe', 'config', 'users', 'hello']);
+const APP_SEGMENT = /^appid-([a-z0-9-]*)$/;
+const TENANT_SEGMENT = /^[a-z0-9-]+$/;
+
+export interface ResolvedPrefix {
+  readonly appId: string;
+  readonly tenantId: string;
+}
+
+/** Returns undefined when the segments do not fit the grammar (the core answers 404 `Not found`). */
+export function resolvePrefix(segments: readonly (string | undefined)[]): ResolvedPrefix | undefined {
+  const parts = segments.filter((s): s is string => s !== undefined && s !== '').map((s) => s.toLowerCase());
+  if (parts.length > 2) return undefined;
+  let appId = PUBLIC;
+  let rest = parts;
+  const first = parts[0];
+  if (first !== undefined) {
+    const appMatch = APP_SEGMENT.exec(first);
+    if (appMatch) {
+      appId = appMatch[1] === '' || appMatch[1] === undefined ? PUBLIC : appMatch[1];
+      rest = parts.slice(1);
+    } else if (parts.length === 2) {
+      return undefined;
+    }
+  }
+  if (rest.length === 0) return { appId, tenantId: PUBLIC };
+  const tenantSegment = rest[0] as string;
+  if (rest.length > 1 || !TENANT_SEGMENT.test(tenantSegment) || RESERVED_TENANT_SEGMENTS.has(tenantSegment)) {
+    return undefined;
+  }
+  return { appId, tenantId: tenantSegment };
+}
+
+/**
+ * Splits a raw request path into prefix segments and the API path, trying the longest API path
+ * first; used by the fallback route, which has no path parameters to go on.
+ */
+export function splitRawPath(rawPath: string): { prefix: string[]; apiPath: string } {
+  const trimmed = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
+  const segments = trimmed.split('/').filter((s) => s !== '');
+  return { prefix: segments, apiPath: `/${segments.join('/')}` };
+}
