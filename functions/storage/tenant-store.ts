@@ -197,3 +197,16 @@ export async function deleteTenant(appId: string, tenantId: string): Promise<boo
   );
   return out.Attributes !== undefined;
 }
+
+import type { TenantStore } from '#functions/domain/multitenancy/service.js';
+import { purgeAppData } from './app-purge.js';
+
+/** The DynamoDB implementation of the multitenancy use cases' storage port. */
+export const tenantStore: TenantStore = {
+  getTenant,
+  listTenants,
+  listAppIds,
+  saveTenant,
+  deleteTenant,
+  purgeAppData,
+};

@@ -1,0 +1,23 @@
+import { BadRequestError } from '#functions/shared/errors.js';
+
+const ID_PATTERN = /^[a-z0-9-]+$/;
+const RESERVED_TENANT_IDS = new Set(['recipe', 'config', 'users', 'hello']);
+
+/** Normalises and validates a body `appId` (spec §1.1): trimmed, lower-cased. */
+export function normaliseAppId(raw: string): string {
+  const id = raw.trim().toLowerCase();
+  if (id === '') throw new BadRequestError('appId should not be an empty String');
+  if (id.startsWith('appid-')) throw new BadRequestError("appId must not start with 'appid-'");
+  if (!ID_PATTERN.test(id)) throw new BadRequestError('appId can only contain letters, numbers and hyphens');
+  return id;
+}
+
+/** Normalises and validates a body `tenantId` (spec §2.1): trimmed, lower-cased. */
+export function normaliseTenantId(raw: string): string {
+  const id = raw.trim().toLowerCase();
+  if (id === '') throw new BadRequestError('tenantId should not be an empty String');
+  if (RESERVED_TENANT_IDS.has(id)) throw new BadRequestError(`Cannot use '${id}' as a tenantId`);
+  if (id.startsWith('appid-')) throw new BadRequestError("tenantId must not start with 'appid-'");
+  if (!ID_PATTERN.test(id)) throw new BadRequestError('tenantId can only contain letters, numbers and hyphens');
+  return id;
+}

@@ -1,0 +1,330 @@
+import { type ConfigValues, mergeCoreConfig, validateCoreConfig } from '#functions/config/index.js';
+import { AppOrTenantNotFoundError, BadRequestError, ForbiddenError } from '#functions/shared/errors.js';
+import {
+  has,
+  optionalBoolean,
+  optionalObject,
+  optionalString,
+  optionalStringArrayOrNull,
+  requiredString,
+} from '#functions/shared/input.js';
+import { PUBLIC } from '#functions/shared/prefix.js';
+import type { ProviderConfig, TenantRecord } from '#functions/storage/tenant-store.js';
+import {
+  applyLegacyFactorsCdi3,
+  applyLegacyFactorsCdi5,
+  applyV2Factors,
+  checkNoDuplicates,
+  type FactorState,
+  type LegacyUpdate,
+} from './factors.js';
+import { normaliseAppId, normaliseTenantId } from './ids.js';
+import { validateProviderConfig } from './thirdparty.js';
+import { tenantViewLegacy, tenantViewV2 } from './views.js';
+
+/** What the multitenancy use cases need from storage. */
+export interface TenantStore {
+  getTenant(appId: string, tenantId: string): Promise<TenantRecord | undefined>;
+  listTenants(appId: string): Promise<TenantRecord[]>;
+  listAppIds(): Promise<string[]>;
+  /** Optimistic write: false when the stored record changed since `expectedUpdatedAt` was read. */
+  saveTenant(record: TenantRecord, expectedUpdatedAt: number | undefined): Promise<boolean>;
+  deleteTenant(appId: string, tenantId: string): Promise<boolean>;
+  /** Deletes everything the app owns except its public tenant item (deleted last, by the caller). */
+  purgeAppData(appId: string): Promise<void>;
+}
+
+export interface Caller {
+  readonly appId: string;
+  readonly tenantId: string;
+  /** The caller's tenant as loaded by the pipeline (undefined when it does not exist). */
+  readonly tenant: TenantRecord | undefined;
+  readonly cdiAtLeast5: boolean;
+}
+
+type Body = Readonly<Record<string, unknown>>;
+export type ApiVersion = 'v2' | 'legacy';
+export interface Deps {
+  readonly store: TenantStore;
+  readonly now: () => number;
+}
+
+function newTenant(appId: string, tenantId: string, now: number, defaults: FactorState): TenantRecord {
+  return {
+    appId,
+    tenantId,
+    ...defaults,
+    coreConfig: {},
+    thirdPartyProviders: [],
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+const ALL_ON: FactorState = {
+  emailPasswordEnabled: true,
+  thirdPartyEnabled: true,
+  passwordlessEnabled: true,
+  firstFactors: null,
+  requiredSecondaryFactors: null,
+};
+
+/** Defaults of a tenant created by this request (spec §1.2, §1.3, §2.2). */
+function creationDefaults(tenantId: string, api: ApiVersion, cdiAtLeast5: boolean): FactorState {
+  if (tenantId === PUBLIC) return ALL_ON;
+  if (api === 'v2') return { ...ALL_ON, firstFactors: [] };
+  return {
+    emailPasswordEnabled: false,
+    thirdPartyEnabled: false,
+    passwordlessEnabled: false,
+    firstFactors: cdiAtLeast5 ? null : [],
+    requiredSecondaryFactors: null,
+  };
+}
+
+interface ParsedConfigInput {
+  readonly factors: LegacyUpdate;
+  readonly coreConfig: Record<string, unknown> | undefined;
+}
+
+/** Reads the factor, switch and coreConfig fields of an app/tenant create-or-update body. */
+function parseConfigInput(body: Body, api: ApiVersion, cdiAtLeast5: boolean): ParsedConfigInput {
+  if (api === 'v2') {
+    if (has(body, 'emailPasswordEnabled'))
+      throw new BadRequestError('emailPasswordEnabled is not a valid input for this API');
+    if (has(body, 'thirdPartyEnabled')) throw new BadRequestError('thirdParty is not a valid input for this API');
+    if (has(body, 'passwordlessEnabled')) throw new BadRequestError('passwordless is not a valid input for this API');
+  }
+  const factors: LegacyUpdate =
+    api === 'v2' || cdiAtLeast5
+      ? {
+          firstFactors: optionalStringArrayOrNull(body, 'firstFactors'),
+          requiredSecondaryFactors: optionalStringArrayOrNull(body, 'requiredSecondaryFactors'),
+        }
+      : {};
+  const switches: LegacyUpdate =
+    api === 'legacy'
+      ? {
+          emailPasswordEnabled: optionalBoolean(body, 'emailPasswordEnabled'),
+          thirdPartyEnabled: optionalBoolean(body, 'thirdPartyEnabled'),
+          passwordlessEnabled: optionalBoolean(body, 'passwordlessEnabled'),
+        }
+      : {};
+  if (api === 'v2') {
+    checkNoDuplicates('firstFactors', factors.firstFactors);
+    checkNoDuplicates('requiredSecondaryFactors', factors.requiredSecondaryFactors);
+  }
+  return { factors: { ...factors, ...switches }, coreConfig: optionalObject(body, 'coreConfig') };
+}
+
+function applyFactors(state: FactorState, input: LegacyUpdate, api: ApiVersion, cdiAtLeast5: boolean): FactorState {
+  if (api === 'v2') return applyV2Factors(state, input);
+  return cdiAtLeast5 ? applyLegacyFactorsCdi5(state, input) : applyLegacyFactorsCdi3(state, input);
+}
+
+const factorState = (t: TenantRecord): FactorState => ({
+  emailPasswordEnabled: t.emailPasswordEnabled,
+  thirdPartyEnabled: t.thirdPartyEnabled,
+  passwordlessEnabled: t.passwordlessEnabled,
+  firstFactors: t.firstFactors ? [...t.firstFactors] : null,
+  requiredSecondaryFactors: t.requiredSecondaryFactors ? [...t.requiredSecondaryFactors] : null,
+});
+
+/**
+ * Creates or updates one tenant record (an app is its public tenant) with optimistic
+ * concurrency: re-reads and re-applies on a concurrent change.
+ */
+async function upsertTenant(
+  deps: Deps,
+  appId: string,
+  tenantId: string,
+  input: ParsedConfigInput,
+  api: ApiVersion,
+  cdiAtLeast5: boolean,
+): Promise<{ createdNew: boolean }> {
+  for (let attempt = 0; ; attempt++) {
+    const existing = await deps.store.getTenant(appId, tenantId);
+    const stored = existing && existing.createdAt !== 0 ? existing : undefined;
+    const now = deps.now();
+    const base = existing ?? newTenant(appId, tenantId, now, creationDefaults(tenantId, api, cdiAtLeast5));
+    const factors = applyFactors(factorState(base), input.factors, api, cdiAtLeast5);
+    const coreConfig = mergeCoreConfig(base.coreConfig, input.coreConfig ?? {});
+    await validateTenantConfig(deps, appId, tenantId, coreConfig);
+    const record: TenantRecord = {
+      ...base,
+      ...factors,
+      coreConfig,
+      createdAt: stored ? stored.createdAt : now,
+      updatedAt: Math.max(now, (stored?.updatedAt ?? 0) + 1),
+    };
+    if (await deps.store.saveTenant(record, stored?.updatedAt)) return { createdNew: existing === undefined };
+    if (attempt >= 4) throw new Error('tenant update kept conflicting with concurrent updates');
+  }
+}
+
+async function validateTenantConfig(deps: Deps, appId: string, tenantId: string, merged: ConfigValues): Promise<void> {
+  if (appId === PUBLIC && tenantId === PUBLIC) {
+    if (Object.keys(merged).length > 0) throw new BadRequestError('Cannot modify base config');
+    return;
+  }
+  if (tenantId === PUBLIC) {
+    const others = (await deps.store.listTenants(appId)).filter((t) => t.tenantId !== PUBLIC).map((t) => t.coreConfig);
+    validateCoreConfig({ merged, level: 'app', otherTenantOverrides: others });
+  } else {
+    const app = await deps.store.getTenant(appId, PUBLIC);
+    validateCoreConfig({ merged, level: 'tenant', appOverrides: app?.coreConfig });
+  }
+}
+
+function requireCaller(caller: Caller): TenantRecord {
+  if (!caller.tenant) throw new AppOrTenantNotFoundError(caller.appId, caller.tenantId);
+  return caller.tenant;
+}
+
+/** `PUT /recipe/multitenancy/app[/v2]` (spec §1.2, §1.3). */
+export async function createOrUpdateApp(deps: Deps, caller: Caller, body: Body, api: ApiVersion) {
+  const rawAppId = optionalString(body, 'appId');
+  const appId = rawAppId === undefined ? PUBLIC : normaliseAppId(rawAppId);
+  const input = parseConfigInput(body, api, caller.cdiAtLeast5);
+  requireCaller(caller);
+  const fromBase = caller.appId === PUBLIC && caller.tenantId === PUBLIC;
+  const fromSameApp = caller.appId === appId && caller.tenantId === PUBLIC;
+  if (!fromBase && !fromSameApp) throw new ForbiddenError('You must use the public or same app to add/update an app');
+  const { createdNew } = await upsertTenant(deps, appId, PUBLIC, input, api, caller.cdiAtLeast5);
+  return { status: 'OK', createdNew };
+}
+
+/** `PUT /recipe/multitenancy/tenant[/v2]` (spec §2.2). */
+export async function createOrUpdateTenant(deps: Deps, caller: Caller, body: Body, api: ApiVersion) {
+  const rawTenantId = optionalString(body, 'tenantId');
+  const tenantId = rawTenantId === undefined ? PUBLIC : normaliseTenantId(rawTenantId);
+  const input = parseConfigInput(body, api, caller.cdiAtLeast5);
+  requireCaller(caller);
+  if (caller.tenantId !== PUBLIC && caller.tenantId !== tenantId) {
+    throw new ForbiddenError('You must use the public or same tenant to add/update a tenant');
+  }
+  const { createdNew } = await upsertTenant(deps, caller.appId, tenantId, input, api, caller.cdiAtLeast5);
+  return { status: 'OK', createdNew };
+}
+
+function view(tenant: TenantRecord, api: ApiVersion, cdiAtLeast5: boolean) {
+  return api === 'v2' ? tenantViewV2(tenant) : tenantViewLegacy(tenant, cdiAtLeast5);
+}
+
+/** `GET /<t>/recipe/multitenancy/tenant[/v2]`: an unknown app or tenant is a 200 status, not a 400. */
+export function getTenant(caller: Caller, app: TenantRecord | undefined, api: ApiVersion) {
+  if (!app || !caller.tenant) return { status: 'TENANT_NOT_FOUND_ERROR' };
+  return { ...view(caller.tenant, api, caller.cdiAtLeast5), status: 'OK' };
+}
+
+/** `GET /recipe/multitenancy/tenant/list[/v2]` (spec §2.4). */
+export async function listTenants(deps: Deps, caller: Caller, api: ApiVersion) {
+  requireCaller(caller);
+  if (caller.tenantId !== PUBLIC) {
+    throw new ForbiddenError('Only the public tenantId is allowed to list all tenants associated with this app');
+  }
+  const tenants = await deps.store.listTenants(caller.appId);
+  return { status: 'OK', tenants: tenants.map((t) => view(t, api, caller.cdiAtLeast5)) };
+}
+
+/** `GET /recipe/multitenancy/app/list[/v2]` (spec §1.4). */
+export async function listApps(deps: Deps, caller: Caller, api: ApiVersion) {
+  requireCaller(caller);
+  if (caller.appId !== PUBLIC || caller.tenantId !== PUBLIC) {
+    throw new ForbiddenError(
+      'Only the public tenantId and public appId is allowed to list all apps associated with this connection uri domain',
+    );
+  }
+  const appIds = await deps.store.listAppIds();
+  const apps = await Promise.all(
+    appIds.map(async (appId) => ({
+      appId,
+      tenants: (await deps.store.listTenants(appId)).map((t) => view(t, api, caller.cdiAtLeast5)),
+    })),
+  );
+  return { status: 'OK', apps: apps.filter((a) => a.tenants.length > 0) };
+}
+
+/**
+ * `POST /recipe/multitenancy/app/remove` (spec §1.5). Deletes everything the app owns, then its
+ * public tenant last: a crash part-way leaves the app in place, and calling remove again
+ * finishes the job.
+ */
+export async function removeApp(deps: Deps, caller: Caller, body: Body) {
+  const appId = normaliseAppId(requiredString(body, 'appId'));
+  if (appId === PUBLIC) {
+    throw new ForbiddenError('Cannot delete the public app, use remove connection uri domain API instead');
+  }
+  requireCaller(caller);
+  if (caller.appId !== PUBLIC || caller.tenantId !== PUBLIC) {
+    throw new ForbiddenError('Only the public tenantId and public appId is allowed to delete an app');
+  }
+  const tenants = await deps.store.listTenants(appId);
+  if (tenants.length === 0) return { status: 'OK', didExist: false };
+  if (tenants.some((t) => t.tenantId !== PUBLIC)) {
+    throw new ForbiddenError(
+      'Please delete all tenants except the public tenant for this app before calling the delete API',
+    );
+  }
+  await deps.store.purgeAppData(appId);
+  const didExist = await deps.store.deleteTenant(appId, PUBLIC);
+  return { status: 'OK', didExist };
+}
+
+/** `POST /recipe/multitenancy/tenant/remove` (spec §2.5). */
+export async function removeTenant(deps: Deps, caller: Caller, body: Body) {
+  const tenantId = normaliseTenantId(requiredString(body, 'tenantId'));
+  if (tenantId === PUBLIC) throw new ForbiddenError('Cannot delete public tenant, use remove app API instead');
+  requireCaller(caller);
+  if (caller.tenantId !== PUBLIC) throw new ForbiddenError('Only the public tenantId is allowed to delete a tenant');
+  const didExist = await deps.store.deleteTenant(caller.appId, tenantId);
+  return { status: 'OK', didExist };
+}
+
+/** `PUT /<t>/recipe/multitenancy/config/thirdparty` (spec §2.6): replaces or appends one provider. */
+export async function upsertThirdPartyConfig(deps: Deps, caller: Caller, body: Body) {
+  const config = optionalObject(body, 'config');
+  if (config === undefined) throw new BadRequestError("Field name 'config' is invalid in JSON input");
+  const skipValidation = optionalBoolean(body, 'skipValidation') ?? false;
+  const provider = validateProviderConfig(config, skipValidation);
+  requireCaller(caller);
+  return updateProviders(deps, caller, (providers) => {
+    const index = providers.findIndex((p) => p.thirdPartyId === provider.thirdPartyId);
+    const next = [...providers];
+    if (index >= 0) next[index] = provider;
+    else next.push(provider);
+    return { providers: next, result: { status: 'OK', createdNew: index < 0 } };
+  });
+}
+
+/** `POST /<t>/recipe/multitenancy/config/thirdparty/remove` (spec §2.6). */
+export async function removeThirdPartyConfig(deps: Deps, caller: Caller, body: Body) {
+  const thirdPartyId = requiredString(body, 'thirdPartyId').trim();
+  requireCaller(caller);
+  return updateProviders(deps, caller, (providers) => {
+    const next = providers.filter((p) => p.thirdPartyId !== thirdPartyId);
+    return { providers: next, result: { status: 'OK', didConfigExist: next.length !== providers.length } };
+  });
+}
+
+async function updateProviders<R>(
+  deps: Deps,
+  caller: Caller,
+  change: (providers: readonly ProviderConfig[]) => { providers: ProviderConfig[]; result: R },
+): Promise<R> {
+  for (let attempt = 0; ; attempt++) {
+    const current = await deps.store.getTenant(caller.appId, caller.tenantId);
+    if (!current) throw new AppOrTenantNotFoundError(caller.appId, caller.tenantId);
+    const { providers, result } = change(current.thirdPartyProviders);
+    const stored = current.createdAt !== 0 ? current : undefined;
+    const now = deps.now();
+    const record: TenantRecord = {
+      ...current,
+      thirdPartyProviders: providers,
+      createdAt: stored ? current.createdAt : now,
+      updatedAt: Math.max(now, current.updatedAt + 1),
+    };
+    if (await deps.store.saveTenant(record, stored?.updatedAt)) return result;
+    if (attempt >= 4) throw new Error('provider update kept conflicting with concurrent updates');
+  }
+}

@@ -1,0 +1,40 @@
+import type { TenantRecord } from '#functions/storage/tenant-store.js';
+import { legacyRecipeEnabled, v2FirstFactors } from './factors.js';
+
+const state = (t: TenantRecord) => ({
+  emailPasswordEnabled: t.emailPasswordEnabled,
+  thirdPartyEnabled: t.thirdPartyEnabled,
+  passwordlessEnabled: t.passwordlessEnabled,
+  firstFactors: t.firstFactors ? [...t.firstFactors] : null,
+  requiredSecondaryFactors: t.requiredSecondaryFactors ? [...t.requiredSecondaryFactors] : null,
+});
+
+/** A tenant as the v2 APIs show it (spec §1.4): optional keys omitted, not null. */
+export function tenantViewV2(tenant: TenantRecord): Record<string, unknown> {
+  const s = state(tenant);
+  const firstFactors = v2FirstFactors(s);
+  return {
+    tenantId: tenant.tenantId,
+    thirdParty: { providers: tenant.thirdPartyProviders },
+    ...(firstFactors !== null ? { firstFactors } : {}),
+    ...(s.requiredSecondaryFactors !== null ? { requiredSecondaryFactors: s.requiredSecondaryFactors } : {}),
+    coreConfig: tenant.coreConfig,
+  };
+}
+
+/** A tenant as the legacy APIs show it; the shape depends on the request's CDI version. */
+export function tenantViewLegacy(tenant: TenantRecord, cdiAtLeast5: boolean): Record<string, unknown> {
+  const s = state(tenant);
+  const view: Record<string, unknown> = {
+    tenantId: tenant.tenantId,
+    emailPassword: { enabled: legacyRecipeEnabled(s, 'emailPassword', cdiAtLeast5) },
+    thirdParty: { enabled: legacyRecipeEnabled(s, 'thirdParty', cdiAtLeast5), providers: tenant.thirdPartyProviders },
+    passwordless: { enabled: legacyRecipeEnabled(s, 'passwordless', cdiAtLeast5) },
+    coreConfig: tenant.coreConfig,
+  };
+  if (cdiAtLeast5) {
+    if (s.firstFactors !== null && s.firstFactors.length > 0) view.firstFactors = s.firstFactors;
+    if (s.requiredSecondaryFactors !== null) view.requiredSecondaryFactors = s.requiredSecondaryFactors;
+  }
+  return view;
+}

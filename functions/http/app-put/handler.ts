@@ -1,0 +1,10 @@
+import { createOrUpdateApp } from '#functions/domain/multitenancy/service.js';
+import { bodyOf, callerOf, multitenancyDeps } from '#functions/http/multitenancy-deps.js';
+import { httpHandler, ok } from '#functions/shared/http.js';
+
+export const handler = httpHandler({
+  routeId: 'app-put',
+  scope: 'tenant',
+  existence: 'lazy',
+  run: async (request) => ok(await createOrUpdateApp(multitenancyDeps, callerOf(request), bodyOf(request), 'legacy')),
+});

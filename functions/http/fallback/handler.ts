@@ -1,0 +1,53 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
+import { DEFAULT_ROUTE_PATH, gatewayPaths, ROUTES } from '#functions/routes.js';
+import { AppOrTenantNotFoundError, MethodNotAllowedError, NotFoundError } from '#functions/shared/errors.js';
+import { errorToHttp } from '#functions/shared/http.js';
+import { resolvePrefix } from '#functions/shared/prefix.js';
+import { loadTenantPair } from '#functions/storage/tenant-store.js';
+
+const TEMPLATES = ROUTES.filter((r) => r.path !== DEFAULT_ROUTE_PATH).flatMap((r) =>
+  gatewayPaths(r).map((t) => t.split('/').filter((s) => s !== '')),
+);
+
+function segmentsOf(rawPath: string): string[] {
+  return rawPath
+    .toLowerCase()
+    .split('/')
+    .filter((s) => s !== '');
+}
+
+/** Whether some route serves this path with another method (the core answers 405 then). */
+function knownPath(segments: readonly string[]): boolean {
+  return TEMPLATES.some(
+    (t) => t.length === segments.length && t.every((s, i) => s.startsWith('{') || s === segments[i]),
+  );
+}
+
+/**
+ * API Gateway's `$default` route: `/` and `/hello` (under any prefix, no API key) answer
+ * `Hello`; a known path with another method answers 405; anything else 404 `Not found`, or 400
+ * when it names an app that does not exist.
+ */
+export async function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyResultV2> {
+  try {
+    const segments = segmentsOf(event.rawPath ?? '/');
+    if (knownPath(segments)) throw new MethodNotAllowedError();
+    const last = segments.at(-1);
+    const prefixLength = last === 'hello' ? segments.length - 1 : segments.length;
+    const prefix = prefixLength <= 2 ? resolvePrefix(segments.slice(0, prefixLength)) : undefined;
+    if (prefix) {
+      const { app, tenant } = await loadTenantPair(prefix.appId, prefix.tenantId);
+      if (!app) throw new AppOrTenantNotFoundError(prefix.appId, prefix.tenantId);
+      if (!tenant) throw new NotFoundError();
+      return { statusCode: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Hello\n' };
+    }
+    const appSegment = /^appid-([a-z0-9-]+)$/.exec(segments[0] ?? '');
+    if (appSegment?.[1] && appSegment[1] !== 'public') {
+      const { app } = await loadTenantPair(appSegment[1], 'public');
+      if (!app) throw new AppOrTenantNotFoundError(appSegment[1], 'public');
+    }
+    throw new NotFoundError();
+  } catch (error) {
+    return errorToHttp(error, { route: 'fallback' });
+  }
+}

@@ -1,0 +1,10 @@
+import { listTenants } from '#functions/domain/multitenancy/service.js';
+import { bodyOf, callerOf, multitenancyDeps } from '#functions/http/multitenancy-deps.js';
+import { httpHandler, ok } from '#functions/shared/http.js';
+
+export const handler = httpHandler({
+  routeId: 'tenant-list-v2',
+  scope: 'tenant',
+  existence: 'lazy',
+  run: async (request) => ok(await listTenants(multitenancyDeps, callerOf(request), 'v2')),
+});

@@ -1,0 +1,10 @@
+import { removeTenant } from '#functions/domain/multitenancy/service.js';
+import { bodyOf, callerOf, multitenancyDeps } from '#functions/http/multitenancy-deps.js';
+import { httpHandler, ok } from '#functions/shared/http.js';
+
+export const handler = httpHandler({
+  routeId: 'tenant-remove',
+  scope: 'tenant',
+  existence: 'lazy',
+  run: async (request) => ok(await removeTenant(multitenancyDeps, callerOf(request), bodyOf(request))),
+});
