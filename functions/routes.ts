@@ -45,6 +45,8 @@ function route(
 
 const READ = { table: 'read' } as const;
 const WRITE = { table: 'write' } as const;
+/** 1,769 MB is one full vCPU on Lambda: password hashing is CPU-bound. */
+const HASHING_MEMORY = 1769;
 
 export const ROUTES: readonly RouteDefinition[] = [
   route('fallback', 'ANY', DEFAULT_ROUTE_PATH, READ),
@@ -67,6 +69,32 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('tenant-remove', 'POST', '/recipe/multitenancy/tenant/remove', WRITE),
   route('thirdparty-config-put', 'PUT', '/recipe/multitenancy/config/thirdparty', WRITE),
   route('thirdparty-config-remove', 'POST', '/recipe/multitenancy/config/thirdparty/remove', WRITE),
+
+  // Users and sign-in (spec §4.7, sdk-client.md §2)
+  route('bulk-import-import', 'POST', '/bulk-import/import', WRITE, { timeoutSeconds: 29, memoryMb: HASHING_MEMORY }),
+  route('signin', 'POST', '/recipe/signin', READ, { memoryMb: HASHING_MEMORY }),
+  route('signup', 'POST', '/recipe/signup', WRITE, { memoryMb: HASHING_MEMORY }),
+  route('user-get', 'GET', '/user/id', READ),
+  route('user-remove', 'POST', '/user/remove', WRITE, { timeoutSeconds: 29 }),
+  route('users-list', 'GET', '/users', READ),
+  route('users-count', 'GET', '/users/count', READ),
+  route('users-by-accountinfo', 'GET', '/users/by-accountinfo', READ),
+  route('userid-map-get', 'GET', '/recipe/userid/map', READ),
+  route('userid-map-create', 'POST', '/recipe/userid/map', WRITE),
+
+  // Roles, metadata, TOTP devices
+  route('role-put', 'PUT', '/recipe/role', WRITE),
+  route('role-remove', 'POST', '/recipe/role/remove', WRITE, { timeoutSeconds: 29 }),
+  route('roles-list', 'GET', '/recipe/roles', READ),
+  route('role-permissions', 'GET', '/recipe/role/permissions', READ),
+  route('role-users', 'GET', '/recipe/role/users', READ),
+  route('user-role-put', 'PUT', '/recipe/user/role', WRITE),
+  route('user-role-remove', 'POST', '/recipe/user/role/remove', WRITE),
+  route('user-roles-get', 'GET', '/recipe/user/roles', READ),
+  route('metadata-get', 'GET', '/recipe/user/metadata', READ),
+  route('metadata-put', 'PUT', '/recipe/user/metadata', WRITE),
+  route('metadata-remove', 'POST', '/recipe/user/metadata/remove', WRITE),
+  route('totp-devices-list', 'GET', '/recipe/totp/device/list', READ),
 ];
 
 /**
