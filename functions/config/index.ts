@@ -1,68 +1,126 @@
 /**
- * Configuration: base (file + environment) → app overrides → tenant overrides.
+ * Configuration: registry defaults → base (file + environment) → app overrides → tenant overrides.
  * This is the only module that reads configuration; everything else asks `resolveEffectiveConfig`.
  *
- * NOTE: interim implementation — the full key registry and validation land with the config work.
+ * - `registry.ts`: the key table (type, level, default, description).
+ * - `base.ts`: loading the base config (`getBaseConfig`).
+ * - `validate.ts`: coreConfig validation with the reference core's messages (`validateCoreConfig`).
+ * - `reference-doc.ts`: the README's configuration reference.
  */
-import { ENV, optionalEnv } from '#functions/shared/env.js';
+import { availableParallelism } from 'node:os';
+import { type ConfigValues, layeredConfig } from './layers.js';
+import type { ConfigScalar } from './registry.js';
 
-export type ConfigValues = Readonly<Record<string, unknown>>;
+export {
+  BaseConfigError,
+  getBaseConfig,
+  type LoadBaseConfigOptions,
+  loadBaseConfig,
+  resetBaseConfigForTests,
+  type SecretFetcher,
+} from './base.js';
+export type { ConfigValues } from './layers.js';
+export { renderConfigReferenceMarkdown } from './reference-doc.js';
+export {
+  CONFIG_KEYS,
+  type ConfigKeyDefinition,
+  type ConfigLevel,
+  type ConfigScalar,
+  type ConfigType,
+  configKeyDefinition,
+  envVariableName,
+  protectedConfigKeys,
+  REFERENCE_PROTECTED_DATABASE_KEYS,
+} from './registry.js';
+export {
+  baseConfigProblem,
+  coreConfigProblem,
+  INVALID_CORE_CONFIG_PREFIX,
+  type ValidateCoreConfigInput,
+  validateCoreConfig,
+} from './validate.js';
 
 export interface EffectiveConfig {
-  /** Every key with its resolved value (tenant → app → base). */
-  readonly values: ConfigValues;
+  /** Every registry key (canonical names) with its resolved, typed value (tenant → app → base → default); null = unset. */
+  readonly values: Readonly<Record<string, ConfigScalar | null>>;
+  /** `api_keys` split on commas, whitespace removed, empty entries dropped; empty = no key required. */
   readonly apiKeys: readonly string[];
   readonly passwordHashingAlg: 'BCRYPT' | 'ARGON2';
   readonly bcryptLogRounds: number;
   readonly argon2: { readonly iterations: number; readonly memoryKb: number; readonly parallelism: number };
+  /** Concurrent Argon2 hash computations per process. */
+  readonly argon2HashingPoolSize: number;
   readonly firebaseSignerKey: string | undefined;
   readonly accountLinkingEnabled: boolean;
   readonly mfaEnabled: boolean;
   readonly maxCdiVersion: string | undefined;
   readonly minCdiVersion: string | undefined;
+  readonly bulkMigration: {
+    readonly parallelism: number;
+    readonly batchSize: number;
+    /** undefined = no pause between rounds. */
+    readonly sleepBetweenRoundsMs: number | undefined;
+  };
 }
 
-let basePromise: Promise<ConfigValues> | undefined;
-
-export function getBaseConfig(): Promise<ConfigValues> {
-  basePromise ??= Promise.resolve({ api_keys: optionalEnv(ENV.apiKeys) ?? null });
-  return basePromise;
+/** Splits an `api_keys` value into keys: whitespace removed, split on commas, empty entries dropped. */
+export function parseApiKeys(value: string | null | undefined): string[] {
+  if (!value) return [];
+  return value
+    .replace(/\s/g, '')
+    .split(',')
+    .filter((k) => k !== '');
 }
 
-export function resetBaseConfigForTests(): void {
-  basePromise = undefined;
-}
-
+/**
+ * The effective config of a tenant: its own overrides, then its app's (public tenant's)
+ * overrides, then the base config, then registry defaults (first layer that sets a key wins).
+ * Pass `undefined` for the tenant when resolving an app's own config. Stored values were validated
+ * when written; a value of the wrong type is ignored rather than trusted.
+ */
 export function resolveEffectiveConfig(
   base: ConfigValues,
   appOverrides: ConfigValues | undefined,
   tenantOverrides: ConfigValues | undefined,
 ): EffectiveConfig {
-  const values: Record<string, unknown> = { ...base, ...(appOverrides ?? {}), ...(tenantOverrides ?? {}) };
-  const keys = typeof values.api_keys === 'string' ? values.api_keys : '';
+  const layered = layeredConfig([base, appOverrides, tenantOverrides]);
+  const num = (key: string, fallback: number): number => {
+    const v = layered.get(key);
+    return typeof v === 'number' ? v : fallback;
+  };
+  const str = (key: string): string | undefined => {
+    const v = layered.get(key);
+    return typeof v === 'string' ? v : undefined;
+  };
+  const sleep = layered.get('bulk_migration_sleep_between_rounds_in_batch_ms');
   return {
-    values,
-    apiKeys: keys
-      .replace(/\s/g, '')
-      .split(',')
-      .filter((k) => k !== ''),
-    passwordHashingAlg: values.password_hashing_alg === 'ARGON2' ? 'ARGON2' : 'BCRYPT',
-    bcryptLogRounds: 11,
-    argon2: { iterations: 1, memoryKb: 87795, parallelism: 2 },
-    firebaseSignerKey:
-      typeof values.firebase_password_hashing_signer_key === 'string'
-        ? values.firebase_password_hashing_signer_key
-        : undefined,
-    accountLinkingEnabled: values.account_linking_enabled === true,
-    mfaEnabled: values.mfa_enabled === true,
-    maxCdiVersion:
-      typeof values.supertokens_max_cdi_version === 'string' ? values.supertokens_max_cdi_version : undefined,
-    minCdiVersion:
-      typeof values.supertokens_min_cdi_version === 'string' ? values.supertokens_min_cdi_version : undefined,
+    values: Object.freeze(Object.fromEntries(layered)),
+    apiKeys: parseApiKeys(str('api_keys')),
+    passwordHashingAlg: str('password_hashing_alg')?.toUpperCase() === 'ARGON2' ? 'ARGON2' : 'BCRYPT',
+    bcryptLogRounds: num('bcrypt_log_rounds', 11),
+    argon2: {
+      iterations: num('argon2_iterations', 1),
+      memoryKb: num('argon2_memory_kb', 87795),
+      parallelism: num('argon2_parallelism', 2),
+    },
+    argon2HashingPoolSize: num('argon2_hashing_pool_size', 1),
+    firebaseSignerKey: str('firebase_password_hashing_signer_key'),
+    accountLinkingEnabled: layered.get('account_linking_enabled') === true,
+    mfaEnabled: layered.get('mfa_enabled') === true,
+    maxCdiVersion: str('supertokens_max_cdi_version'),
+    minCdiVersion: str('supertokens_min_cdi_version'),
+    bulkMigration: {
+      parallelism: num('bulk_migration_parallelism', availableParallelism()),
+      batchSize: num('bulk_migration_batch_size', 8000),
+      sleepBetweenRoundsMs: typeof sleep === 'number' ? sleep : undefined,
+    },
   };
 }
 
-/** stored ∪ update; a key whose update value is `null` is removed. */
+/**
+ * Merges a coreConfig update into stored overrides (spec §1.6): stored ∪ update, update values
+ * overwrite, a key whose update value is `null` is removed. Neither input is modified.
+ */
 export function mergeCoreConfig(
   stored: ConfigValues | undefined,
   update: Readonly<Record<string, unknown>>,
@@ -70,21 +128,8 @@ export function mergeCoreConfig(
   const merged: Record<string, unknown> = { ...(stored ?? {}) };
   for (const [k, v] of Object.entries(update)) {
     if (v === null) delete merged[k];
-    else merged[k] = v;
+    // defineProperty: a key named `__proto__` stays an ordinary (and, for validation, unknown) key.
+    else Object.defineProperty(merged, k, { value: v, enumerable: true, writable: true, configurable: true });
   }
   return merged;
 }
-
-export interface ValidateCoreConfigInput {
-  /** The merged overrides about to be stored. */
-  readonly merged: ConfigValues;
-  /** 'app' = the app's public tenant (app-wide keys allowed); 'tenant' = any other tenant. */
-  readonly level: 'app' | 'tenant';
-  /** For level 'tenant': the app's own (public tenant) overrides, to refuse differing app-wide keys. */
-  readonly appOverrides?: ConfigValues | undefined;
-  /** For level 'app': the overrides of the app's other tenants, to refuse differing app-wide keys. */
-  readonly otherTenantOverrides?: readonly ConfigValues[] | undefined;
-}
-
-/** Throws BadRequestError(`Invalid core config: …`) or a base-only-key message. */
-export function validateCoreConfig(_input: ValidateCoreConfigInput): void {}

@@ -1,10 +1,11 @@
+import { getBaseConfig } from '#functions/config/index.js';
 import type { Caller, Deps } from '#functions/domain/multitenancy/service.js';
 import { cdiAtLeast } from '#functions/shared/cdi.js';
 import type { CoreRequest } from '#functions/shared/http.js';
 import { tenantStore } from '#functions/storage/tenant-store.js';
 
 /** Wiring shared by the multitenancy route handlers. */
-export const multitenancyDeps: Deps = { store: tenantStore, now: Date.now };
+export const multitenancyDeps: Deps = { store: tenantStore, now: Date.now, baseConfig: getBaseConfig };
 
 export function callerOf(request: CoreRequest): Caller {
   return {

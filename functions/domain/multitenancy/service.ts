@@ -47,6 +47,8 @@ export type ApiVersion = 'v2' | 'legacy';
 export interface Deps {
   readonly store: TenantStore;
   readonly now: () => number;
+  /** The base configuration (file + environment), against which overrides are validated. */
+  readonly baseConfig: () => Promise<ConfigValues>;
 }
 
 function newTenant(appId: string, tenantId: string, now: number, defaults: FactorState): TenantRecord {
@@ -169,10 +171,10 @@ async function validateTenantConfig(deps: Deps, appId: string, tenantId: string,
   }
   if (tenantId === PUBLIC) {
     const others = (await deps.store.listTenants(appId)).filter((t) => t.tenantId !== PUBLIC).map((t) => t.coreConfig);
-    validateCoreConfig({ merged, level: 'app', otherTenantOverrides: others });
+    validateCoreConfig({ merged, level: 'app', otherTenantOverrides: others, base: await deps.baseConfig() });
   } else {
     const app = await deps.store.getTenant(appId, PUBLIC);
-    validateCoreConfig({ merged, level: 'tenant', appOverrides: app?.coreConfig });
+    validateCoreConfig({ merged, level: 'tenant', appOverrides: app?.coreConfig, base: await deps.baseConfig() });
   }
 }
 

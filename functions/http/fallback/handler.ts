@@ -25,8 +25,9 @@ function knownPath(segments: readonly string[]): boolean {
 
 /**
  * API Gateway's `$default` route: `/` and `/hello` (under any prefix, no API key) answer
- * `Hello`; a known path with another method answers 405; anything else 404 `Not found`, or 400
- * when it names an app that does not exist.
+ * `Hello` — `/<tenant>` and `/appid-<app>/<tenant>` count as such roots, so an unknown app there
+ * is a 400 and an unknown tenant a 404, as in the core; a known path with another method
+ * answers 405; anything else 404 `Not found`.
  */
 export async function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyResultV2> {
   try {
@@ -40,11 +41,6 @@ export async function handler(event: APIGatewayProxyEventV2): Promise<APIGateway
       if (!app) throw new AppOrTenantNotFoundError(prefix.appId, prefix.tenantId);
       if (!tenant) throw new NotFoundError();
       return { statusCode: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Hello\n' };
-    }
-    const appSegment = /^appid-([a-z0-9-]+)$/.exec(segments[0] ?? '');
-    if (appSegment?.[1] && appSegment[1] !== 'public') {
-      const { app } = await loadTenantPair(appSegment[1], 'public');
-      if (!app) throw new AppOrTenantNotFoundError(appSegment[1], 'public');
     }
     throw new NotFoundError();
   } catch (error) {

@@ -1,0 +1,538 @@
+/**
+ * The configuration key registry: one row per core config key this core accepts.
+ *
+ * Key names, JSON types, levels and defaults follow the reference core (spec §1.6, §5.1, §6);
+ * `account_linking_enabled` and `mfa_enabled` are this core's own switches that replace the
+ * reference core's licence-gated features. Storage-plugin keys (`postgresql_*`) are deliberately
+ * absent: this core has one table and no per-tenant database, so they are unknown keys here.
+ *
+ * The table is data only; validation (`validate.ts`), environment parsing (`base.ts`), resolution
+ * (`index.ts`) and the README reference (`reference-doc.ts`) all read it.
+ */
+
+/**
+ * JSON type of a key, named as the reference core names it in
+ * `'<key>' must be of type <type>`. `Integer` is a nullable int.
+ */
+export type ConfigType = 'long' | 'int' | 'Integer' | 'double' | 'boolean' | 'String';
+
+/**
+ * Where a key may be set:
+ * - `base`: only in the base config (file + environment); refused in any app's or tenant's coreConfig.
+ * - `app`: in the base config or an app's coreConfig; a tenant may repeat it only with the app's value.
+ * - `tenant`: anywhere; tenants of one app may differ.
+ */
+export type ConfigLevel = 'base' | 'app' | 'tenant';
+
+export type ConfigScalar = string | number | boolean;
+
+export interface ConfigKeyDefinition {
+  readonly key: string;
+  readonly type: ConfigType;
+  readonly level: ConfigLevel;
+  /** Default when no layer sets the key; `null` = unset. */
+  readonly default: ConfigScalar | null;
+  /** How the README shows the default, when the value alone would mislead (e.g. computed defaults). */
+  readonly defaultText?: string;
+  readonly description: string;
+  /** Hidden from / not modifiable by ordinary callers in the reference core when a SaaS secret is set (spec §1.4). */
+  readonly protected?: boolean;
+  /** Accepted for compatibility with the reference core's configs; has no effect in this core. */
+  readonly inert?: boolean;
+  /** This key is an alternative name of another key (the other key wins when a layer sets both). */
+  readonly aliasOf?: string;
+}
+
+const INERT = 'Accepted for compatibility; no effect in this core.';
+
+/** Every key, in the order used for validation and documentation. */
+export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
+  // ── app-level keys ───────────────────────────────────────────────────────────────────────────
+  {
+    key: 'api_keys',
+    type: 'String',
+    level: 'app',
+    default: null,
+    description:
+      'Comma-separated API keys (whitespace ignored; each ≥ 20 characters of `A-Z a-z 0-9 = -`). Unset = no API key required. An app may replace the base keys.',
+  },
+  {
+    key: 'account_linking_enabled',
+    type: 'boolean',
+    level: 'app',
+    default: false,
+    description:
+      "This core's switch for account linking (a licence feature in the reference core): imports with several login methods or a primary user need it.",
+  },
+  {
+    key: 'mfa_enabled',
+    type: 'boolean',
+    level: 'app',
+    default: false,
+    description:
+      "This core's switch for multi-factor authentication (a licence feature in the reference core): importing TOTP devices needs it.",
+  },
+  {
+    key: 'password_hashing_alg',
+    type: 'String',
+    level: 'app',
+    default: 'BCRYPT',
+    description: 'Algorithm used to hash plain-text passwords: `BCRYPT` or `ARGON2` (case-insensitive).',
+  },
+  {
+    key: 'firebase_password_hashing_signer_key',
+    type: 'String',
+    level: 'app',
+    default: null,
+    description: "Base64 signer key of the app's Firebase project; needed to import and verify Firebase scrypt hashes.",
+  },
+  {
+    key: 'bulk_migration_parallelism',
+    type: 'int',
+    level: 'app',
+    default: null,
+    defaultText: 'number of CPU cores',
+    description: 'Users of one app imported concurrently (≥ 1).',
+  },
+  {
+    key: 'bulk_migration_batch_size',
+    type: 'int',
+    level: 'app',
+    default: 8000,
+    description: 'Staged users claimed per import round (≥ 1).',
+  },
+  {
+    key: 'bulk_migration_sleep_between_rounds_in_batch_ms',
+    type: 'Integer',
+    level: 'app',
+    default: 1000,
+    description: 'Pause between import rounds in milliseconds; `null` disables the pause.',
+  },
+  {
+    key: 'supertokens_max_cdi_version',
+    type: 'String',
+    level: 'app',
+    default: null,
+    description: 'Newest CDI version the app accepts (and assumes when the `cdi-version` header is absent).',
+  },
+  {
+    key: 'supertokens_min_cdi_version',
+    type: 'String',
+    level: 'app',
+    default: null,
+    description: 'Oldest CDI version the app accepts.',
+  },
+  {
+    key: 'access_token_validity',
+    type: 'long',
+    level: 'app',
+    default: 3600,
+    description: 'Access token lifetime in seconds (1 … 86400000).',
+  },
+  {
+    key: 'access_token_blacklisting',
+    type: 'boolean',
+    level: 'app',
+    default: false,
+    description: `Check every access token against the session store. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'refresh_token_validity',
+    type: 'double',
+    level: 'app',
+    default: 144000,
+    description: `Refresh token lifetime in minutes; must exceed the access token lifetime. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'refresh_token_rotation_grace_period',
+    type: 'long',
+    level: 'app',
+    default: null,
+    description: `Grace period for reusing a rotated refresh token. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'access_token_validity_jitter',
+    type: 'long',
+    level: 'app',
+    default: null,
+    description: `Random jitter added to access token lifetimes. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'access_token_signing_key_dynamic',
+    type: 'boolean',
+    level: 'app',
+    default: true,
+    description: `Sign access tokens with rotating keys. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'access_token_dynamic_signing_key_update_interval',
+    type: 'double',
+    level: 'app',
+    default: 168,
+    description: `Rotation interval of dynamic signing keys in hours. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'access_token_signing_key_update_interval',
+    type: 'double',
+    level: 'app',
+    default: null,
+    aliasOf: 'access_token_dynamic_signing_key_update_interval',
+    description: 'Old name of `access_token_dynamic_signing_key_update_interval`.',
+    inert: true,
+  },
+  {
+    key: 'disable_telemetry',
+    type: 'boolean',
+    level: 'app',
+    default: false,
+    description: `Disable telemetry. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'oauth_provider_public_service_url',
+    type: 'String',
+    level: 'app',
+    default: null,
+    protected: true,
+    description: `OAuth provider public URL. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'oauth_provider_admin_service_url',
+    type: 'String',
+    level: 'app',
+    default: null,
+    protected: true,
+    description: `OAuth provider admin URL. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'oauth_provider_consent_login_base_url',
+    type: 'String',
+    level: 'app',
+    default: null,
+    protected: true,
+    description: `OAuth consent/login base URL. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'oauth_provider_url_configured_in_oauth_provider',
+    type: 'String',
+    level: 'app',
+    default: null,
+    protected: true,
+    description: `OAuth provider URL as configured in the provider. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'saml_legacy_acs_url',
+    type: 'String',
+    level: 'app',
+    default: null,
+    protected: true,
+    description: `Legacy SAML ACS URL. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'webauthn_recover_account_token_lifetime',
+    type: 'long',
+    level: 'app',
+    default: 3600000,
+    description: `WebAuthn account-recovery token lifetime in milliseconds. ${INERT}`,
+    inert: true,
+  },
+  // ── tenant-level keys ────────────────────────────────────────────────────────────────────────
+  {
+    key: 'password_reset_token_lifetime',
+    type: 'long',
+    level: 'tenant',
+    default: 3600000,
+    description: `Password reset token lifetime in milliseconds. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'email_verification_token_lifetime',
+    type: 'long',
+    level: 'tenant',
+    default: 86400000,
+    description: `Email verification token lifetime in milliseconds. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'passwordless_max_code_input_attempts',
+    type: 'int',
+    level: 'tenant',
+    default: 5,
+    description: `Passwordless code attempts. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'passwordless_code_lifetime',
+    type: 'long',
+    level: 'tenant',
+    default: 900000,
+    description: `Passwordless code lifetime in milliseconds. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'totp_max_attempts',
+    type: 'int',
+    level: 'tenant',
+    default: 5,
+    description: `TOTP attempts before cooldown. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'totp_rate_limit_cooldown_sec',
+    type: 'int',
+    level: 'tenant',
+    default: 900,
+    description: `TOTP cooldown in seconds. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'ip_allow_regex',
+    type: 'String',
+    level: 'tenant',
+    default: null,
+    protected: true,
+    description: `Regular expression client IPs must match. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'ip_deny_regex',
+    type: 'String',
+    level: 'tenant',
+    default: null,
+    protected: true,
+    description: `Regular expression of refused client IPs. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'saml_sp_entity_id',
+    type: 'String',
+    level: 'tenant',
+    default: null,
+    description: `SAML service provider entity id. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'saml_claims_validity',
+    type: 'long',
+    level: 'tenant',
+    default: 300000,
+    description: `SAML claims validity in milliseconds. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'saml_relay_state_validity',
+    type: 'long',
+    level: 'tenant',
+    default: 300000,
+    description: `SAML relay state validity in milliseconds. ${INERT}`,
+    inert: true,
+  },
+  // ── base-only keys (config.yaml-only in the reference core) ──────────────────────────────────
+  {
+    key: 'bcrypt_log_rounds',
+    type: 'int',
+    level: 'base',
+    default: 11,
+    description: 'BCrypt cost factor for plain-text passwords (4 … 31).',
+  },
+  {
+    key: 'argon2_iterations',
+    type: 'int',
+    level: 'base',
+    default: 1,
+    description: 'Argon2id iterations (≥ 1).',
+  },
+  {
+    key: 'argon2_memory_kb',
+    type: 'int',
+    level: 'base',
+    default: 87795,
+    description: 'Argon2id memory in KiB (≥ 8 × `argon2_parallelism`).',
+  },
+  {
+    key: 'argon2_parallelism',
+    type: 'int',
+    level: 'base',
+    default: 2,
+    description: 'Argon2id lanes (≥ 1).',
+  },
+  {
+    key: 'argon2_hashing_pool_size',
+    type: 'int',
+    level: 'base',
+    default: 1,
+    description: 'Concurrent Argon2 hash computations per process (≥ 1).',
+  },
+  {
+    key: 'firebase_password_hashing_pool_size',
+    type: 'int',
+    level: 'base',
+    default: 1,
+    description: 'Concurrent Firebase scrypt verifications per process (≥ 1).',
+  },
+  {
+    key: 'recent_token_reuse_behaviour',
+    type: 'String',
+    level: 'base',
+    default: null,
+    description: `Reaction to reuse of a recently rotated token. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'info_log_path',
+    type: 'String',
+    level: 'base',
+    default: null,
+    description: `Info log file. ${INERT} Logs go to stdout.`,
+    inert: true,
+  },
+  {
+    key: 'error_log_path',
+    type: 'String',
+    level: 'base',
+    default: null,
+    description: `Error log file. ${INERT} Logs go to stdout.`,
+    inert: true,
+  },
+  {
+    key: 'log_level',
+    type: 'String',
+    level: 'base',
+    default: 'INFO',
+    description:
+      'Log threshold. The logger reads the `LOG_LEVEL` environment variable itself (`debug`, `info`, `warn`, `error`).',
+  },
+  {
+    key: 'port',
+    type: 'int',
+    level: 'base',
+    default: 3567,
+    description: `Listening port of the reference core. ${INERT} The local runtime serves on 3567.`,
+    inert: true,
+  },
+  {
+    key: 'host',
+    type: 'String',
+    level: 'base',
+    default: 'localhost',
+    description: `Listening host of the reference core. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'max_server_pool_size',
+    type: 'int',
+    level: 'base',
+    default: 10,
+    description: `Web server thread pool size. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'webserver_https_enabled',
+    type: 'boolean',
+    level: 'base',
+    default: false,
+    description: `Serve HTTPS directly. ${INERT} TLS ends at API Gateway.`,
+    inert: true,
+  },
+  {
+    key: 'base_path',
+    type: 'String',
+    level: 'base',
+    default: '',
+    description: `Path prefix of every API. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'oauth_client_secret_encryption_key',
+    type: 'String',
+    level: 'base',
+    default: null,
+    description: `Key encrypting OAuth client secrets. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'supertokens_saas_secret',
+    type: 'String',
+    level: 'base',
+    default: null,
+    description: `SaaS operator secret. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'supertokens_saas_load_only_cud',
+    type: 'String',
+    level: 'base',
+    default: null,
+    description: `Serve a single connection-URI domain. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'otel_collector_connection_uri',
+    type: 'String',
+    level: 'base',
+    default: null,
+    description: `OpenTelemetry collector URI. ${INERT}`,
+    inert: true,
+  },
+  {
+    key: 'deadlock_logger_enable',
+    type: 'boolean',
+    level: 'base',
+    default: false,
+    description: `Log thread deadlocks. ${INERT}`,
+    inert: true,
+  },
+];
+
+const BY_KEY: ReadonlyMap<string, ConfigKeyDefinition> = new Map(CONFIG_KEYS.map((d) => [d.key, d]));
+
+/** The registry row of a key, or undefined for a key this core does not know. */
+export function configKeyDefinition(key: string): ConfigKeyDefinition | undefined {
+  return BY_KEY.get(key);
+}
+
+/** The upper-case environment variable that sets a key in the base config (`bcrypt_log_rounds` → `BCRYPT_LOG_ROUNDS`). */
+export function envVariableName(key: string): string {
+  return key.toUpperCase();
+}
+
+/**
+ * Database keys the reference core treats as protected (spec §1.4). This core has no
+ * per-tenant database, so they are unknown keys here (`Invalid config key: <key>`); listed for
+ * documentation only.
+ */
+export const REFERENCE_PROTECTED_DATABASE_KEYS: readonly string[] = [
+  'postgresql_connection_uri',
+  'postgresql_host',
+  'postgresql_port',
+  'postgresql_user',
+  'postgresql_password',
+  'postgresql_database_name',
+  'postgresql_table_schema',
+  'postgresql_connection_pool_size',
+  'postgresql_idle_connection_timeout',
+  'postgresql_minimum_idle_connections',
+  'postgresql_connection_attributes',
+  'postgresql_connection_scheme',
+  'postgresql_table_names_prefix',
+];
+
+/**
+ * Registry keys the reference core hides from, and refuses to let ordinary callers change, when a
+ * SaaS secret is configured (spec §1.4). This core has no SaaS secret, so nothing is hidden; the
+ * list documents which keys would be.
+ */
+export function protectedConfigKeys(): readonly string[] {
+  return CONFIG_KEYS.filter((d) => d.protected === true).map((d) => d.key);
+}

@@ -1,0 +1,212 @@
+/** Validation of coreConfig overrides (spec §1.6) and of the base config. */
+import { compareVersions, SUPPORTED_CDI_VERSIONS } from '#functions/shared/cdi.js';
+import { BadRequestError } from '#functions/shared/errors.js';
+import { CANONICAL_KEYS, type ConfigValues, layeredConfig, layerValues, type TypedConfig } from './layers.js';
+import { configKeyDefinition } from './registry.js';
+import { hasConfigType, typeErrorMessage } from './values.js';
+
+export const INVALID_CORE_CONFIG_PREFIX = 'Invalid core config: ';
+
+export interface ValidateCoreConfigInput {
+  /** The merged overrides about to be stored. */
+  readonly merged: ConfigValues;
+  /** 'app' = the app's public tenant (app-wide keys allowed); 'tenant' = any other tenant. */
+  readonly level: 'app' | 'tenant';
+  /** For level 'tenant': the app's own (public tenant) overrides, to refuse differing app-wide keys. */
+  readonly appOverrides?: ConfigValues | undefined;
+  /** For level 'app': the overrides of the app's other tenants, to refuse differing app-wide keys. */
+  readonly otherTenantOverrides?: readonly ConfigValues[] | undefined;
+  /**
+   * The base config (`await getBaseConfig()`). Values a layer does not set are inherited from it
+   * for the range and same-app checks; without it the registry defaults stand in.
+   */
+  readonly base?: ConfigValues | undefined;
+}
+
+function numberOf(config: TypedConfig, key: string): number | undefined {
+  const value = config.get(key);
+  return typeof value === 'number' ? value : undefined;
+}
+
+function stringOf(config: TypedConfig, key: string): string | undefined {
+  const value = config.get(key);
+  return typeof value === 'string' ? value : undefined;
+}
+
+const API_KEY_CHARACTERS = /^[A-Za-z0-9=-]*$/;
+
+function apiKeysProblem(apiKeys: string | undefined): string | undefined {
+  if (apiKeys === undefined) return undefined;
+  for (const part of apiKeys.split(',')) {
+    const key = part.trim();
+    if (key.length < 20) return 'One of the API keys is too short. Please use at least 20 characters';
+    if (!API_KEY_CHARACTERS.test(key)) {
+      return "Invalid characters in API key. Please only use '=', '-' and alpha-numeric (including capitals)";
+    }
+  }
+  return undefined;
+}
+
+function cdiVersionProblem(config: TypedConfig): string | undefined {
+  const supported = SUPPORTED_CDI_VERSIONS as readonly string[];
+  for (const key of ['supertokens_max_cdi_version', 'supertokens_min_cdi_version']) {
+    const version = stringOf(config, key);
+    if (version !== undefined && !supported.includes(version)) return `${key} is not a supported version`;
+  }
+  const max = stringOf(config, 'supertokens_max_cdi_version');
+  const min = stringOf(config, 'supertokens_min_cdi_version');
+  if (max !== undefined && min !== undefined && compareVersions(min, max) > 0) {
+    return 'supertokens_min_cdi_version must not be greater than supertokens_max_cdi_version';
+  }
+  return undefined;
+}
+
+function atLeast(config: TypedConfig, key: string, floor: number, message: string): string | undefined {
+  const value = numberOf(config, key);
+  return value !== undefined && value < floor ? message : undefined;
+}
+
+/**
+ * Value rules over a complete (layered) config, in this fixed order; the first failing rule wins.
+ * The first six are the reference core's rules and messages; the rest are this core's own
+ * (they keep hashing and CDI handling from failing at request time).
+ */
+const VALUE_RULES: readonly ((config: TypedConfig) => string | undefined)[] = [
+  (c) => {
+    const v = numberOf(c, 'access_token_validity');
+    return v !== undefined && (v < 1 || v > 86_400_000)
+      ? "'access_token_validity' must be between 1 and 86400000 seconds inclusive."
+      : undefined;
+  },
+  (c) => {
+    const refresh = numberOf(c, 'refresh_token_validity');
+    const access = numberOf(c, 'access_token_validity');
+    return refresh !== undefined && access !== undefined && refresh * 60 <= access
+      ? "'refresh_token_validity' must be strictly greater than 'access_token_validity'."
+      : undefined;
+  },
+  (c) => atLeast(c, 'bulk_migration_parallelism', 1, 'Provided bulk_migration_parallelism must be >= 1'),
+  (c) => atLeast(c, 'bulk_migration_batch_size', 1, 'Provided bulk_migration_batch_size must be >= 1'),
+  (c) => {
+    const alg = stringOf(c, 'password_hashing_alg');
+    return alg !== undefined && !['ARGON2', 'BCRYPT'].includes(alg.toUpperCase())
+      ? "'password_hashing_alg' must be one of 'ARGON2' or 'BCRYPT'"
+      : undefined;
+  },
+  (c) => apiKeysProblem(stringOf(c, 'api_keys')),
+  // ── this core's own rules ──
+  (c) =>
+    atLeast(
+      c,
+      'bulk_migration_sleep_between_rounds_in_batch_ms',
+      0,
+      'Provided bulk_migration_sleep_between_rounds_in_batch_ms must be >= 0',
+    ),
+  cdiVersionProblem,
+  (c) => {
+    const rounds = numberOf(c, 'bcrypt_log_rounds');
+    return rounds !== undefined && (rounds < 4 || rounds > 31)
+      ? "'bcrypt_log_rounds' must be between 4 and 31 inclusive."
+      : undefined;
+  },
+  (c) => atLeast(c, 'argon2_iterations', 1, "'argon2_iterations' must be >= 1"),
+  (c) => atLeast(c, 'argon2_parallelism', 1, "'argon2_parallelism' must be >= 1"),
+  (c) => {
+    const memory = numberOf(c, 'argon2_memory_kb');
+    const lanes = numberOf(c, 'argon2_parallelism') ?? 1;
+    return memory !== undefined && memory < 8 * lanes
+      ? "'argon2_memory_kb' must be at least 8 times 'argon2_parallelism'"
+      : undefined;
+  },
+  (c) => atLeast(c, 'argon2_hashing_pool_size', 1, "'argon2_hashing_pool_size' must be >= 1"),
+  (c) => atLeast(c, 'firebase_password_hashing_pool_size', 1, "'firebase_password_hashing_pool_size' must be >= 1"),
+];
+
+/** The first value-rule failure of a complete config, or undefined. */
+export function valueRuleProblem(config: TypedConfig): string | undefined {
+  for (const rule of VALUE_RULES) {
+    const problem = rule(config);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
+/** Per-key checks of one layer, in the layer's own key order: unknown key, level, JSON type. */
+function keyProblem(values: ConfigValues, allowBaseOnly: boolean): string | undefined {
+  for (const [key, value] of Object.entries(values)) {
+    if (value === null || value === undefined) continue;
+    const definition = configKeyDefinition(key);
+    if (!definition) return `Invalid config key: ${key}`;
+    if (definition.level === 'base' && !allowBaseOnly) {
+      return `${key} can only be set via the core's base config setting`;
+    }
+    if (!hasConfigType(definition.type, value)) return typeErrorMessage(definition);
+  }
+  return undefined;
+}
+
+const SAME_APP_KEYS = CANONICAL_KEYS.filter((d) => d.level === 'app').map((d) => d.key);
+
+function conflictMessage(key: string): string {
+  return `You cannot set different values for ${key} for the same appId`;
+}
+
+function sameAppProblem(input: ValidateCoreConfigInput): string | undefined {
+  if (input.level === 'tenant') {
+    const own = layerValues(input.merged);
+    const app = layeredConfig([input.base, input.appOverrides]);
+    for (const key of SAME_APP_KEYS) {
+      if (own.has(key) && own.get(key) !== app.get(key)) return conflictMessage(key);
+    }
+    return undefined;
+  }
+  const app = layeredConfig([input.base, input.merged]);
+  const others = (input.otherTenantOverrides ?? []).map(layerValues);
+  for (const key of SAME_APP_KEYS) {
+    for (const other of others) {
+      if (other.has(key) && other.get(key) !== app.get(key)) return conflictMessage(key);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The problem with a coreConfig about to be stored for an app (its public tenant) or a tenant,
+ * without the `Invalid core config: ` prefix; undefined when it is valid.
+ *
+ * Evaluation order (the first problem found is the one reported):
+ * 1. each key of `merged`, in its own (request) order: unknown key → `Invalid config key: <key>`;
+ *    base-only key → `<key> can only be set via the core's base config setting`; wrong JSON type →
+ *    `'<key>' must be of type <type>`. Keys whose value is `null` are skipped (null = unset).
+ * 2. value rules, in the fixed order of `VALUE_RULES`, over the layered config
+ *    (defaults → base → app overrides → `merged`), so a rule relating two keys (refresh vs access
+ *    token validity) sees inherited values too.
+ * 3. app-wide keys, in registry order: `You cannot set different values for <key> for the same appId`
+ *    when a tenant's own value differs from the app's effective value (level 'tenant'), or when the
+ *    app's new effective value differs from a value one of its other tenants sets (level 'app').
+ */
+export function coreConfigProblem(input: ValidateCoreConfigInput): string | undefined {
+  const keys = keyProblem(input.merged, false);
+  if (keys !== undefined) return keys;
+  const layers = input.level === 'tenant' ? [input.base, input.appOverrides, input.merged] : [input.base, input.merged];
+  const values = valueRuleProblem(layeredConfig(layers));
+  if (values !== undefined) return values;
+  return sameAppProblem(input);
+}
+
+/**
+ * Throws `BadRequestError` (400) `Invalid core config: <problem>` when the merged overrides may not
+ * be stored; see `coreConfigProblem` for the rules and their order.
+ */
+export function validateCoreConfig(input: ValidateCoreConfigInput): void {
+  const problem = coreConfigProblem(input);
+  if (problem !== undefined) throw new BadRequestError(`${INVALID_CORE_CONFIG_PREFIX}${problem}`);
+}
+
+/**
+ * The problem with a base config (file + environment), or undefined: unknown keys and wrong
+ * types (base-only keys are of course allowed), then the value rules over defaults → base.
+ */
+export function baseConfigProblem(base: ConfigValues): string | undefined {
+  return keyProblem(base, true) ?? valueRuleProblem(layeredConfig([base]));
+}

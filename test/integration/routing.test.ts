@@ -1,0 +1,144 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, uniqueAppId } from '../helpers/core-client.js';
+
+const notFoundText = (app: string, tenant: string) =>
+  `AppId or tenantId not found => Tenant with the following connectionURIDomain, appId and tenantId combination not found: (, ${app}, ${tenant})`;
+
+let appId: string;
+beforeAll(async () => {
+  appId = uniqueAppId('routing');
+  await call('PUT', '/recipe/multitenancy/app/v2', { body: { appId } });
+  await call('PUT', `/appid-${appId}/recipe/multitenancy/tenant/v2`, { body: { tenantId: 't2' } });
+  await call('PUT', '/recipe/multitenancy/tenant/v2', { body: { tenantId: 'route-t1' } });
+});
+
+const tenantOf = async (path: string) => {
+  const reply = await call('GET', path);
+  return reply.json?.status === 'OK' ? reply.json.tenantId : reply.status === 200 ? reply.json.status : reply.text;
+};
+
+describe('path prefixes (spec §3.1)', () => {
+  it('resolves app and tenant segments case-insensitively', async () => {
+    expect(await tenantOf(`/appid-${appId.toUpperCase()}/recipe/multitenancy/tenant/v2`)).toBe('public');
+    expect(await tenantOf(`/appid-${appId}/T2/recipe/multitenancy/tenant/v2`)).toBe('t2');
+    expect(await tenantOf('/appid-Public/public/recipe/multitenancy/tenant/v2')).toBe('public');
+    expect(await tenantOf('/appid-/route-t1/recipe/multitenancy/tenant/v2')).toBe('route-t1');
+    expect(await tenantOf('/route-t1/recipe/multitenancy/tenant/v2')).toBe('route-t1');
+    expect(await tenantOf('/recipe/multitenancy/tenant/v2')).toBe('public');
+  });
+
+  it.each([
+    '/recipe/multitenancy/tenant/v2/t1',
+    `/t2/appid-${'x'}/recipe/multitenancy/tenant/v2`,
+    '/a/b/c/recipe/multitenancy/tenant/v2',
+    '/random/path',
+    '/appid-abc/appid-abc/appid-abc/recipe/multitenancy/tenant/v2/t1',
+  ])('answers 404 Not found for %s', async (path) => {
+    const reply = await call('GET', path);
+    expect(reply.status).toBe(404);
+    expect(reply.text).toBe('Not found');
+  });
+
+  it('answers 400 for an unknown app or tenant on a real API', async () => {
+    const unknownApp = await call('GET', '/appid-nope-nope/recipe/multitenancy/tenant/list/v2');
+    expect(unknownApp.status).toBe(400);
+    expect(unknownApp.text).toBe(notFoundText('nope-nope', 'public'));
+    const unknownTenant = await call('PUT', `/appid-${appId}/t9/recipe/multitenancy/tenant/v2`, { body: {} });
+    expect(unknownTenant.status).toBe(400);
+    expect(unknownTenant.text).toBe(notFoundText(appId, 't9'));
+  });
+
+  it('serves Hello at / and /hello under any known prefix, without an API key', async () => {
+    for (const path of ['/', '/hello', `/appid-${appId}/hello`, `/appid-${appId}/t2/hello`, `/appid-${appId}`]) {
+      const reply = await call('GET', path);
+      expect(reply.status, path).toBe(200);
+      expect(reply.text).toBe('Hello');
+    }
+    expect((await call('GET', `/appid-${appId}/t9/hello`)).status).toBe(404);
+    const unknownApp = await call('GET', '/appid-nope-nope/hello');
+    expect(unknownApp.status).toBe(400);
+  });
+
+  it('answers 405 for a known path with an unsupported method', async () => {
+    const reply = await call('DELETE', '/recipe/multitenancy/app/v2');
+    expect(reply.status).toBe(405);
+    expect(reply.text).toBe('Method not supported');
+  });
+});
+
+describe('API keys', () => {
+  it('checks the app-level api_keys override', async () => {
+    const keyed = uniqueAppId('keyed');
+    const key = 'a-very-long-api-key-for-tests-0001';
+    await call('PUT', '/recipe/multitenancy/app/v2', { body: { appId: keyed, coreConfig: { api_keys: key } } });
+    const path = `/appid-${keyed}/recipe/multitenancy/tenant/v2`;
+    const none = await call('GET', path);
+    expect(none.status).toBe(401);
+    expect(none.text).toBe('Invalid API key');
+    expect((await call('GET', path, { headers: { 'api-key': 'wrong-key-wrong-key-wrong' } })).status).toBe(401);
+    expect((await call('GET', path, { headers: { 'api-key': key } })).json.status).toBe('OK');
+    expect((await call('GET', path, { headers: { authorization: `Bearer ${key}` } })).json.status).toBe('OK');
+    expect((await call('GET', path, { headers: { authorization: key } })).json.status).toBe('OK');
+    expect((await call('GET', `/appid-${keyed}/hello`)).text).toBe('Hello');
+    // The app's own keys apply to its other tenants too.
+    expect((await call('GET', `/appid-${keyed}/t9/recipe/multitenancy/tenant/v2`)).status).toBe(401);
+  });
+
+  it('refuses keys that are too short or have invalid characters', async () => {
+    const short = await call('PUT', '/recipe/multitenancy/app/v2', {
+      body: { appId: uniqueAppId(), coreConfig: { api_keys: 'short' } },
+    });
+    expect(short.text).toBe('Invalid core config: One of the API keys is too short. Please use at least 20 characters');
+    const chars = await call('PUT', '/recipe/multitenancy/app/v2', {
+      body: { appId: uniqueAppId(), coreConfig: { api_keys: 'abcdefghijklmnopqrstuvwxyz!' } },
+    });
+    expect(chars.text).toBe(
+      "Invalid core config: Invalid characters in API key. Please only use '=', '-' and alpha-numeric (including capitals)",
+    );
+  });
+});
+
+describe('cdi-version header', () => {
+  it.each([
+    ['abc', 'cdi-version header is invalid'],
+    ['5.3.0', 'cdi-version 5.3.0 not supported'],
+    ['9.0', 'cdi-version 9.0 not supported'],
+    ['1.0', 'cdi-version 1.0 not supported'],
+  ])('refuses %s', async (version, message) => {
+    const reply = await call('GET', '/recipe/multitenancy/tenant/v2', { headers: { 'cdi-version': version } });
+    expect(reply.status).toBe(400);
+    expect(reply.text).toBe(message);
+  });
+
+  it('honours the app maximum and minimum', async () => {
+    const limited = uniqueAppId();
+    await call('PUT', '/recipe/multitenancy/app/v2', {
+      body: { appId: limited, coreConfig: { supertokens_max_cdi_version: '5.4', supertokens_min_cdi_version: '4.0' } },
+    });
+    const high = await call('GET', `/appid-${limited}/recipe/multitenancy/tenant/v2`, {
+      headers: { 'cdi-version': '5.5' },
+    });
+    expect(high.text).toBe('cdi-version 5.5 not supported');
+    const low = await call('GET', `/appid-${limited}/recipe/multitenancy/tenant/v2`, {
+      headers: { 'cdi-version': '3.0' },
+    });
+    expect(low.text).toBe('cdi-version 3.0 is lower than the minimum allowed version 4.0');
+    const versions = await call('GET', `/appid-${limited}/apiversion`);
+    expect(versions.json.versions).toContain('5.4');
+    expect(versions.json.versions).not.toContain('5.5');
+  });
+});
+
+describe('GET /apiversion', () => {
+  it('lists 5.4 with no status key, and is app specific', async () => {
+    const reply = await call('GET', '/apiversion');
+    expect(reply.status).toBe(200);
+    expect(Object.keys(reply.json)).toEqual(['versions']);
+    expect(reply.json.versions).toContain('5.4');
+    const fromTenant = await call('GET', `/appid-${appId}/t2/apiversion`);
+    expect(fromTenant.status).toBe(403);
+    expect(fromTenant.text).toBe('Only public tenantId can call this app specific API');
+    const unknown = await call('GET', '/appid-nope-nope/apiversion');
+    expect(unknown.status).toBe(400);
+  });
+});
