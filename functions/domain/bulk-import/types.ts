@@ -1,0 +1,102 @@
+/**
+ * The normalised import user (core-api-spec §4.1, §4.2): what `validateImportUser` produces and what the
+ * staging store and the importer consume. Key order of every object literal built by the validator follows
+ * the reference's serialisation order, so `JSON.stringify` of a user matches the reference's raw data.
+ */
+
+/** Recipes a login method can belong to; matched exactly (case-sensitive). */
+export const IMPORT_RECIPE_IDS = ['emailpassword', 'thirdparty', 'passwordless'] as const;
+export type ImportRecipeId = (typeof IMPORT_RECIPE_IDS)[number];
+
+/** Normalised (upper-case) `hashingAlgorithm` values. */
+export type ImportHashingAlgorithm = 'BCRYPT' | 'ARGON2' | 'FIREBASE_SCRYPT';
+
+/** The tenant every tenant list defaults to. */
+export const DEFAULT_TENANT_ID = 'public';
+
+export interface ImportUserRole {
+  /** Trimmed role name; the role exists in the app. */
+  role: string;
+  /** Trimmed, lower-cased, existing tenant ids, without duplicates. */
+  tenantIds: string[];
+}
+
+export interface ImportTotpDevice {
+  /** As given (not trimmed). */
+  secretKey: string;
+  /** Seconds; default 30, always ≥ 1. */
+  period: number;
+  /** Default 1, always ≥ 0. */
+  skew: number;
+  /** Trimmed. */
+  deviceName?: string;
+}
+
+interface ImportLoginMethodBase {
+  /** Trimmed, lower-cased, existing tenant ids, without duplicates; never empty in a valid user. */
+  tenantIds: string[];
+  /** Default false. */
+  isVerified: boolean;
+  /** Default false; at most one login method of a user is primary. */
+  isPrimary: boolean;
+  /** Integer ms since epoch (fraction truncated); default = validation time; 0 ≤ value ≤ now. */
+  timeJoinedInMSSinceEpoch: number;
+  /** Generated UUID v4: the future recipe user id of this login method. */
+  superTokensUserId: string;
+}
+
+export interface EmailPasswordImportLoginMethod extends ImportLoginMethodBase {
+  recipeId: 'emailpassword';
+  /** Trimmed and lower-cased. */
+  email: string;
+  /**
+   * Trimmed and format-checked when `hashingAlgorithm` is present. Quirk kept from the reference: a hash
+   * without an algorithm (allowed only together with `plainTextPassword`) is stored unvalidated, as given.
+   */
+  passwordHash?: string;
+  hashingAlgorithm?: ImportHashingAlgorithm;
+  /** As given (not trimmed). */
+  plainTextPassword?: string;
+}
+
+export interface ThirdPartyImportLoginMethod extends ImportLoginMethodBase {
+  recipeId: 'thirdparty';
+  /** Trimmed and lower-cased. */
+  email: string;
+  /** As given. */
+  thirdPartyId: string;
+  /** As given. */
+  thirdPartyUserId: string;
+}
+
+/** At least one of `email` and `phoneNumber` is present. */
+export interface PasswordlessImportLoginMethod extends ImportLoginMethodBase {
+  recipeId: 'passwordless';
+  /** Trimmed and lower-cased. */
+  email?: string;
+  /** Trimmed; E.164 when parseable as an international number (`+91-9999999999` → `+919999999999`). */
+  phoneNumber?: string;
+}
+
+export type ImportLoginMethod =
+  | EmailPasswordImportLoginMethod
+  | ThirdPartyImportLoginMethod
+  | PasswordlessImportLoginMethod;
+
+export interface ImportUser {
+  /**
+   * Staged id = `superTokensUserId` of the primary login method (the one with `isPrimary`; else the one with
+   * the smallest `timeJoinedInMSSinceEpoch`, ties → first). Becomes the SuperTokens user id after import.
+   */
+  id: string;
+  /** Trimmed. */
+  externalUserId?: string;
+  /** Stored as given. */
+  userMetadata?: Record<string, unknown>;
+  /** `[]` when absent from the input. */
+  userRoles: ImportUserRole[];
+  /** `[]` when absent from the input. */
+  totpDevices: ImportTotpDevice[];
+  /** Never empty. */
+  loginMethods: ImportLoginMethod[];
+}

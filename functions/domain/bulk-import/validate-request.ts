@@ -1,0 +1,160 @@
+/**
+ * Request-level validation for the two bulk-import entry points (core-api-spec §4.3, §4.7) and the
+ * success body of `POST /bulk-import/users`. Pure; per-user rules live in validate-user.ts.
+ */
+import type { ImportUser } from './types.js';
+import { type ImportValidationContext, validateImportUser } from './validate-user.js';
+
+/** Most users `POST /bulk-import/users` accepts in one request. */
+export const MAX_USERS_PER_STAGING_REQUEST = 10_000;
+
+/** 400 text (plain) when `users` is missing or not an array. */
+export const USERS_FIELD_INVALID_MESSAGE = "Field name 'users' is invalid in JSON input";
+
+/** 400 JSON body when more than {@link MAX_USERS_PER_STAGING_REQUEST} users are sent. */
+export const TOO_MANY_USERS_ERROR_BODY: Readonly<{ error: string }> = Object.freeze({
+  error: 'You can only add 10000 users at a time.',
+});
+
+/** `error` of the 400 JSON body listing invalid users. */
+export const INVALID_USERS_ERROR_MESSAGE =
+  'Data has missing or invalid fields. Please check the users field for more details.';
+
+/** 200 body for an empty `users` array (no `users` key). */
+export const EMPTY_STAGING_RESPONSE_BODY: Readonly<{ status: 'OK' }> = Object.freeze({ status: 'OK' });
+
+export interface InvalidUserEntry {
+  /** Position in the request's `users` array. */
+  index: number;
+  /** In evaluation order. */
+  errors: string[];
+}
+
+/** `{"error":"Data has missing or invalid fields. …","users":[{"index":i,"errors":[…]}]}`. */
+export interface InvalidUsersErrorBody {
+  error: string;
+  users: InvalidUserEntry[];
+}
+
+/** `{"errors":[…]}` of `POST /bulk-import/import`. */
+export interface SingleImportErrorBody {
+  errors: string[];
+}
+
+export type StagingBodyPrecheck =
+  | { kind: 'usersFieldInvalid'; message: string }
+  | { kind: 'empty' }
+  | { kind: 'tooManyUsers'; body: { error: string } }
+  | { kind: 'ok'; users: unknown[] };
+
+/**
+ * The checks of §4.3 that precede the app/tenant checks, in order: `users` missing / not an array → 400 text
+ * {@link USERS_FIELD_INVALID_MESSAGE}; empty → 200 {@link EMPTY_STAGING_RESPONSE_BODY}; more than 10000 → 400
+ * JSON {@link TOO_MANY_USERS_ERROR_BODY}. The body itself must already be a JSON object.
+ */
+export function precheckStagingBody(body: unknown): StagingBodyPrecheck {
+  const users =
+    typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { users?: unknown }).users : undefined;
+  if (!Array.isArray(users)) return { kind: 'usersFieldInvalid', message: USERS_FIELD_INVALID_MESSAGE };
+  if (users.length === 0) return { kind: 'empty' };
+  if (users.length > MAX_USERS_PER_STAGING_REQUEST) return { kind: 'tooManyUsers', body: TOO_MANY_USERS_ERROR_BODY };
+  return { kind: 'ok', users };
+}
+
+export type StagingRequestValidation = { ok: true; users: ImportUser[] } | { ok: false; body: InvalidUsersErrorBody };
+
+/**
+ * Validates every user of a `POST /bulk-import/users` body (§4.3 step 8). All-or-nothing: either every user
+ * is valid (normalised users in request order) or the 400 JSON body listing only the invalid users.
+ * `externalUserId` must be unique across all users of the request, invalid ones included (first occurrence
+ * wins). The caller runs {@link precheckStagingBody} first; a body without a `users` array is a caller bug.
+ */
+export function validateStagingRequest(body: unknown, ctx: ImportValidationContext): StagingRequestValidation {
+  const precheck = precheckStagingBody(body);
+  if (precheck.kind === 'usersFieldInvalid') throw new TypeError(precheck.message);
+  const rawUsers = precheck.kind === 'ok' ? precheck.users : [];
+
+  const seenExternalUserIds = new Set<string>();
+  const users: ImportUser[] = [];
+  const invalid: InvalidUserEntry[] = [];
+  for (let index = 0; index < rawUsers.length; index++) {
+    const result = validateImportUser(rawUsers[index], ctx, { seenExternalUserIds });
+    if (result.ok) users.push(result.user);
+    else invalid.push({ index, errors: result.errors });
+  }
+  if (invalid.length > 0) return { ok: false, body: { error: INVALID_USERS_ERROR_MESSAGE, users: invalid } };
+  return { ok: true, users };
+}
+
+export type SingleImportValidation = { ok: true; user: ImportUser } | { ok: false; body: SingleImportErrorBody };
+
+/** Validates the body of `POST /bulk-import/import` (§4.7): one user object; errors as `{"errors":[…]}`. */
+export function validateSingleImport(body: unknown, ctx: ImportValidationContext): SingleImportValidation {
+  const result = validateImportUser(body, ctx);
+  return result.ok ? { ok: true, user: result.user } : { ok: false, body: { errors: result.errors } };
+}
+
+// ------------------------------------------------------------------------------------------------
+// Success body of POST /bulk-import/users
+
+export type StagedLoginMethodSummary =
+  | { recipeId: 'emailpassword'; userId: string; tenants: string[]; email: string }
+  | {
+      recipeId: 'thirdparty';
+      userId: string;
+      tenants: string[];
+      email: string;
+      thirdpartyId: string;
+      thirdpartyUserId: string;
+    }
+  | { recipeId: 'passwordless'; userId: string; tenants: string[]; email: string | null; phoneNumber: string | null };
+
+export interface StagedUserSummary {
+  /** `externalUserId` when given, else the staged id. */
+  userId: string;
+  loginMethods: StagedLoginMethodSummary[];
+}
+
+export interface StagingSuccessBody {
+  status: 'OK';
+  users: StagedUserSummary[];
+}
+
+/**
+ * `{"status":"OK","users":[{"userId":…,"loginMethods":[{"recipeId","userId","tenants","email",…}]}]}` in
+ * request order. thirdparty entries add `thirdpartyId`/`thirdpartyUserId` (lower-case "p"); passwordless
+ * entries always carry `email` and `phoneNumber` (null when absent).
+ */
+export function buildStagingSuccessBody(users: readonly ImportUser[]): StagingSuccessBody {
+  return {
+    status: 'OK',
+    users: users.map((user) => ({
+      userId: user.externalUserId ?? user.id,
+      loginMethods: user.loginMethods.map((lm): StagedLoginMethodSummary => {
+        const userId = lm.superTokensUserId;
+        const tenants = lm.tenantIds;
+        switch (lm.recipeId) {
+          case 'emailpassword':
+            return { recipeId: lm.recipeId, userId, tenants, email: lm.email };
+          case 'thirdparty':
+            return {
+              recipeId: lm.recipeId,
+              userId,
+              tenants,
+              email: lm.email,
+              thirdpartyId: lm.thirdPartyId,
+              thirdpartyUserId: lm.thirdPartyUserId,
+            };
+          default:
+            return {
+              recipeId: lm.recipeId,
+              userId,
+              tenants,
+              email: lm.email ?? null,
+              phoneNumber: lm.phoneNumber ?? null,
+            };
+        }
+      }),
+    })),
+  };
+}

@@ -1,0 +1,161 @@
+/**
+ * User roles: app-level roles with a set of permissions, assigned to user ids per tenant.
+ * Statuses and messages are the reference core's (`createdNewRole`, `didRoleExist`,
+ * `didUserAlreadyHaveRole`, `didUserHaveRole`, `UNKNOWN_ROLE_ERROR`). Each use case comes as a
+ * `parse…` (request validation, before the app/tenant existence check, as the reference orders
+ * it) and the use case itself, which takes the storage port.
+ */
+import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.js';
+import { has, requiredQuery, requiredString } from '#functions/shared/input.js';
+import { checkUserIdLength, fitsUserId } from '../metadata/user-id.js';
+
+export type AssignOutcome = 'ASSIGNED' | 'ALREADY_ASSIGNED' | 'UNKNOWN_ROLE';
+export type UnassignOutcome = 'REMOVED' | 'NOT_ASSIGNED' | 'UNKNOWN_ROLE';
+
+/** What the roles use cases need from storage. Role names are trimmed and non-empty. */
+export interface RoleStore {
+  /** Creates the role if missing and adds the permissions; true when it was created. */
+  createRoleOrAddPermissions(appId: string, role: string, permissions: readonly string[]): Promise<boolean>;
+  /** Deletes the role and all its assignments in every tenant; true when the role existed. */
+  deleteRoleAndAssignments(appId: string, role: string): Promise<boolean>;
+  listRoleNames(appId: string): Promise<string[]>;
+  /** The role's permissions, or undefined when the role does not exist. */
+  getRolePermissions(appId: string, role: string): Promise<string[] | undefined>;
+  listRoleUsers(appId: string, tenantId: string, role: string): Promise<string[]>;
+  assignRole(appId: string, tenantId: string, userId: string, role: string): Promise<AssignOutcome>;
+  unassignRole(appId: string, tenantId: string, userId: string, role: string): Promise<UnassignOutcome>;
+  listUserRoles(appId: string, tenantId: string, userId: string): Promise<string[]>;
+}
+
+type Body = Readonly<Record<string, unknown>>;
+type Query = Readonly<Record<string, string | undefined>>;
+
+/** Longest role or permission name, as the reference's storage column (VARCHAR(255)). */
+export const MAX_ROLE_LENGTH = 255;
+/** Keeps `ROLE#<tenant>#<role>` inside DynamoDB's 1,024-byte sort-key limit for any characters. */
+const MAX_ROLE_BYTES = 900;
+
+function tooLong(value: string): boolean {
+  return value.length > MAX_ROLE_LENGTH || Buffer.byteLength(value, 'utf8') > MAX_ROLE_BYTES;
+}
+
+/** Trims a role name; empty → the core's 400. Too long → 400 (the reference fails with a 500). */
+export function normaliseRole(raw: string): string {
+  const role = raw.trim();
+  if (role.length === 0) throw new BadRequestError("Field name 'role' cannot be an empty String");
+  if (tooLong(role)) throw new BadRequestError(`Field name 'role' is too long. Max length is ${MAX_ROLE_LENGTH}.`);
+  return role;
+}
+
+function roleFromBody(body: Body): string {
+  return normaliseRole(requiredString(body, 'role'));
+}
+
+function roleFromQuery(query: Query): string {
+  return normaliseRole(requiredQuery(query, 'role'));
+}
+
+export interface CreateRoleInput {
+  readonly role: string;
+  readonly permissions: readonly string[];
+}
+
+/** `PUT /recipe/role` body: `role` (trimmed), optional `permissions` (null = absent; each trimmed, non-empty). */
+export function parseCreateRole(body: Body): CreateRoleInput {
+  const role = roleFromBody(body);
+  const raw = has(body, 'permissions') ? body.permissions : null;
+  if (raw === null) return { role, permissions: [] };
+  if (!Array.isArray(raw)) throw new BadRequestError(invalidFieldMessage('permissions'));
+  const permissions = raw.map((value) => {
+    if (typeof value !== 'string') throw new BadRequestError(invalidFieldMessage('permissions'));
+    const permission = value.trim();
+    if (permission.length === 0) {
+      throw new BadRequestError("Field name 'permissions' cannot contain an empty string");
+    }
+    if (tooLong(permission)) {
+      throw new BadRequestError(
+        `Field name 'permissions' contains a permission that is too long. Max length is ${MAX_ROLE_LENGTH}.`,
+      );
+    }
+    return permission;
+  });
+  return { role, permissions };
+}
+
+/** Creates the role or adds permissions to it → `{status:"OK", createdNewRole}`. */
+export async function createRole(store: RoleStore, appId: string, input: CreateRoleInput) {
+  const createdNewRole = await store.createRoleOrAddPermissions(appId, input.role, input.permissions);
+  return { status: 'OK', createdNewRole };
+}
+
+/** `POST /recipe/role/remove` body: `role`. */
+export function parseRemoveRole(body: Body): { role: string } {
+  return { role: roleFromBody(body) };
+}
+
+/** Deletes the role and all its assignments (every tenant) → `{status:"OK", didRoleExist}`. */
+export async function removeRole(store: RoleStore, appId: string, input: { role: string }) {
+  const didRoleExist = await store.deleteRoleAndAssignments(appId, input.role);
+  return { status: 'OK', didRoleExist };
+}
+
+/** `GET /recipe/roles` → `{status:"OK", roles}`. */
+export async function listRoles(store: RoleStore, appId: string) {
+  return { status: 'OK', roles: await store.listRoleNames(appId) };
+}
+
+/** `GET /recipe/role/permissions?role=` query. */
+export function parseRoleQuery(query: Query): { role: string } {
+  return { role: roleFromQuery(query) };
+}
+
+/** → `{status:"OK", permissions}` or `{status:"UNKNOWN_ROLE_ERROR"}`. */
+export async function getRolePermissions(store: RoleStore, appId: string, input: { role: string }) {
+  const permissions = await store.getRolePermissions(appId, input.role);
+  if (permissions === undefined) return { status: 'UNKNOWN_ROLE_ERROR' };
+  return { status: 'OK', permissions };
+}
+
+/** `GET /<t>/recipe/role/users?role=` → `{status:"OK", users}` or `{status:"UNKNOWN_ROLE_ERROR"}`. */
+export async function getRoleUsers(store: RoleStore, appId: string, tenantId: string, input: { role: string }) {
+  if ((await store.getRolePermissions(appId, input.role)) === undefined) return { status: 'UNKNOWN_ROLE_ERROR' };
+  return { status: 'OK', users: await store.listRoleUsers(appId, tenantId, input.role) };
+}
+
+export interface UserRoleInput {
+  readonly userId: string;
+  readonly role: string;
+}
+
+/** `PUT /<t>/recipe/user/role` and `POST /<t>/recipe/user/role/remove` body: `userId` (as given), `role` (trimmed). */
+export function parseUserRole(body: Body): UserRoleInput {
+  const userId = requiredString(body, 'userId');
+  const role = roleFromBody(body);
+  checkUserIdLength(userId);
+  return { userId, role };
+}
+
+/** → `{status:"OK", didUserAlreadyHaveRole}` or `{status:"UNKNOWN_ROLE_ERROR"}`. */
+export async function addRoleToUser(store: RoleStore, appId: string, tenantId: string, input: UserRoleInput) {
+  const outcome = await store.assignRole(appId, tenantId, input.userId, input.role);
+  if (outcome === 'UNKNOWN_ROLE') return { status: 'UNKNOWN_ROLE_ERROR' };
+  return { status: 'OK', didUserAlreadyHaveRole: outcome === 'ALREADY_ASSIGNED' };
+}
+
+/** → `{status:"OK", didUserHaveRole}` or `{status:"UNKNOWN_ROLE_ERROR"}`. */
+export async function removeRoleFromUser(store: RoleStore, appId: string, tenantId: string, input: UserRoleInput) {
+  const outcome = await store.unassignRole(appId, tenantId, input.userId, input.role);
+  if (outcome === 'UNKNOWN_ROLE') return { status: 'UNKNOWN_ROLE_ERROR' };
+  return { status: 'OK', didUserHaveRole: outcome === 'REMOVED' };
+}
+
+/** `GET /<t>/recipe/user/roles?userId=` query (the id is used as given, not trimmed). */
+export function parseUserIdQuery(query: Query): { userId: string } {
+  return { userId: requiredQuery(query, 'userId') };
+}
+
+/** → `{status:"OK", roles}` (empty for an unknown id). */
+export async function getRolesForUser(store: RoleStore, appId: string, tenantId: string, input: { userId: string }) {
+  if (!fitsUserId(input.userId)) return { status: 'OK', roles: [] };
+  return { status: 'OK', roles: await store.listUserRoles(appId, tenantId, input.userId) };
+}

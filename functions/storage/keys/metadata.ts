@@ -1,0 +1,35 @@
+/**
+ * Key builders for user metadata and for the per-app "user data" index.
+ *
+ * Metadata of any user id (a user or not) is one item: PK `APP#<a>#U#<userId>`, SK `METADATA`.
+ *
+ * Every item this core keeps about a user id apart from the user itself (metadata, role
+ * assignments, TOTP devices) also carries a GSI3 entry `APP#<a>#UDATA#<shard>` / `<SK>`, so
+ * deleting an app finds them by Query even for ids that never became users. The entry is spread
+ * over {@link USER_DATA_SHARDS} partitions by user id: a bulk import writes several such items per
+ * user, and one GSI partition per app would throttle (and back-pressure the table) at a few
+ * hundred users per second.
+ */
+import { appPartition } from './apps.js';
+
+export { METADATA_SK, userPartition } from './users.js';
+
+export const USER_DATA_SHARDS = 16;
+
+/** FNV-1a (32-bit) of the UTF-16 code units, modulo `shards`: stable across processes and runtimes. */
+export function stableShard(value: string, shards: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < value.length; i++) {
+    hash ^= value.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % shards;
+}
+
+export const userDataIndexPartition = (appId: string, shard: number) =>
+  `${appPartition(appId)}#UDATA#${String(shard).padStart(2, '0')}`;
+
+/** The GSI3 attributes of one user-data item (`sk` = the item's own sort key). */
+export function userDataIndexKeys(appId: string, userId: string, sk: string): { GSI3PK: string; GSI3SK: string } {
+  return { GSI3PK: userDataIndexPartition(appId, stableShard(userId, USER_DATA_SHARDS)), GSI3SK: sk };
+}

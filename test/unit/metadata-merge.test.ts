@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import type { Metadata } from '#functions/domain/metadata/merge.js';
+import { shallowMergeMetadata } from '#functions/domain/metadata/merge.js';
+import type { MetadataStore, StoredMetadata } from '#functions/domain/metadata/service.js';
+import { getUserMetadata, parseUpdateMetadata, updateUserMetadata } from '#functions/domain/metadata/service.js';
+
+describe('shallowMergeMetadata', () => {
+  it('replaces top-level keys, deletes null ones, keeps the rest, and does not mutate its inputs', () => {
+    const current = { a: 1, b: { x: 1 }, c: 'keep' };
+    const update = { a: 2, b: { y: 2 }, c: null, d: [1] };
+    expect(shallowMergeMetadata(current, update)).toEqual({ a: 2, b: { y: 2 }, d: [1] });
+    expect(current).toEqual({ a: 1, b: { x: 1 }, c: 'keep' });
+  });
+
+  it('ignores a null for a missing key and keeps falsy values', () => {
+    expect(shallowMergeMetadata({}, { gone: null, zero: 0, no: false, empty: '' })).toEqual({
+      zero: 0,
+      no: false,
+      empty: '',
+    });
+  });
+});
+
+function memoryStore(conflicts = 0): MetadataStore & { saves: number } {
+  const data = new Map<string, StoredMetadata>();
+  let remainingConflicts = conflicts;
+  return {
+    saves: 0,
+    async getMetadata(appId, userId) {
+      return data.get(`${appId}/${userId}`);
+    },
+    async saveMetadata(appId, userId, metadata: Metadata, expectedVersion) {
+      this.saves++;
+      const key = `${appId}/${userId}`;
+      if (remainingConflicts > 0) {
+        remainingConflicts--;
+        return false;
+      }
+      if (data.get(key)?.version !== expectedVersion) return false;
+      data.set(key, { metadata, version: (expectedVersion ?? 0) + 1 });
+      return true;
+    },
+    async deleteMetadata(appId, userId) {
+      data.delete(`${appId}/${userId}`);
+    },
+  };
+}
+
+describe('metadata use cases', () => {
+  it('retries the read-merge-write after a concurrent change', async () => {
+    const store = memoryStore(2);
+    const result = await updateUserMetadata(store, 'a', { userId: 'u', update: { k: 1 } });
+    expect(result).toEqual({ status: 'OK', metadata: { k: 1 } });
+    expect(store.saves).toBe(3);
+    expect(await getUserMetadata(store, 'a', { userId: 'u' })).toEqual({ status: 'OK', metadata: { k: 1 } });
+  });
+
+  it('parses the body with the core messages', () => {
+    expect(parseUpdateMetadata({ userId: 'u', metadataUpdate: { a: 1 } })).toEqual({ userId: 'u', update: { a: 1 } });
+    expect(() => parseUpdateMetadata({ userId: 'u' })).toThrow("Field name 'metadataUpdate' is invalid in JSON input");
+    expect(() => parseUpdateMetadata({ metadataUpdate: {} })).toThrow("Field name 'userId' is invalid in JSON input");
+  });
+});

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import {
+  addRoleToUser,
+  getRolePermissions,
+  getRoleUsers,
+  normaliseRole,
+  parseCreateRole,
+  parseUserRole,
+  type RoleStore,
+  removeRole,
+  removeRoleFromUser,
+} from '#functions/domain/roles/service.js';
+import { stableShard, USER_DATA_SHARDS, userDataIndexKeys } from '#functions/storage/keys/metadata.js';
+import {
+  ROLE_MEMBER_SHARDS,
+  roleMemberShard,
+  roleMembersIndexPartition,
+  roleMembersIndexSortKey,
+  roleSortKey,
+  userRoleSortKey,
+  userRoleSortPrefix,
+} from '#functions/storage/keys/roles.js';
+
+describe('role keys', () => {
+  it('builds the exact key strings', () => {
+    expect(roleSortKey('admin')).toBe('ROLE#admin');
+    expect(userRoleSortKey('t1', 'admin')).toBe('ROLE#t1#admin');
+    expect(userRoleSortPrefix('t1')).toBe('ROLE#t1#');
+    expect(roleMembersIndexPartition('app1', 'a#b', 3)).toBe('APP#app1#ROLE#3#a#b');
+    expect(roleMembersIndexSortKey('t1', 'u1')).toBe('t1#u1');
+    expect(userDataIndexKeys('app1', 'u1', 'METADATA')).toEqual({
+      GSI3PK: `APP#app1#UDATA#${String(stableShard('u1', USER_DATA_SHARDS)).padStart(2, '0')}`,
+      GSI3SK: 'METADATA',
+    });
+  });
+
+  it('spreads user ids over every shard, stably', () => {
+    const shards = new Set(Array.from({ length: 200 }, (_, i) => roleMemberShard(`user-${i}`)));
+    expect(shards.size).toBe(ROLE_MEMBER_SHARDS);
+    expect(roleMemberShard('same')).toBe(roleMemberShard('same'));
+  });
+});
+
+describe('role input', () => {
+  it('trims role and permissions and applies the core messages', () => {
+    expect(parseCreateRole({ role: ' a ', permissions: [' p ', 'q'] })).toEqual({ role: 'a', permissions: ['p', 'q'] });
+    expect(parseCreateRole({ role: 'a', permissions: null })).toEqual({ role: 'a', permissions: [] });
+    expect(() => normaliseRole('  ')).toThrow("Field name 'role' cannot be an empty String");
+    expect(() => parseCreateRole({ role: 'a', permissions: [''] })).toThrow(
+      "Field name 'permissions' cannot contain an empty string",
+    );
+    expect(() => parseUserRole({ role: 'a' })).toThrow("Field name 'userId' is invalid in JSON input");
+    expect(parseUserRole({ userId: ' u ', role: ' a ' })).toEqual({ userId: ' u ', role: 'a' });
+  });
+});
+
+function memoryStore(): RoleStore {
+  const roles = new Map<string, Set<string>>();
+  const assignments = new Set<string>();
+  const key = (t: string, u: string, r: string) => `${t}|${u}|${r}`;
+  return {
+    async createRoleOrAddPermissions(_a, role, permissions) {
+      const created = !roles.has(role);
+      const set = roles.get(role) ?? new Set<string>();
+      for (const p of permissions) set.add(p);
+      roles.set(role, set);
+      return created;
+    },
+    async deleteRoleAndAssignments(_a, role) {
+      for (const k of [...assignments]) if (k.endsWith(`|${role}`)) assignments.delete(k);
+      return roles.delete(role);
+    },
+    async listRoleNames() {
+      return [...roles.keys()].sort();
+    },
+    async getRolePermissions(_a, role) {
+      const set = roles.get(role);
+      return set ? [...set].sort() : undefined;
+    },
+    async listRoleUsers(_a, tenantId, role) {
+      return [...assignments]
+        .map((k) => k.split('|'))
+        .filter(([t, , r]) => t === tenantId && r === role)
+        .map(([, u]) => u as string);
+    },
+    async assignRole(_a, tenantId, userId, role) {
+      if (!roles.has(role)) return 'UNKNOWN_ROLE';
+      if (assignments.has(key(tenantId, userId, role))) return 'ALREADY_ASSIGNED';
+      assignments.add(key(tenantId, userId, role));
+      return 'ASSIGNED';
+    },
+    async unassignRole(_a, tenantId, userId, role) {
+      if (!roles.has(role)) return 'UNKNOWN_ROLE';
+      return assignments.delete(key(tenantId, userId, role)) ? 'REMOVED' : 'NOT_ASSIGNED';
+    },
+    async listUserRoles(_a, tenantId, userId) {
+      return [...assignments]
+        .map((k) => k.split('|'))
+        .filter(([t, u]) => t === tenantId && u === userId)
+        .map(([, , r]) => r as string);
+    },
+  };
+}
+
+describe('role use cases', () => {
+  it('maps store outcomes to the core statuses', async () => {
+    const store = memoryStore();
+    const input = { userId: 'u', role: 'r' };
+    expect(await addRoleToUser(store, 'a', 'public', input)).toEqual({ status: 'UNKNOWN_ROLE_ERROR' });
+    expect(await getRolePermissions(store, 'a', { role: 'r' })).toEqual({ status: 'UNKNOWN_ROLE_ERROR' });
+    await store.createRoleOrAddPermissions('a', 'r', ['p']);
+    expect(await addRoleToUser(store, 'a', 'public', input)).toEqual({ status: 'OK', didUserAlreadyHaveRole: false });
+    expect(await addRoleToUser(store, 'a', 'public', input)).toEqual({ status: 'OK', didUserAlreadyHaveRole: true });
+    expect(await getRoleUsers(store, 'a', 'public', { role: 'r' })).toEqual({ status: 'OK', users: ['u'] });
+    expect(await removeRoleFromUser(store, 'a', 'public', input)).toEqual({ status: 'OK', didUserHaveRole: true });
+    expect(await removeRoleFromUser(store, 'a', 'public', input)).toEqual({ status: 'OK', didUserHaveRole: false });
+    expect(await removeRole(store, 'a', { role: 'r' })).toEqual({ status: 'OK', didRoleExist: true });
+    expect(await removeRoleFromUser(store, 'a', 'public', input)).toEqual({ status: 'UNKNOWN_ROLE_ERROR' });
+  });
+});
