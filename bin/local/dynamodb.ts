@@ -52,7 +52,9 @@ export async function startDynamoDbLocal(options: StartOptions = {}): Promise<Dy
     // DynamoDB Local exits silently when -dbPath does not exist.
     mkdirSync(path, { recursive: true });
   }
-  const child = spawnDynamoDbLocal({ port, path, sharedDb: true, stdio: 'pipe' });
+  // Its own process group: a terminal's Ctrl-C reaches only the Node process, which then stops
+  // the JVM after draining requests (the watchdog below covers every way that Node can die).
+  const child = spawnDynamoDbLocal({ port, path, sharedDb: true, stdio: 'pipe', detached: true });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);

@@ -44,6 +44,15 @@ function precedence(a: CompiledRoute, b: CompiledRoute): number {
   return 0;
 }
 
+/** Percent-decodes a path segment; a malformed escape is passed on as sent rather than failing the request. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 export function splitPath(rawPath: string): string[] {
   return rawPath.split('/').filter((s) => s !== '');
 }
@@ -75,7 +84,7 @@ export function createRouter(routes: readonly RouteDefinition[]): Router {
       }
       const pathParameters: Record<string, string> = {};
       best.segments.forEach((s, i) => {
-        if (s.param !== undefined) pathParameters[s.param] = decodeURIComponent(parts[i] as string);
+        if (s.param !== undefined) pathParameters[s.param] = decodeSegment(parts[i] as string);
       });
       return { route: best.route, routeKey: `${best.route.method} ${best.template}`, pathParameters };
     },
@@ -97,7 +106,9 @@ export interface RawRequest {
 
 /** Builds the API Gateway HTTP API (payload 2.0) event API Gateway would send for this request. */
 export function toGatewayEvent(request: RawRequest, match: RouteMatch): APIGatewayProxyEventV2 {
-  const [rawPath = '/', rawQueryString = ''] = request.url.split('?', 2) as [string, string?];
+  const queryAt = request.url.indexOf('?');
+  const rawPath = (queryAt === -1 ? request.url : request.url.slice(0, queryAt)) || '/';
+  const rawQueryString = queryAt === -1 ? '' : request.url.slice(queryAt + 1);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;

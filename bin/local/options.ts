@@ -1,0 +1,86 @@
+import { isAbsolute, resolve } from 'node:path';
+
+/** Settings of one local runtime, from the command line and the environment. */
+export interface LocalOptions {
+  /** HTTP port (0 = any free port). */
+  readonly port: number;
+  readonly host: string;
+  /** Absolute directory DynamoDB Local persists to; undefined = in memory. */
+  readonly dataDir: string | undefined;
+  readonly tableName: string;
+  readonly region: string;
+  /** DynamoDB Local's port; undefined = any free port. */
+  readonly dynamodbPort: number | undefined;
+}
+
+export const DEFAULT_PORT = 3567;
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_DATA_DIR = '.data';
+export const DEFAULT_TABLE_NAME = 'auth-core';
+export const DEFAULT_REGION = 'us-east-1';
+
+export const USAGE = `Usage: npm start [-- --in-memory]
+
+Runs the core on this machine: DynamoDB Local plus the real handlers behind an HTTP server.
+
+Options:
+  --in-memory   keep the data in memory (lost on exit) instead of under DATA_DIR
+  --help        show this text
+
+Environment:
+  PORT           HTTP port (default ${DEFAULT_PORT})
+  HOST           address to bind (default ${DEFAULT_HOST}; 0.0.0.0 exposes the core to the network)
+  DATA_DIR       where DynamoDB Local keeps its database (default ./${DEFAULT_DATA_DIR})
+  TABLE_NAME     DynamoDB table name (default ${DEFAULT_TABLE_NAME})
+  API_KEYS       comma-separated API keys; when set, requests must send one (header api-key)
+  DYNAMODB_PORT  DynamoDB Local's port (default: any free port)
+  AWS_REGION     region the handlers' clients use (default ${DEFAULT_REGION})`;
+
+/** A problem with the command line or the environment; the message is meant for the user. */
+export class OptionsError extends Error {
+  override readonly name = 'OptionsError';
+}
+
+export type ParsedCommand = { readonly help: true } | { readonly help: false; readonly options: LocalOptions };
+
+function parsePort(name: string, value: string | undefined, fallback: number | undefined): number | undefined {
+  if (value === undefined || value.trim() === '') return fallback;
+  const trimmed = value.trim();
+  const port = Number(trimmed);
+  if (!/^\d+$/.test(trimmed) || port > 65535) {
+    throw new OptionsError(`${name} must be a port number between 0 and 65535, got '${value}'`);
+  }
+  return port;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+export function parseCommand(argv: readonly string[], env: NodeJS.ProcessEnv, cwd: string): ParsedCommand {
+  let inMemory = false;
+  for (const arg of argv) {
+    if (arg === '--in-memory') inMemory = true;
+    else if (arg === '--help' || arg === '-h') return { help: true };
+    else throw new OptionsError(`Unknown option '${arg}'`);
+  }
+  const dataDirSetting = nonEmpty(env.DATA_DIR) ?? DEFAULT_DATA_DIR;
+  const tableName = nonEmpty(env.TABLE_NAME) ?? DEFAULT_TABLE_NAME;
+  if (!/^[a-zA-Z0-9_.-]{3,255}$/.test(tableName)) {
+    throw new OptionsError(
+      `TABLE_NAME must be 3-255 characters of a-z, A-Z, 0-9, '_', '-' and '.', got '${tableName}'`,
+    );
+  }
+  return {
+    help: false,
+    options: {
+      port: parsePort('PORT', env.PORT, DEFAULT_PORT) ?? DEFAULT_PORT,
+      host: nonEmpty(env.HOST) ?? DEFAULT_HOST,
+      // DynamoDB Local silently exits when -dbPath is relative or missing: always hand it an absolute path.
+      dataDir: inMemory ? undefined : isAbsolute(dataDirSetting) ? dataDirSetting : resolve(cwd, dataDirSetting),
+      tableName,
+      region: nonEmpty(env.AWS_REGION) ?? DEFAULT_REGION,
+      dynamodbPort: parsePort('DYNAMODB_PORT', env.DYNAMODB_PORT, undefined),
+    },
+  };
+}

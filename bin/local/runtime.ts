@@ -1,0 +1,328 @@
+import { Console } from 'node:console';
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import type { RouteDefinition } from '#functions/routes.js';
+import { ENV } from '#functions/shared/env.js';
+import { createRouter, loadHandler } from './dispatch.js';
+import { type DynamoDbLocal, ensureTable, freePort, startDynamoDbLocal } from './dynamodb.js';
+import { createLocalHttpServer, describe, type LocalHttpServer } from './http-server.js';
+import { checkJava } from './java.js';
+import { type LocalOptions, OptionsError, parseCommand, USAGE } from './options.js';
+import { DataDirInUseError, removePidFile, stopOrphanedDynamoDbLocal, writePidFile } from './pidfile.js';
+import { BACKGROUND_SERVICES, type RunningService, type ServiceContext } from './services.js';
+
+/**
+ * The local runtime behind `npm start`: DynamoDB Local, the table, the background services
+ * (none yet, see services.ts) and an HTTP server that hands the route manifest's requests to the
+ * real handlers as API Gateway v2 events.
+ *
+ * Output: the runtime's own messages are plain lines (problems on stderr); everything the
+ * handlers write — their JSON log lines and any console output — goes to stdout, as it would go
+ * to CloudWatch.
+ */
+
+const say = (message: string) => process.stdout.write(`${message}\n`);
+const report = (message: string) => process.stderr.write(`${message}\n`);
+
+/** Graceful shutdown: how long requests in flight may take to finish. */
+const DRAIN_MS = 5000;
+/** A shutdown requested during start-up waits at most this long for the current step. */
+const STARTUP_WAIT_MS = 15_000;
+
+class StopRequested extends Error {}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** Handlers may use console.* freely: like Lambda, all of it goes to the one log stream (stdout). */
+function routeConsoleToStdout(): void {
+  globalThis.console = new Console({ stdout: process.stdout, stderr: process.stdout });
+}
+
+function listenProblem(error: NodeJS.ErrnoException, options: LocalOptions): string {
+  const where = `${options.host}:${options.port}`;
+  if (error.code === 'EADDRINUSE') {
+    return (
+      `Port ${options.port} is already in use on ${options.host} (another core, or a previous run still going?). ` +
+      `Stop it or pick another port, e.g. PORT=${options.port === 3567 ? 3568 : 3567} npm start`
+    );
+  }
+  if (error.code === 'EACCES') return `Not allowed to listen on ${where}: choose a port above 1023 (PORT=…)`;
+  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') {
+    return `Cannot listen on ${where}: HOST '${options.host}' is not an address of this machine`;
+  }
+  return `Cannot listen on ${where}: ${error.message}`;
+}
+
+function apiKeyStatus(apiKeys: unknown): string {
+  const count =
+    typeof apiKeys === 'string'
+      ? apiKeys
+          .replace(/\s/g, '')
+          .split(',')
+          .filter((k) => k !== '').length
+      : 0;
+  if (count === 0) return `not required (set ${ENV.apiKeys} to require one)`;
+  return `required — ${count} key${count === 1 ? '' : 's'} from ${ENV.apiKeys}; send one in the 'api-key' header`;
+}
+
+async function preloadHandlers(routes: readonly RouteDefinition[]) {
+  const results = await Promise.all(
+    routes.map((route) =>
+      loadHandler(route).then(
+        () => undefined,
+        (error: unknown) => ({ route, error }),
+      ),
+    ),
+  );
+  return results.filter((r) => r !== undefined);
+}
+
+/** Runs the runtime until a signal stops it; resolves with the process exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const started = performance.now();
+  let options: LocalOptions;
+  try {
+    const command = parseCommand(argv, process.env, process.cwd());
+    if (command.help) {
+      say(USAGE);
+      return 0;
+    }
+    options = command.options;
+  } catch (error) {
+    if (!(error instanceof OptionsError)) throw error;
+    report(`${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+
+  const java = checkJava();
+  if (!java.ok) {
+    report(java.message);
+    return 1;
+  }
+  routeConsoleToStdout();
+
+  let exitCode = 0;
+  let stopping = false;
+  let startupDone: () => void = () => undefined;
+  const startup = new Promise<void>((r) => {
+    startupDone = r;
+  });
+  let finished: (code: number) => void = () => undefined;
+  const done = new Promise<number>((r) => {
+    finished = r;
+  });
+
+  // Cleanups run in reverse order of registration.
+  const cleanups: { name: string; run: () => Promise<void> | void }[] = [];
+  let ddb: DynamoDbLocal | undefined;
+
+  async function shutdown(code: number, why: string): Promise<void> {
+    if (stopping) return;
+    stopping = true;
+    exitCode = code;
+    say(why);
+    await Promise.race([startup, new Promise((r) => setTimeout(r, STARTUP_WAIT_MS).unref())]);
+    for (const cleanup of cleanups.reverse()) {
+      try {
+        await cleanup.run();
+      } catch (error) {
+        report(`Stopping ${cleanup.name} failed: ${describe(error)}`);
+        exitCode ||= 1;
+      }
+    }
+    say(exitCode === 0 ? 'Stopped.' : `Stopped (exit code ${exitCode}).`);
+    finished(exitCode);
+  }
+
+  let firstSignalAt: number | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (firstSignalAt === undefined) {
+      firstSignalAt = Date.now();
+      void shutdown(0, `\nReceived ${signal}, stopping…`);
+      return;
+    }
+    // The same Ctrl-C can arrive twice (from the terminal and relayed by tsx): ignore that one.
+    if (Date.now() - firstSignalAt < 1000) return;
+    // A second Ctrl-C: do not wait any longer.
+    report(`Received ${signal} again: exiting now.`);
+    if (ddb?.process.pid !== undefined) ddb.process.kill('SIGKILL');
+    if (options.dataDir) removePidFile(options.dataDir, process.pid);
+    process.exit(130);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
+  process.on('unhandledRejection', (reason) => {
+    report(`Unhandled promise rejection (a handler bug?): ${describe(reason)}`);
+  });
+  process.on('uncaughtException', (error) => {
+    report(`Uncaught exception: ${describe(error)}`);
+    void shutdown(1, 'Stopping after an uncaught exception…');
+  });
+
+  const checkpoint = () => {
+    if (stopping) throw new StopRequested();
+  };
+
+  // The handlers' environment is fixed before anything that reads it is imported (handler modules
+  // load in step 5, after the background services have added theirs). DynamoDB Local's port is
+  // chosen now so its endpoint is known up front.
+  const dynamodbPort = options.dynamodbPort ?? (await freePort());
+  const dynamodbEndpoint = `http://127.0.0.1:${dynamodbPort}`;
+  process.env[ENV.tableName] = options.tableName;
+  process.env[ENV.dynamodbEndpoint] = dynamodbEndpoint;
+  process.env.AWS_REGION = options.region;
+
+  // The base configuration is checked before anything starts: a bad API_KEYS fails in a second.
+  let base: Readonly<Record<string, unknown>>;
+  let routes: readonly RouteDefinition[];
+  try {
+    const [{ getBaseConfig }, { ROUTES }] = await Promise.all([
+      import('#functions/config/index.js'),
+      import('#functions/routes.js'),
+    ]);
+    base = await getBaseConfig();
+    routes = ROUTES;
+  } catch (error) {
+    report(
+      error instanceof Error && /config/i.test(error.name)
+        ? error.message
+        : `Cannot load the configuration: ${describe(error)}`,
+    );
+    return 1;
+  }
+
+  let http: LocalHttpServer;
+  let address: AddressInfo;
+  let services: { name: string; running: RunningService }[] = [];
+  try {
+    // 1. Bind the port first: a busy port is reported at once, not after DynamoDB Local started.
+    //    Requests that arrive before everything is ready wait for it.
+    http = createLocalHttpServer({ report });
+    try {
+      address = await http.listen(options.port, options.host);
+    } catch (error) {
+      report(listenProblem(error as NodeJS.ErrnoException, options));
+      return 1;
+    }
+    const server = http;
+    cleanups.push({ name: 'the HTTP server', run: () => server.close(DRAIN_MS) });
+
+    // 2. DynamoDB Local, after making sure no earlier one still has the database open.
+    if (options.dataDir) {
+      mkdirSync(options.dataDir, { recursive: true });
+      const stale = await stopOrphanedDynamoDbLocal(options.dataDir);
+      if (stale !== undefined) say(`Stopped a DynamoDB Local left over from an earlier run (pid ${stale}).`);
+    }
+    checkpoint();
+    // DynamoDB Local is a long-lived but lightly loaded JVM here: the C1 compiler alone starts it
+    // noticeably faster (~40% on a busy 2-core machine) at no visible cost for a local core. A
+    // user-set JAVA_TOOL_OPTIONS wins.
+    process.env.JAVA_TOOL_OPTIONS ??= '-XX:TieredStopAtLevel=1';
+    let mark = performance.now();
+    const dynamo = await startDynamoDbLocal({ dataDir: options.dataDir, port: dynamodbPort });
+    ddb = dynamo;
+    const dynamoMs = performance.now() - mark;
+    const dynamoPid = dynamo.process.pid ?? -1;
+    const dataDir = options.dataDir;
+    if (dataDir) {
+      writePidFile(dataDir, {
+        runtimePid: process.pid,
+        dynamodbPid: dynamoPid,
+        dynamodbPort: Number(new URL(dynamo.endpoint).port),
+        startedAt: new Date().toISOString(),
+      });
+    }
+    cleanups.push({
+      name: 'DynamoDB Local',
+      run: async () => {
+        await dynamo.stop();
+        if (dataDir) removePidFile(dataDir, process.pid);
+      },
+    });
+    dynamo.process.once('exit', (code, signal) => {
+      if (stopping) return;
+      report(`DynamoDB Local exited unexpectedly (${signal ?? `code ${code}`}).`);
+      void shutdown(1, 'Stopping: the core cannot work without its database.');
+    });
+    checkpoint();
+
+    // 3. The table, from the shared definition (kept when the database is persisted).
+    await ensureTable(dynamo.endpoint, options.tableName);
+    checkpoint();
+
+    // 4. Background services (extension point: local SQS, pollers, reconciler).
+    const context: ServiceContext = {
+      env: process.env,
+      dataDir: options.dataDir,
+      region: options.region,
+      dynamodbEndpoint: dynamo.endpoint,
+      tableName: options.tableName,
+      say,
+      report,
+      fail: (message) => {
+        report(message);
+        void shutdown(1, 'Stopping: a background service failed.');
+      },
+    };
+    for (const service of BACKGROUND_SERVICES) {
+      const running = await service.start(context);
+      services = [...services, { name: service.name, running }];
+      cleanups.push({ name: service.name, run: () => running.stop() });
+      checkpoint();
+    }
+
+    // 5. Load every handler module now that the environment is complete (Lambda's cold start,
+    //    paid once here rather than by the first requests). A module that fails to load does not
+    //    stop the runtime: its routes answer 500, as a broken function would on AWS.
+    mark = performance.now();
+    const failed = await preloadHandlers(routes);
+    const handlersMs = performance.now() - mark;
+    const missing = failed.filter(
+      (f) =>
+        (f.error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' &&
+        (f.error as Error).message.includes(`${f.route.handler}'`),
+    );
+    if (missing.length > 0) {
+      report(
+        `No handler module yet for ${missing.length} route(s) — their requests answer 500: ` +
+          missing.map((f) => f.route.id).join(', '),
+      );
+    }
+    for (const { route, error } of failed.filter((f) => !missing.includes(f))) {
+      report(`Handler ${route.handler} failed to load; its requests answer 500: ${describe(error)}`);
+    }
+    checkpoint();
+
+    // 6. Serve.
+    http.ready(createRouter(routes));
+
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    const anyInterface = host === '0.0.0.0' || host === '[::]';
+    const url = `http://${anyInterface ? '127.0.0.1' : host}:${address.port}`;
+    const lines = [
+      '',
+      `Auth core (local) ready in ${seconds(performance.now() - started)} ` +
+        `(DynamoDB Local ${seconds(dynamoMs)}, handlers ${seconds(handlersMs)})`,
+      `  URL:       ${url}${anyInterface ? ` (listening on all interfaces, port ${address.port})` : ''}`,
+      `  API keys:  ${apiKeyStatus(base.api_keys)}`,
+      `  Data:      ${options.dataDir ?? 'in memory (lost when the runtime stops)'}`,
+      `  DynamoDB:  DynamoDB Local pid ${dynamoPid} at ${dynamo.endpoint}, table ${options.tableName}`,
+      ...services.flatMap((s) => s.running.banner ?? []).map((line) => `  ${line}`),
+      `  ${routes.length} routes; Ctrl-C to stop.`,
+      '',
+    ];
+    say(lines.join('\n'));
+  } catch (error) {
+    if (!(error instanceof StopRequested)) {
+      if (error instanceof DataDirInUseError) report(error.message);
+      else report(`Start-up failed: ${describe(error)}`);
+      void shutdown(1, 'Stopping…');
+    }
+  } finally {
+    startupDone();
+  }
+  return done;
+}
