@@ -45,6 +45,7 @@ function route(
 
 const READ = { table: 'read' } as const;
 const WRITE = { table: 'write' } as const;
+const STAGE = { table: 'write', queue: 'send' } as const;
 /** 1,769 MB is one full vCPU on Lambda: password hashing is CPU-bound. */
 const HASHING_MEMORY = 1769;
 
@@ -81,6 +82,12 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('users-by-accountinfo', 'GET', '/users/by-accountinfo', READ),
   route('userid-map-get', 'GET', '/recipe/userid/map', READ),
   route('userid-map-create', 'POST', '/recipe/userid/map', WRITE),
+
+  // Bulk import: staging and status (spec §4.3–§4.6); the import itself runs in functions/workers.ts
+  route('bulk-import-users-add', 'POST', '/bulk-import/users', STAGE, { timeoutSeconds: 29, memoryMb: HASHING_MEMORY }),
+  route('bulk-import-users-list', 'GET', '/bulk-import/users', READ),
+  route('bulk-import-users-count', 'GET', '/bulk-import/users/count', READ),
+  route('bulk-import-users-remove', 'POST', '/bulk-import/users/remove', WRITE),
 
   // Roles, metadata, TOTP devices
   route('role-put', 'PUT', '/recipe/role', WRITE),
