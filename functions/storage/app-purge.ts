@@ -1,6 +1,8 @@
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { appPartition, tenantSortKey } from './keys/apps.js';
+import { purgeAppUserData } from './metadata-store.js';
+import { purgeAppUsers } from './user-store.js';
 
 /** Deletes keys in batches of 25, retrying what DynamoDB reports as unprocessed. */
 export async function deleteKeys(keys: readonly Record<string, unknown>[]): Promise<void> {
@@ -45,6 +47,10 @@ const PURGERS: readonly ((appId: string) => Promise<void>)[] = [
   // The app partition itself (tenants, roles, counters …), except the public tenant, which the
   // caller deletes last so an interrupted deletion can be finished by calling remove again.
   (appId) => purgePartition(appPartition(appId), (sk) => sk === tenantSortKey('public')),
+  // Metadata, role assignments and TOTP devices of every user id (users or not): GSI3 shards.
+  (appId) => purgeAppUserData(appId),
+  // Users with their account-info, tenant, link and mapping items (GSI2 shards), then the counters.
+  (appId) => purgeAppUsers(appId),
 ];
 
 export async function purgeAppData(appId: string): Promise<void> {

@@ -200,6 +200,8 @@ export async function deleteTenant(appId: string, tenantId: string): Promise<boo
 
 import type { TenantStore } from '#functions/domain/multitenancy/service.js';
 import { purgeAppData } from './app-purge.js';
+import { purgeTenantRoleAssignments } from './role-store.js';
+import { removeTenantFromUsers } from './user-store.js';
 
 /** The DynamoDB implementation of the multitenancy use cases' storage port. */
 export const tenantStore: TenantStore = {
@@ -209,4 +211,8 @@ export const tenantStore: TenantStore = {
   saveTenant,
   deleteTenant,
   purgeAppData,
+  purgeTenantData: async (appId, tenantId) => {
+    await removeTenantFromUsers(appId, tenantId);
+    await purgeTenantRoleAssignments(appId, tenantId);
+  },
 };

@@ -32,6 +32,8 @@ export interface TenantStore {
   deleteTenant(appId: string, tenantId: string): Promise<boolean>;
   /** Deletes everything the app owns except its public tenant item (deleted last, by the caller). */
   purgeAppData(appId: string): Promise<void>;
+  /** Takes a deleted tenant out of users and role assignments (idempotent). */
+  purgeTenantData(appId: string, tenantId: string): Promise<void>;
 }
 
 export interface Caller {
@@ -280,6 +282,9 @@ export async function removeTenant(deps: Deps, caller: Caller, body: Body) {
   requireCaller(caller);
   if (caller.tenantId !== PUBLIC) throw new ForbiddenError('Only the public tenantId is allowed to delete a tenant');
   const didExist = await deps.store.deleteTenant(caller.appId, tenantId);
+  // After the tenant item is gone nothing new can join it; then its memberships are removed. An
+  // interrupted purge is finished by calling remove again.
+  await deps.store.purgeTenantData(caller.appId, tenantId);
   return { status: 'OK', didExist };
 }
 

@@ -11,6 +11,8 @@
  *   account-info partitions: fixed sort keys (`UNIQUE#<recipe>`, `PRIMARY`) make uniqueness a
  *   conditional write in the same transaction that creates the user.
  * - `APP#<a>#EXT#<externalUserId>` maps an external id to the core's user id (unique per app).
+ * - `APP#<a>#UCOUNT#<shard>` holds the sharded user counters (exact counts in O(1) reads).
+ * - GSI2 `APP#<a>#USERS#<shard>` lists every USER item of an app (used by app deletion).
  */
 import { appPartition } from './apps.js';
 
@@ -33,10 +35,32 @@ export const uniqueSortKey = (recipeId: string) => `UNIQUE#${recipeId}`;
 export const PRIMARY_SK = 'PRIMARY';
 
 /** GSI1 partition of the per-tenant "users newest first" index. */
-export const tenantUsersIndexPartition = (appId: string, tenantId: string) => `${tenantPartition(appId, tenantId)}#USERS`;
+export const tenantUsersIndexPartition = (appId: string, tenantId: string) =>
+  `${tenantPartition(appId, tenantId)}#USERS`;
 /** GSI1 sort key: zero-padded time joined then user id, so keyset pagination is stable. */
 export const tenantUsersIndexSortKey = (timeJoined: number, userId: string) =>
   `${String(timeJoined).padStart(15, '0')}#${userId}`;
 
-export const externalIdPartition = (appId: string, externalUserId: string) => `${appPartition(appId)}#EXT#${externalUserId}`;
+export const externalIdPartition = (appId: string, externalUserId: string) =>
+  `${appPartition(appId)}#EXT#${externalUserId}`;
 export const EXTERNAL_ID_SK = 'MAP';
+
+/** Sort key of a non-unique account-info reference (a third-party login method's email). */
+export const accountRefSortKey = (recipeUserId: string) => `REF#${recipeUserId}`;
+
+/**
+ * Users counters are sharded so a fast import never makes one item hot: `APP#<a>#UCOUNT#<shard>`
+ * holds SK `APP` (every user of the app once) and `TENANT#<t>` (users in tenant t), each with one
+ * number per combination of recipes a user has (`m<mask>`).
+ */
+export const USER_COUNTER_SHARDS = 16;
+export const userCounterPartition = (appId: string, shard: number) => `${appPartition(appId)}#UCOUNT#${shard}`;
+export const COUNTER_APP_SK = 'APP';
+export const counterTenantSortKey = (tenantId: string) => `TENANT#${tenantId}`;
+
+/**
+ * GSI2 entry of every USER item: all users of an app (app deletion enumerates them without a
+ * Scan), sharded like the counters so a bulk import does not make one index partition hot.
+ */
+export const appUsersIndexPartition = (appId: string, shard: number) => `${appPartition(appId)}#USERS#${shard}`;
+export const appUsersIndexSortKey = (userId: string) => userId;

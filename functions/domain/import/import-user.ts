@@ -1,0 +1,260 @@
+/**
+ * THE import function (core-api-spec §5.3): turns one validated, normalised import user into the
+ * core's users in ONE atomic write. Used by `POST /bulk-import/import` and by the bulk worker, so
+ * both behave identically (design §6 invariant 4).
+ *
+ * Steps: feature checks (E019, E037) → user records (linked under the primary when a login method
+ * is `isPrimary`, else one standalone recipe user per login method; time joined of a linked group =
+ * its minimum) → size check (≤ 100 DynamoDB actions) → password hashing (before the transaction) →
+ * one transaction with the users, account-info reservations, external-id mapping, email
+ * verification state, TOTP devices, metadata merge, role assignments (each role must exist) and
+ * the caller's extra writes. Condition failures map to the reference's E0xx messages.
+ */
+import type { ImportLoginMethod, ImportUser } from '#functions/domain/bulk-import/types.js';
+import { hashPassword } from '#functions/domain/passwords/index.js';
+import { assignTotpDeviceNames } from '#functions/domain/totp/names.js';
+import { type LoginMethodRecord, toUserJson, type UserJson, type UserRecord } from '#functions/domain/users/model.js';
+import {
+  MAX_ACTIONS_PER_WRITE,
+  type PrimaryFreeCheck,
+  type UserStore,
+  type UserWritePlan,
+  type WriteEntity,
+} from '#functions/domain/users/ports.js';
+import { TransientWriteError, writeWithRetry } from '#functions/domain/users/write.js';
+
+export { TransientWriteError as TransientImportError } from '#functions/domain/users/write.js';
+
+/** The parts of the app's effective configuration an import depends on. */
+export interface ImportConfig {
+  readonly passwordHashingAlg: 'BCRYPT' | 'ARGON2';
+  readonly bcryptLogRounds: number;
+  readonly argon2: { readonly iterations: number; readonly memoryKb: number; readonly parallelism: number };
+  readonly accountLinkingEnabled: boolean;
+  readonly mfaEnabled: boolean;
+}
+
+export interface ImportDeps {
+  readonly store: UserStore;
+  /** Defaults to the passwords module; tests may inject a cheaper one. */
+  readonly hashPassword?: (plain: string, config: ImportConfig) => Promise<string>;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+export interface ImportRequest {
+  readonly appId: string;
+  readonly user: ImportUser;
+  readonly config: ImportConfig;
+  /**
+   * Storage writes (TransactWriteItems elements) that must commit atomically with the user, e.g.
+   * the bulk worker's "delete my staged row". Their failures are reported by index.
+   */
+  readonly extraWrites?: readonly object[];
+}
+
+export type ImportOutcome =
+  | { readonly kind: 'imported'; readonly user: UserJson }
+  /**
+   * The user with this staged id already exists: an earlier delivery (or an earlier attempt whose
+   * answer was lost) imported it. Nothing was written now.
+   */
+  | { readonly kind: 'already-imported'; readonly userId: string }
+  /** A domain failure (the reference's messages, one per failing entity); nothing was written. */
+  | { readonly kind: 'failed'; readonly errors: readonly string[]; readonly extraWriteIndexes: readonly number[] }
+  /** Only caller-supplied writes failed their conditions; nothing was written. */
+  | { readonly kind: 'extra-write-failed'; readonly extraWriteIndexes: readonly number[] };
+
+export const IMPORT_MESSAGES = {
+  accountLinkingDisabled:
+    'E019: Account linking feature is not enabled for this app. Please contact support to enable it.',
+  mfaDisabled: 'E037: MFA must be enabled to import totp devices.',
+  conflictingAccountInfo: 'E027: there is a conflicting account info',
+  externalIdIsUserId: 'E030: Cannot create a userId mapping where the externalId is also a SuperTokens userID',
+  roleMissing: 'E034: Role does not exist! You need to pre-create the role before assigning it to the user.',
+  metadataBusy: 'the user metadata kept changing during the import; try again',
+} as const;
+
+export const tooLargeMessage = (actions: number) =>
+  `This user needs ${actions} storage operations but at most ${MAX_ACTIONS_PER_WRITE} fit in one atomic import. ` +
+  'Reduce the number of login methods × tenants, role × tenant assignments or TOTP devices.';
+
+/** Maps a failed condition to the reference's message; undefined for non-domain entities. */
+export function messageFor(entity: WriteEntity): string | undefined {
+  switch (entity.kind) {
+    case 'uniqueEmail':
+      return entity.recipeId === 'emailpassword'
+        ? `E003: A user with email ${entity.email} already exists in emailpassword loginMethod.`
+        : `E006: A user with email ${entity.email} already exists in passwordless loginMethod.`;
+    case 'uniqueThirdParty':
+      return `E005: A user with thirdPartyId ${entity.thirdPartyId} and thirdPartyUserId ${entity.thirdPartyUserId} already exists in thirdparty loginMethod.`;
+    case 'uniquePhone':
+      return `E007: A user with phoneNumber ${entity.phoneNumber} already exists in passwordless loginMethod.`;
+    case 'primaryAccountInfo':
+      return IMPORT_MESSAGES.conflictingAccountInfo;
+    case 'externalId':
+      return `E031: A user with externalId ${entity.externalUserId} already exists`;
+    case 'externalIdIsUserId':
+      return IMPORT_MESSAGES.externalIdIsUserId;
+    case 'role':
+      return IMPORT_MESSAGES.roleMissing;
+    case 'totpDevice':
+      return `E036: A TOTP device named ${entity.deviceName} already exists for this user.`;
+    default:
+      return undefined;
+  }
+}
+
+function loginMethodRecord(lm: ImportLoginMethod): LoginMethodRecord {
+  const base = {
+    recipeId: lm.recipeId,
+    recipeUserId: lm.superTokensUserId,
+    tenantIds: [...lm.tenantIds],
+    timeJoined: lm.timeJoinedInMSSinceEpoch,
+    verified: lm.isVerified,
+  };
+  switch (lm.recipeId) {
+    case 'emailpassword':
+      return { ...base, email: lm.email, ...(lm.passwordHash !== undefined ? { passwordHash: lm.passwordHash } : {}) };
+    case 'thirdparty':
+      return { ...base, email: lm.email, thirdPartyId: lm.thirdPartyId, thirdPartyUserId: lm.thirdPartyUserId };
+    case 'passwordless':
+      return {
+        ...base,
+        ...(lm.email !== undefined ? { email: lm.email } : {}),
+        ...(lm.phoneNumber !== undefined ? { phoneNumber: lm.phoneNumber } : {}),
+      };
+  }
+}
+
+/** The user records an import creates (§5.3 steps 1–4), without password hashes yet. */
+export function importRecords(user: ImportUser): UserRecord[] {
+  const linked = user.loginMethods.some((lm) => lm.isPrimary);
+  const groups = linked ? [user.loginMethods] : user.loginMethods.map((lm) => [lm]);
+  return groups.map((methods) => {
+    const first = methods.find((lm) => lm.isPrimary) ?? (methods[0] as ImportLoginMethod);
+    const userId = linked ? user.id : first.superTokensUserId;
+    return {
+      userId,
+      isPrimaryUser: linked,
+      // Time-joined normalisation: a linked group joins when its oldest login method did.
+      timeJoined: Math.min(...methods.map((lm) => lm.timeJoinedInMSSinceEpoch)),
+      loginMethods: methods.map(loginMethodRecord),
+      externalIds:
+        user.externalUserId !== undefined && userId === user.id
+          ? { [userId]: { externalUserId: user.externalUserId } }
+          : {},
+      version: 1,
+    };
+  });
+}
+
+/** The whole atomic write of one import user (records must already carry their password hashes). */
+export function importPlan(user: ImportUser, records: readonly UserRecord[], extra?: readonly object[]): UserWritePlan {
+  const dataUserId = user.externalUserId ?? user.id;
+  const primaryFreeChecks: PrimaryFreeCheck[] = records
+    .filter((r) => !r.isPrimaryUser)
+    .flatMap((r) =>
+      r.loginMethods.flatMap((lm) =>
+        lm.tenantIds.flatMap((tenantId) => {
+          const checks: PrimaryFreeCheck[] = [];
+          if (lm.email !== undefined) checks.push({ tenantId, email: lm.email });
+          if (lm.phoneNumber !== undefined) checks.push({ tenantId, phoneNumber: lm.phoneNumber });
+          return checks;
+        }),
+      ),
+    );
+  const assignments = user.userRoles.flatMap((r) => r.tenantIds.map((tenantId) => ({ role: r.role, tenantId })));
+  return {
+    changes: records.map((after) => ({ after })),
+    primaryFreeChecks,
+    ...(user.externalUserId !== undefined ? { externalIdsNotUserIds: [user.externalUserId] } : {}),
+    ...(assignments.length > 0 ? { roles: { userId: dataUserId, assignments } } : {}),
+    ...(user.userMetadata !== undefined ? { metadata: { userId: dataUserId, update: user.userMetadata } } : {}),
+    ...(user.totpDevices.length > 0
+      ? {
+          totpDevices: {
+            userId: dataUserId,
+            devices: assignTotpDeviceNames(user.totpDevices).map((d) => ({
+              deviceName: d.deviceName,
+              secretKey: d.secretKey,
+              period: d.period,
+              skew: d.skew,
+            })),
+          },
+        }
+      : {}),
+    ...(extra && extra.length > 0 ? { extra } : {}),
+  };
+}
+
+const defaultHash = (plain: string, config: ImportConfig) =>
+  hashPassword(plain, {
+    algorithm: config.passwordHashingAlg,
+    bcryptLogRounds: config.bcryptLogRounds,
+    argon2: config.argon2,
+  });
+
+const failed = (errors: string[], extraWriteIndexes: number[] = []): ImportOutcome => ({
+  kind: 'failed',
+  errors,
+  extraWriteIndexes,
+});
+
+/** Attempts when only the metadata guard failed (someone else changed that metadata meanwhile). */
+const METADATA_ATTEMPTS = 3;
+
+/**
+ * Imports one user atomically. Returns the outcome; throws {@link TransientImportError} when
+ * storage kept failing transiently (nothing written; safe to retry later).
+ */
+export async function importUser(deps: ImportDeps, request: ImportRequest): Promise<ImportOutcome> {
+  const { user, config, appId } = request;
+  if (user.loginMethods.some((lm) => lm.isPrimary) && !config.accountLinkingEnabled && !config.mfaEnabled) {
+    return failed([IMPORT_MESSAGES.accountLinkingDisabled]);
+  }
+  if (user.totpDevices.length > 0 && !config.mfaEnabled) return failed([IMPORT_MESSAGES.mfaDisabled]);
+
+  let records = importRecords(user);
+  const actions = deps.store.countActions(appId, importPlan(user, records, request.extraWrites));
+  if (actions > MAX_ACTIONS_PER_WRITE) return failed([tooLargeMessage(actions)]);
+
+  // Hashing is CPU-bound and happens before the transaction, never inside a retry loop.
+  const hash = deps.hashPassword ?? defaultHash;
+  const plainByMethod = new Map(
+    user.loginMethods.flatMap((lm) =>
+      lm.recipeId === 'emailpassword' && lm.passwordHash === undefined && lm.plainTextPassword !== undefined
+        ? [[lm.superTokensUserId, lm.plainTextPassword] as const]
+        : [],
+    ),
+  );
+  const hashes = new Map<string, string>();
+  for (const [id, plain] of plainByMethod) hashes.set(id, await hash(plain, config));
+  records = records.map((r) => ({
+    ...r,
+    loginMethods: r.loginMethods.map((lm) =>
+      hashes.has(lm.recipeUserId) ? { ...lm, passwordHash: hashes.get(lm.recipeUserId) as string } : lm,
+    ),
+  }));
+
+  const plan = importPlan(user, records, request.extraWrites);
+  const ownIds = new Set(records.map((r) => r.userId));
+  for (let attempt = 0; attempt < METADATA_ATTEMPTS; attempt++) {
+    const result = await writeWithRetry(deps, appId, plan);
+    if (result.ok) {
+      const primary = records.find((r) => r.userId === user.id) ?? (records[0] as UserRecord);
+      return { kind: 'imported', user: toUserJson(primary) };
+    }
+    if (result.failed.some((e) => e.kind === 'user' && ownIds.has(e.userId))) {
+      return { kind: 'already-imported', userId: user.id };
+    }
+    const extraWriteIndexes = result.failed.flatMap((e) => (e.kind === 'extra' ? [e.index] : []));
+    const errors = [...new Set(result.failed.flatMap((e) => messageFor(e) ?? []))];
+    if (errors.length > 0) return failed(errors, extraWriteIndexes);
+    if (extraWriteIndexes.length > 0) return { kind: 'extra-write-failed', extraWriteIndexes };
+    if (!result.failed.every((e) => e.kind === 'metadata')) {
+      throw new Error(`import write failed on ${result.failed.map((e) => e.kind).join(', ')}`);
+    }
+    // Only the metadata guard failed: re-read the metadata and try again.
+  }
+  throw new TransientWriteError(IMPORT_MESSAGES.metadataBusy);
+}

@@ -1,0 +1,147 @@
+/**
+ * The user model the core stores and returns (sdk-client.md §3): a *user* is a primary user or a
+ * standalone recipe user; it embeds its login methods (recipe users). Pure data and helpers.
+ */
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
+
+export const USER_RECIPE_IDS = ['emailpassword', 'thirdparty', 'passwordless'] as const;
+export type UserRecipeId = (typeof USER_RECIPE_IDS)[number];
+
+/** Recipe ids the listing/count filters accept; `webauthn` is known but this core has no such users. */
+export const FILTER_RECIPE_IDS = [...USER_RECIPE_IDS, 'webauthn'] as const;
+
+export interface LoginMethodRecord {
+  readonly recipeId: UserRecipeId;
+  /** The recipe user id (a SuperTokens id, never an external one). */
+  readonly recipeUserId: string;
+  readonly tenantIds: readonly string[];
+  readonly timeJoined: number;
+  /** Email verification state of this login method's email. */
+  readonly verified: boolean;
+  readonly email?: string;
+  readonly phoneNumber?: string;
+  readonly thirdPartyId?: string;
+  readonly thirdPartyUserId?: string;
+  /** emailpassword only; never leaves storage except to be verified. */
+  readonly passwordHash?: string;
+}
+
+export interface ExternalIdRecord {
+  readonly externalUserId: string;
+  readonly externalUserIdInfo?: string;
+}
+
+export interface UserRecord {
+  /** Primary user id, or the recipe user id of a standalone recipe user. */
+  readonly userId: string;
+  readonly isPrimaryUser: boolean;
+  /** Minimum over the login methods (time-joined normalisation of a linked group). */
+  readonly timeJoined: number;
+  readonly loginMethods: readonly LoginMethodRecord[];
+  /** SuperTokens id (the user id or one of its recipe user ids) → external id mapping. */
+  readonly externalIds: Readonly<Record<string, ExternalIdRecord>>;
+  /** Optimistic-concurrency version; 0 before the first write. */
+  readonly version: number;
+}
+
+export interface LoginMethodJson {
+  recipeId: UserRecipeId;
+  recipeUserId: string;
+  tenantIds: string[];
+  email?: string;
+  phoneNumber?: string;
+  thirdParty?: { id: string; userId: string };
+  verified: boolean;
+  timeJoined: number;
+}
+
+/** The user object of CDI 5.4 (`AuthRecipeUserInfo`); optional keys are omitted, never null. */
+export interface UserJson {
+  id: string;
+  isPrimaryUser: boolean;
+  tenantIds: string[];
+  timeJoined: number;
+  emails: string[];
+  phoneNumbers: string[];
+  thirdParty: { id: string; userId: string }[];
+  webauthn: { credentialIds: string[] };
+  loginMethods: LoginMethodJson[];
+}
+
+/** Emails are trimmed and lower-cased everywhere (the reference's `normaliseEmail`). */
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** Phone numbers: E.164 when parseable as an international number, else trimmed as given. */
+export function normalisePhoneNumber(phone: string): string {
+  const trimmed = phone.trim();
+  const parsed = parsePhoneNumberFromString(trimmed);
+  return parsed?.isValid() || parsed?.isPossible() ? parsed.number : trimmed;
+}
+
+function unique<T>(values: Iterable<T>, key: (v: T) => string = String): T[] {
+  const seen = new Set<string>();
+  const out: T[] = [];
+  for (const v of values) {
+    const k = key(v);
+    if (seen.has(k)) continue;
+    seen.add(k);
+    out.push(v);
+  }
+  return out;
+}
+
+/** Tenants of a user: the union of its login methods' tenants, in first-seen order. */
+export function userTenantIds(user: Pick<UserRecord, 'loginMethods'>): string[] {
+  return unique(user.loginMethods.flatMap((lm) => lm.tenantIds));
+}
+
+/** Bit of a recipe in a recipe-combination mask (1, 2, 4). */
+export function recipeBit(recipeId: string): number {
+  const index = (USER_RECIPE_IDS as readonly string[]).indexOf(recipeId);
+  return index < 0 ? 0 : 1 << index;
+}
+
+/** Which recipes a user has login methods of, as a mask (1 … 7). */
+export function recipeMask(user: Pick<UserRecord, 'loginMethods'>): number {
+  return user.loginMethods.reduce((mask, lm) => mask | recipeBit(lm.recipeId), 0);
+}
+
+export function externalIdOf(user: UserRecord, superTokensId: string): string {
+  return user.externalIds[superTokensId]?.externalUserId ?? superTokensId;
+}
+
+/** The CDI user object; ids are replaced by their external ids where mapped. */
+export function toUserJson(user: UserRecord): UserJson {
+  const methods = [...user.loginMethods].sort((a, b) => a.timeJoined - b.timeJoined);
+  const loginMethods = methods.map((lm): LoginMethodJson => {
+    const json: LoginMethodJson = {
+      recipeId: lm.recipeId,
+      recipeUserId: externalIdOf(user, lm.recipeUserId),
+      tenantIds: [...lm.tenantIds],
+      verified: lm.verified,
+      timeJoined: lm.timeJoined,
+    };
+    if (lm.email !== undefined) json.email = lm.email;
+    if (lm.phoneNumber !== undefined) json.phoneNumber = lm.phoneNumber;
+    if (lm.thirdPartyId !== undefined && lm.thirdPartyUserId !== undefined) {
+      json.thirdParty = { id: lm.thirdPartyId, userId: lm.thirdPartyUserId };
+    }
+    return json;
+  });
+  return {
+    id: externalIdOf(user, user.userId),
+    isPrimaryUser: user.isPrimaryUser,
+    tenantIds: userTenantIds(user),
+    timeJoined: user.timeJoined,
+    emails: unique(methods.flatMap((lm) => (lm.email === undefined ? [] : [lm.email]))),
+    phoneNumbers: unique(methods.flatMap((lm) => (lm.phoneNumber === undefined ? [] : [lm.phoneNumber]))),
+    thirdParty: unique(
+      loginMethods.flatMap((lm) => (lm.thirdParty ? [lm.thirdParty] : [])),
+      (tp) => `${tp.id}\u0000${tp.userId}`,
+    ),
+    webauthn: { credentialIds: [] },
+    loginMethods,
+  };
+}

@@ -1,0 +1,605 @@
+/**
+ * DynamoDB implementation of the staged-users store (keys: ./keys/staging.ts, layout: README
+ * "Data model"). Every status change and every row deletion updates the row's counter shard in
+ * the same transaction, so `count` is exact; every update is conditioned on the row's current
+ * status, so a concurrent writer can never make the counters drift.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  GetCommand,
+  QueryCommand,
+  type QueryCommandOutput,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type {
+  PendingRef,
+  StagedCursor,
+  StagedStatus,
+  StagedUserRecord,
+  StagingStore,
+} from '#functions/domain/bulk-import/staging-ports.js';
+import type { ImportUser } from '#functions/domain/bulk-import/types.js';
+import { getDocumentClient, tableName } from '#functions/shared/clients.js';
+import {
+  pendingIndexPartition,
+  pendingIndexSortKey,
+  pendingIndexSortKeyBefore,
+  STAGED_COUNTER_SHARDS,
+  STAGED_COUNTER_SK,
+  STAGED_INDEX_SHARDS,
+  STAGED_SK,
+  STAGED_STATUSES,
+  shardOf,
+  stagedCounterPartition,
+  stagedStatusIndexPartition,
+  stagedStatusIndexSortKey,
+  stagedUserPartition,
+} from './keys/staging.js';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+type Item = Record<string, unknown>;
+
+const ENTITY = 'BULK_IMPORT_USER';
+const COUNTER_ENTITY = 'BULK_IMPORT_COUNTER';
+/** Rows per transaction: 100 actions at most, one of them the counter update. */
+const ROWS_PER_TRANSACTION = 99;
+/** Transactions (or queries) in flight per request: bounded, so one request cannot flood a partition. */
+const PARALLELISM = 8;
+
+const rowKey = (appId: string, id: string) => ({ PK: stagedUserPartition(appId, id), SK: STAGED_SK });
+const counterKey = (appId: string, shard: number) => ({ PK: stagedCounterPartition(appId, shard), SK: STAGED_COUNTER_SK });
+const indexShard = (id: string) => shardOf(id, STAGED_INDEX_SHARDS);
+const counterShard = (id: string) => shardOf(id, STAGED_COUNTER_SHARDS);
+
+// ------------------------------------------------------------------------------------------------
+// Helpers
+
+/** Runs `work` over `items` with at most `limit` in flight. */
+export async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const runners = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await work(item);
+    }
+  });
+  await Promise.all(runners);
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+interface AwsError {
+  name?: string;
+  $retryable?: unknown;
+  $metadata?: { httpStatusCode?: number };
+  CancellationReasons?: { Code?: string }[];
+}
+
+const RETRYABLE_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
+const RETRYABLE_ERRORS = new Set([
+  'TransactionConflictException',
+  'TransactionInProgressException',
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+]);
+
+type TransactResult = { ok: true } | { ok: false; conditionFailed: number[] };
+
+/**
+ * One atomic write. Conflicts and throttling are retried with the SAME client request token, so
+ * a retry of an attempt that did commit (lost answer) succeeds without writing twice. Condition
+ * failures are returned by action index.
+ */
+async function transact(items: TransactItem[]): Promise<TransactResult> {
+  const token = randomUUID();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await getDocumentClient().send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: token }));
+      return { ok: true };
+    } catch (error) {
+      const e = error as AwsError;
+      let retryable = false;
+      if (e.name === 'TransactionCanceledException') {
+        const reasons = e.CancellationReasons ?? [];
+        if (reasons.some((r) => r.Code && RETRYABLE_REASONS.has(r.Code))) retryable = true;
+        else {
+          const conditionFailed = reasons.flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : []));
+          if (conditionFailed.length > 0) return { ok: false, conditionFailed };
+          throw error;
+        }
+      } else if ((e.name && RETRYABLE_ERRORS.has(e.name)) || e.$retryable) {
+        retryable = true;
+      }
+      if (!retryable || attempt >= 7) throw error;
+      await sleep(Math.min(2000, 20 * 2 ** attempt) * (0.5 + Math.random()));
+    }
+  }
+}
+
+function counterUpdate(appId: string, shard: number, deltas: Partial<Record<StagedStatus, number>>): TransactItem {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':e': COUNTER_ENTITY, ':a': appId };
+  const parts: string[] = [];
+  for (const status of STAGED_STATUSES) {
+    const delta = deltas[status] ?? 0;
+    if (delta === 0) continue;
+    names[`#${status}`] = status;
+    values[`:${status}`] = delta;
+    parts.push(`#${status} :${status}`);
+  }
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: counterKey(appId, shard),
+      UpdateExpression: `SET entityType = :e, appId = :a ADD ${parts.join(', ')}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+function newRowItem(appId: string, user: ImportUser, now: number): Item {
+  const shard = indexShard(user.id);
+  return {
+    ...rowKey(appId, user.id),
+    entityType: ENTITY,
+    appId,
+    id: user.id,
+    status: 'NEW',
+    // JSON text: keeps the reference's key order and any metadata shape DynamoDB maps cannot hold.
+    user: JSON.stringify(user),
+    createdAt: now,
+    updatedAt: now,
+    sentAt: now,
+    GSI1PK: stagedStatusIndexPartition(appId, 'NEW', shard),
+    GSI1SK: stagedStatusIndexSortKey(now, user.id),
+    GSI2PK: pendingIndexPartition(shard),
+    GSI2SK: pendingIndexSortKey(now, appId, user.id),
+  };
+}
+
+function fromItem(item: Item): StagedUserRecord {
+  return {
+    appId: item.appId as string,
+    id: item.id as string,
+    status: item.status as StagedStatus,
+    user: JSON.parse(item.user as string) as ImportUser,
+    ...(typeof item.errorMessage === 'string' ? { errorMessage: item.errorMessage } : {}),
+    ...(typeof item.lastError === 'string' ? { lastError: item.lastError } : {}),
+    createdAt: item.createdAt as number,
+    updatedAt: item.updatedAt as number,
+    sentAt: item.sentAt as number,
+  };
+}
+
+function chunk<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => number): Map<number, T[]> {
+  const groups = new Map<number, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}
+
+async function getRow(appId: string, id: string): Promise<Item | undefined> {
+  const out = await getDocumentClient().send(
+    new GetCommand({ TableName: tableName(), Key: rowKey(appId, id), ConsistentRead: true }),
+  );
+  return out.Item;
+}
+
+async function batchGetRows(appId: string, ids: readonly string[]): Promise<Item[]> {
+  const table = tableName();
+  const found: Item[] = [];
+  for (const part of chunk(ids, 100)) {
+    let keys: Item[] = part.map((id) => rowKey(appId, id));
+    for (let attempt = 0; keys.length > 0; attempt++) {
+      if (attempt > 0) await sleep(Math.min(1000, 20 * 2 ** attempt));
+      if (attempt > 10) throw new Error('DynamoDB kept returning unprocessed keys');
+      const out = await getDocumentClient().send(
+        new BatchGetCommand({
+          RequestItems: {
+            [table]: {
+              Keys: keys,
+              ConsistentRead: true,
+              ProjectionExpression: '#i, #s',
+              ExpressionAttributeNames: { '#i': 'id', '#s': 'status' },
+            },
+          },
+        }),
+      );
+      found.push(...((out.Responses?.[table] as Item[] | undefined) ?? []));
+      keys = (out.UnprocessedKeys?.[table]?.Keys as Item[] | undefined) ?? [];
+    }
+  }
+  return found;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Writes
+
+async function insertNew(appId: string, users: readonly ImportUser[], now: number): Promise<{ collidedIds: string[] }> {
+  const collided: string[] = [];
+  const groups = [...groupBy(users, (u) => counterShard(u.id)).entries()];
+  // Each counter shard's chunks run one after another (no transaction conflicts on the counter
+  // item within one request); shards run in parallel, bounded.
+  await forEachLimited(groups, PARALLELISM, async ([shard, group]) => {
+    for (const part of chunk(group, ROWS_PER_TRANSACTION)) {
+      let pending = part;
+      while (pending.length > 0) {
+        const items: TransactItem[] = pending.map((user) => ({
+          Put: { TableName: tableName(), Item: newRowItem(appId, user, now), ConditionExpression: 'attribute_not_exists(PK)' },
+        }));
+        items.push(counterUpdate(appId, shard, { NEW: pending.length }));
+        const result = await transact(items);
+        if (result.ok) break;
+        const taken = new Set(result.conditionFailed.map((i) => pending[i]?.id));
+        collided.push(...pending.filter((u) => taken.has(u.id)).map((u) => u.id));
+        pending = pending.filter((u) => !taken.has(u.id));
+      }
+    }
+  });
+  return { collidedIds: collided };
+}
+
+async function claim(appId: string, id: string, now: number): Promise<StagedUserRecord | undefined> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const item = await getRow(appId, id);
+    if (!item) return undefined;
+    const row = fromItem(item);
+    if (row.status === 'FAILED') return undefined;
+    if (row.status === 'PROCESSING') return row;
+    const result = await transact([
+      {
+        Update: {
+          TableName: tableName(),
+          Key: rowKey(appId, id),
+          UpdateExpression: 'SET #s = :p, updatedAt = :now, GSI1PK = :g',
+          ConditionExpression: 'attribute_exists(PK) AND #s = :n',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: {
+            ':p': 'PROCESSING',
+            ':n': 'NEW',
+            ':now': now,
+            ':g': stagedStatusIndexPartition(appId, 'PROCESSING', indexShard(id)),
+          },
+        },
+      },
+      counterUpdate(appId, counterShard(id), { NEW: -1, PROCESSING: 1 }),
+    ]);
+    if (result.ok) return { ...row, status: 'PROCESSING', updatedAt: now };
+  }
+  throw new Error('the staged row kept changing while being claimed');
+}
+
+async function fail(
+  appId: string,
+  id: string,
+  from: 'NEW' | 'PROCESSING',
+  message: string,
+  now: number,
+): Promise<boolean> {
+  const result = await transact([
+    {
+      Update: {
+        TableName: tableName(),
+        Key: rowKey(appId, id),
+        UpdateExpression: 'SET #s = :f, errorMessage = :m, updatedAt = :now, GSI1PK = :g REMOVE GSI2PK, GSI2SK',
+        ConditionExpression: 'attribute_exists(PK) AND #s = :from',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':f': 'FAILED',
+          ':m': message,
+          ':now': now,
+          ':from': from,
+          ':g': stagedStatusIndexPartition(appId, 'FAILED', indexShard(id)),
+        },
+      },
+    },
+    counterUpdate(appId, counterShard(id), { [from]: -1, FAILED: 1 }),
+  ]);
+  return result.ok;
+}
+
+function isConditionFailure(error: unknown): boolean {
+  return (error as AwsError).name === 'ConditionalCheckFailedException';
+}
+
+async function noteTransientError(appId: string, id: string, message: string, now: number): Promise<void> {
+  try {
+    await getDocumentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: rowKey(appId, id),
+        UpdateExpression: 'SET lastError = :m, lastErrorAt = :now',
+        ConditionExpression: 'attribute_exists(PK) AND #s IN (:n, :p)',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':m': message, ':now': now, ':n': 'NEW', ':p': 'PROCESSING' },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+function importedWrites(appId: string, id: string): object[] {
+  return [
+    {
+      Delete: {
+        TableName: tableName(),
+        Key: rowKey(appId, id),
+        ConditionExpression: '#s = :p',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':p': 'PROCESSING' },
+      },
+    },
+    counterUpdate(appId, counterShard(id), { PROCESSING: -1 }),
+  ];
+}
+
+async function removeImported(appId: string, id: string): Promise<boolean> {
+  const result = await transact(importedWrites(appId, id) as TransactItem[]);
+  return result.ok;
+}
+
+async function remove(appId: string, ids: readonly string[]): Promise<Set<string>> {
+  const deleted = new Set<string>();
+  let pending = [...new Set(ids)];
+  for (let round = 0; round < 5 && pending.length > 0; round++) {
+    const rows = (await batchGetRows(appId, pending)).map((i) => ({ id: i.id as string, status: i.status as StagedStatus }));
+    const retry: string[] = [];
+    const groups = [...groupBy(rows, (r) => counterShard(r.id)).entries()];
+    await forEachLimited(groups, PARALLELISM, async ([shard, group]) => {
+      for (const part of chunk(group, ROWS_PER_TRANSACTION)) {
+        const deltas: Partial<Record<StagedStatus, number>> = {};
+        for (const r of part) deltas[r.status] = (deltas[r.status] ?? 0) - 1;
+        const items: TransactItem[] = part.map((r) => ({
+          Delete: {
+            TableName: tableName(),
+            Key: rowKey(appId, r.id),
+            ConditionExpression: '#s = :s',
+            ExpressionAttributeNames: { '#s': 'status' },
+            ExpressionAttributeValues: { ':s': r.status },
+          },
+        }));
+        items.push(counterUpdate(appId, shard, deltas));
+        const result = await transact(items);
+        if (result.ok) for (const r of part) deleted.add(r.id);
+        // A row changed status (or was imported) meanwhile: read it again next round.
+        else retry.push(...part.map((r) => r.id));
+      }
+    });
+    pending = retry;
+  }
+  return deleted;
+}
+
+async function markSent(appId: string, id: string, now: number): Promise<void> {
+  try {
+    await getDocumentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: rowKey(appId, id),
+        UpdateExpression: 'SET sentAt = :now, GSI2SK = :sk',
+        ConditionExpression: 'attribute_exists(PK) AND #s IN (:n, :p)',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':now': now,
+          ':sk': pendingIndexSortKey(now, appId, id),
+          ':n': 'NEW',
+          ':p': 'PROCESSING',
+        },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Reads
+
+/** One index partition read newest first, page by page, on demand. */
+class ShardCursor {
+  private buffer: Item[] = [];
+  private startKey: Item | undefined;
+  private done = false;
+
+  constructor(
+    private readonly pk: string,
+    private readonly upTo: string | undefined,
+    private readonly pageSize: number,
+  ) {}
+
+  async head(): Promise<Item | undefined> {
+    while (this.buffer.length === 0 && !this.done) await this.fetch();
+    return this.buffer[0];
+  }
+
+  take(): Item | undefined {
+    return this.buffer.shift();
+  }
+
+  private async fetch(): Promise<void> {
+    const out: QueryCommandOutput = await getDocumentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI1',
+        KeyConditionExpression: this.upTo === undefined ? 'GSI1PK = :pk' : 'GSI1PK = :pk AND GSI1SK <= :upTo',
+        ExpressionAttributeValues: { ':pk': this.pk, ...(this.upTo === undefined ? {} : { ':upTo': this.upTo }) },
+        ScanIndexForward: false,
+        Limit: this.pageSize,
+        ExclusiveStartKey: this.startKey,
+      }),
+    );
+    this.buffer.push(...((out.Items as Item[] | undefined) ?? []));
+    this.startKey = out.LastEvaluatedKey;
+    if (!this.startKey) this.done = true;
+  }
+}
+
+/**
+ * Newest first across the index shards (of one status, or of all three): a k-way merge of
+ * per-shard cursors that each read small pages only as far as the page needs.
+ */
+async function list(
+  appId: string,
+  query: { status?: StagedStatus; limit: number; from?: StagedCursor },
+): Promise<{ rows: StagedUserRecord[]; next?: StagedCursor }> {
+  const statuses = query.status ? [query.status] : [...STAGED_STATUSES];
+  const partitions = statuses.flatMap((s) =>
+    Array.from({ length: STAGED_INDEX_SHARDS }, (_, shard) => stagedStatusIndexPartition(appId, s, shard)),
+  );
+  const upTo = query.from ? stagedStatusIndexSortKey(query.from.createdAt, query.from.id) : undefined;
+  const wanted = query.limit + 1;
+  const pageSize = Math.min(wanted, Math.max(10, Math.ceil((wanted * 2) / partitions.length)));
+  const cursors = partitions.map((pk) => new ShardCursor(pk, upTo, pageSize));
+  const heads = new Array<Item | undefined>(cursors.length);
+  await forEachLimited(
+    cursors.map((_, i) => i),
+    16,
+    async (i) => {
+      heads[i] = await (cursors[i] as ShardCursor).head();
+    },
+  );
+  const picked: Item[] = [];
+  while (picked.length < wanted) {
+    let best = -1;
+    for (let i = 0; i < heads.length; i++) {
+      const head = heads[i];
+      if (head === undefined) continue;
+      if (best < 0 || (head.GSI1SK as string) > ((heads[best] as Item).GSI1SK as string)) best = i;
+    }
+    if (best < 0) break;
+    const cursor = cursors[best] as ShardCursor;
+    picked.push(cursor.take() as Item);
+    heads[best] = await cursor.head();
+  }
+  const rows = picked.slice(0, query.limit).map(fromItem);
+  const nextItem = picked[query.limit];
+  return nextItem
+    ? { rows, next: { createdAt: nextItem.createdAt as number, id: nextItem.id as string } }
+    : { rows };
+}
+
+async function count(appId: string, status?: StagedStatus): Promise<number> {
+  const table = tableName();
+  let keys: Item[] = Array.from({ length: STAGED_COUNTER_SHARDS }, (_, shard) => counterKey(appId, shard));
+  let total = 0;
+  for (let attempt = 0; keys.length > 0; attempt++) {
+    if (attempt > 0) await sleep(Math.min(1000, 20 * 2 ** attempt));
+    if (attempt > 10) throw new Error('DynamoDB kept returning unprocessed keys');
+    const out = await getDocumentClient().send(
+      new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }),
+    );
+    for (const item of (out.Responses?.[table] as Item[] | undefined) ?? []) {
+      for (const s of status ? [status] : STAGED_STATUSES) total += Number(item[s] ?? 0);
+    }
+    keys = (out.UnprocessedKeys?.[table]?.Keys as Item[] | undefined) ?? [];
+  }
+  return total;
+}
+
+async function pendingSentBefore(
+  sentBefore: number,
+  visit: (page: readonly PendingRef[]) => Promise<void>,
+): Promise<void> {
+  const shards = Array.from({ length: STAGED_INDEX_SHARDS }, (_, shard) => shard);
+  await forEachLimited(shards, 4, async (shard) => {
+    let startKey: Item | undefined;
+    do {
+      const out: QueryCommandOutput = await getDocumentClient().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: 'GSI2',
+          KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :before',
+          ExpressionAttributeValues: { ':pk': pendingIndexPartition(shard), ':before': pendingIndexSortKeyBefore(sentBefore) },
+          ProjectionExpression: 'appId, #i',
+          ExpressionAttributeNames: { '#i': 'id' },
+          Limit: 200,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      const page = ((out.Items as Item[] | undefined) ?? []).map((i) => ({ appId: i.appId as string, id: i.id as string }));
+      if (page.length > 0) await visit(page);
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+  });
+}
+
+// ------------------------------------------------------------------------------------------------
+// App deletion
+
+async function deleteKeys(keys: readonly Item[]): Promise<void> {
+  const table = tableName();
+  for (const part of chunk(keys, 25)) {
+    let requests: Item[] = part.map((Key) => ({ DeleteRequest: { Key } }));
+    for (let attempt = 0; requests.length > 0; attempt++) {
+      if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
+      if (attempt > 10) throw new Error('DynamoDB kept refusing deletes');
+      const out = await getDocumentClient().send(new BatchWriteCommand({ RequestItems: { [table]: requests as never } }));
+      requests = (out.UnprocessedItems?.[table] as Item[] | undefined) ?? [];
+    }
+  }
+}
+
+/** Deletes every staged row of the app (by Query on its GSI1 shards) and its counters. */
+export async function purgeAppStagedUsers(appId: string): Promise<void> {
+  const partitions = STAGED_STATUSES.flatMap((s) =>
+    Array.from({ length: STAGED_INDEX_SHARDS }, (_, shard) => stagedStatusIndexPartition(appId, s, shard)),
+  );
+  await forEachLimited(partitions, 4, async (pk) => {
+    let startKey: Item | undefined;
+    do {
+      const out: QueryCommandOutput = await getDocumentClient().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: 'GSI1',
+          KeyConditionExpression: 'GSI1PK = :pk',
+          ExpressionAttributeValues: { ':pk': pk },
+          ProjectionExpression: 'PK, SK',
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      await deleteKeys(((out.Items as Item[] | undefined) ?? []).map((i) => ({ PK: i.PK, SK: i.SK })));
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+  });
+  await deleteKeys(Array.from({ length: STAGED_COUNTER_SHARDS }, (_, shard) => counterKey(appId, shard)));
+}
+
+export const stagingStore: StagingStore = {
+  insertNew,
+  get: async (appId, id) => {
+    const item = await getRow(appId, id);
+    return item ? fromItem(item) : undefined;
+  },
+  claim,
+  fail,
+  noteTransientError,
+  importedWrites,
+  removeImported,
+  remove,
+  list,
+  count,
+  pendingSentBefore,
+  markSent,
+};

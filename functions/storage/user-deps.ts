@@ -1,0 +1,31 @@
+import { randomUUID } from 'node:crypto';
+import type { EffectiveConfig } from '#functions/config/index.js';
+import { hashPassword, verifyPassword } from '#functions/domain/passwords/index.js';
+import type { PasswordPorts, UsersDeps } from '#functions/domain/users/service.js';
+import { logger } from '#functions/shared/logger.js';
+import { userStore } from './user-store.js';
+
+/** Wiring of the users use cases for the route handlers (module scope: reused across invocations). */
+export const usersDeps: UsersDeps = {
+  store: userStore,
+  now: Date.now,
+  newId: randomUUID,
+  warn: (message, fields) => logger.warn(message, fields),
+};
+
+/** Hashing with the app's algorithm and costs; verification infers the algorithm from the hash. */
+export function passwordPorts(config: EffectiveConfig): PasswordPorts {
+  return {
+    hash: (plain) =>
+      hashPassword(plain, {
+        algorithm: config.passwordHashingAlg,
+        bcryptLogRounds: config.bcryptLogRounds,
+        argon2: config.argon2,
+      }),
+    verify: async (plain, stored) => {
+      const result = await verifyPassword(plain, stored, { firebaseSignerKey: config.firebaseSignerKey });
+      if (result.ok) return 'match';
+      return result.reason === 'WRONG_PASSWORD' ? 'mismatch' : 'unverifiable';
+    },
+  };
+}

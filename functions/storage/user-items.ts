@@ -1,0 +1,277 @@
+/**
+ * The items a user record owns in the table, derived purely from the record (see keys/users.ts).
+ * Creating, rewriting and deleting a user are all "diff the derived items of before and after",
+ * so every write keeps the account-info, tenant, link, mapping and counter items consistent.
+ */
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { type LoginMethodRecord, recipeMask, type UserRecord, userTenantIds } from '#functions/domain/users/model.js';
+import type { WriteEntity } from '#functions/domain/users/ports.js';
+import {
+  accountRefSortKey,
+  appUsersIndexPartition,
+  appUsersIndexSortKey,
+  COUNTER_APP_SK,
+  counterTenantSortKey,
+  EXTERNAL_ID_SK,
+  emailPartition,
+  externalIdPartition,
+  LINK_SK,
+  PRIMARY_SK,
+  phonePartition,
+  tenantUsersIndexPartition,
+  tenantUsersIndexSortKey,
+  thirdPartyPartition,
+  USER_COUNTER_SHARDS,
+  USER_SK,
+  uniqueSortKey,
+  userCounterPartition,
+  userPartition,
+  userTenantSortKey,
+} from './keys/users.js';
+
+export type TransactWriteItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+export type Key = { PK: string; SK: string };
+
+export interface DerivedItem {
+  readonly key: Key;
+  readonly item: Record<string, unknown>;
+  /** Reported when the item's creation condition fails. */
+  readonly entity: WriteEntity;
+}
+
+export const ENTITY = {
+  user: 'USER',
+  link: 'USER_LINK',
+  tenant: 'USER_TENANT',
+  accountInfo: 'ACCOUNT_INFO',
+  primary: 'PRIMARY_ACCOUNT_INFO',
+  externalId: 'USER_ID_MAPPING',
+  counter: 'USER_COUNTER',
+} as const;
+
+/** FNV-1a: a stable, evenly spread shard for a user id. */
+export function shardOf(userId: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < userId.length; i++) {
+    hash ^= userId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % USER_COUNTER_SHARDS;
+}
+
+export const keyString = (key: Key) => `${key.PK}\u0000${key.SK}`;
+
+function userItem(appId: string, user: UserRecord): DerivedItem {
+  const shard = shardOf(user.userId);
+  return {
+    key: { PK: userPartition(appId, user.userId), SK: USER_SK },
+    entity: { kind: 'user', userId: user.userId },
+    item: {
+      entityType: ENTITY.user,
+      GSI2PK: appUsersIndexPartition(appId, shard),
+      GSI2SK: appUsersIndexSortKey(user.userId),
+      appId,
+      userId: user.userId,
+      isPrimaryUser: user.isPrimaryUser,
+      timeJoined: user.timeJoined,
+      loginMethods: user.loginMethods,
+      externalIds: user.externalIds,
+      version: user.version,
+    },
+  };
+}
+
+/** Reads a USER item back into a record; undefined for anything else. */
+export function recordFromItem(item: Record<string, unknown> | undefined): UserRecord | undefined {
+  if (!item || item.entityType !== ENTITY.user) return undefined;
+  return {
+    userId: item.userId as string,
+    isPrimaryUser: item.isPrimaryUser as boolean,
+    timeJoined: item.timeJoined as number,
+    loginMethods: item.loginMethods as LoginMethodRecord[],
+    externalIds: (item.externalIds as UserRecord['externalIds'] | undefined) ?? {},
+    version: (item.version as number | undefined) ?? 0,
+  };
+}
+
+function accountInfoItems(appId: string, user: UserRecord, lm: LoginMethodRecord, tenantId: string): DerivedItem[] {
+  const owner = { appId, userId: user.userId, recipeUserId: lm.recipeUserId, recipeId: lm.recipeId, tenantId };
+  const item = (key: Key, entity: WriteEntity): DerivedItem => ({
+    key,
+    entity,
+    item: { entityType: ENTITY.accountInfo, ...owner },
+  });
+  const out: DerivedItem[] = [];
+  if (lm.recipeId === 'emailpassword' && lm.email !== undefined) {
+    out.push(
+      item(
+        { PK: emailPartition(appId, tenantId, lm.email), SK: uniqueSortKey('emailpassword') },
+        { kind: 'uniqueEmail', recipeId: 'emailpassword', email: lm.email },
+      ),
+    );
+  }
+  if (lm.recipeId === 'thirdparty' && lm.thirdPartyId !== undefined && lm.thirdPartyUserId !== undefined) {
+    out.push(
+      item(
+        {
+          PK: thirdPartyPartition(appId, tenantId, lm.thirdPartyId, lm.thirdPartyUserId),
+          SK: uniqueSortKey('thirdparty'),
+        },
+        { kind: 'uniqueThirdParty', thirdPartyId: lm.thirdPartyId, thirdPartyUserId: lm.thirdPartyUserId },
+      ),
+    );
+    if (lm.email !== undefined) {
+      out.push(
+        item(
+          { PK: emailPartition(appId, tenantId, lm.email), SK: accountRefSortKey(lm.recipeUserId) },
+          { kind: 'user', userId: user.userId },
+        ),
+      );
+    }
+  }
+  if (lm.recipeId === 'passwordless') {
+    if (lm.email !== undefined) {
+      out.push(
+        item(
+          { PK: emailPartition(appId, tenantId, lm.email), SK: uniqueSortKey('passwordless') },
+          { kind: 'uniqueEmail', recipeId: 'passwordless', email: lm.email },
+        ),
+      );
+    }
+    if (lm.phoneNumber !== undefined) {
+      out.push(
+        item(
+          { PK: phonePartition(appId, tenantId, lm.phoneNumber), SK: uniqueSortKey('passwordless') },
+          { kind: 'uniquePhone', phoneNumber: lm.phoneNumber },
+        ),
+      );
+    }
+  }
+  return out;
+}
+
+/** Keys of the account infos of one login method in one tenant that a primary user reserves. */
+export function primaryKeys(appId: string, tenantId: string, info: LoginMethodAccountInfo): Key[] {
+  const keys: Key[] = [];
+  if (info.email !== undefined) keys.push({ PK: emailPartition(appId, tenantId, info.email), SK: PRIMARY_SK });
+  if (info.phoneNumber !== undefined) {
+    keys.push({ PK: phonePartition(appId, tenantId, info.phoneNumber), SK: PRIMARY_SK });
+  }
+  if (info.thirdPartyId !== undefined && info.thirdPartyUserId !== undefined) {
+    keys.push({ PK: thirdPartyPartition(appId, tenantId, info.thirdPartyId, info.thirdPartyUserId), SK: PRIMARY_SK });
+  }
+  return keys;
+}
+
+type LoginMethodAccountInfo = Pick<LoginMethodRecord, 'email' | 'phoneNumber' | 'thirdPartyId' | 'thirdPartyUserId'>;
+
+/**
+ * Every item a user record owns except counters, in a stable order. A key that two login methods
+ * would both need (e.g. the same email twice in one tenant) is returned once per claimant: the
+ * caller treats the repeat as a conflict.
+ */
+export function deriveItems(appId: string, user: UserRecord): DerivedItem[] {
+  const items: DerivedItem[] = [userItem(appId, user)];
+  const tenants = userTenantIds(user);
+  const mask = recipeMask(user);
+  for (const tenantId of tenants) {
+    items.push({
+      key: { PK: userPartition(appId, user.userId), SK: userTenantSortKey(tenantId) },
+      entity: { kind: 'user', userId: user.userId },
+      item: {
+        entityType: ENTITY.tenant,
+        GSI1PK: tenantUsersIndexPartition(appId, tenantId),
+        GSI1SK: tenantUsersIndexSortKey(user.timeJoined, user.userId),
+        appId,
+        tenantId,
+        userId: user.userId,
+        timeJoined: user.timeJoined,
+        recipeMask: mask,
+      },
+    });
+  }
+  for (const lm of user.loginMethods) {
+    if (lm.recipeUserId !== user.userId) {
+      items.push({
+        key: { PK: userPartition(appId, lm.recipeUserId), SK: LINK_SK },
+        entity: { kind: 'user', userId: user.userId },
+        item: { entityType: ENTITY.link, appId, recipeUserId: lm.recipeUserId, userId: user.userId },
+      });
+    }
+    for (const tenantId of lm.tenantIds) items.push(...accountInfoItems(appId, user, lm, tenantId));
+  }
+  if (user.isPrimaryUser) {
+    const seen = new Set<string>();
+    for (const tenantId of tenants) {
+      for (const lm of user.loginMethods) {
+        for (const key of primaryKeys(appId, tenantId, lm)) {
+          if (seen.has(keyString(key))) continue; // the same user reserving its own info twice
+          seen.add(keyString(key));
+          items.push({
+            key,
+            entity: { kind: 'primaryAccountInfo' },
+            item: { entityType: ENTITY.primary, appId, tenantId, userId: user.userId },
+          });
+        }
+      }
+    }
+  }
+  for (const [superTokensUserId, mapping] of Object.entries(user.externalIds)) {
+    items.push({
+      key: { PK: externalIdPartition(appId, mapping.externalUserId), SK: EXTERNAL_ID_SK },
+      entity: { kind: 'externalId', externalUserId: mapping.externalUserId },
+      item: {
+        entityType: ENTITY.externalId,
+        appId,
+        superTokensUserId,
+        externalUserId: mapping.externalUserId,
+        externalUserIdInfo: mapping.externalUserIdInfo,
+        userId: user.userId,
+      },
+    });
+  }
+  return items;
+}
+
+/** Counter deltas of one user's change: −1 for what it was, +1 for what it becomes. */
+export function counterDeltas(
+  appId: string,
+  changes: readonly { before?: UserRecord; after?: UserRecord }[],
+): Map<string, { key: Key; deltas: Map<number, number> }> {
+  const out = new Map<string, { key: Key; deltas: Map<number, number> }>();
+  const add = (shard: number, sk: string, mask: number, delta: number) => {
+    const key = { PK: userCounterPartition(appId, shard), SK: sk };
+    const id = keyString(key);
+    const entry = out.get(id) ?? { key, deltas: new Map<number, number>() };
+    entry.deltas.set(mask, (entry.deltas.get(mask) ?? 0) + delta);
+    out.set(id, entry);
+  };
+  const apply = (user: UserRecord | undefined, delta: number) => {
+    if (!user || user.loginMethods.length === 0) return;
+    const shard = shardOf(user.userId);
+    const mask = recipeMask(user);
+    add(shard, COUNTER_APP_SK, mask, delta);
+    for (const tenantId of userTenantIds(user)) add(shard, counterTenantSortKey(tenantId), mask, delta);
+  };
+  for (const change of changes) {
+    apply(change.before, -1);
+    apply(change.after, +1);
+  }
+  for (const [id, entry] of out) {
+    for (const [mask, delta] of entry.deltas) if (delta === 0) entry.deltas.delete(mask);
+    if (entry.deltas.size === 0) out.delete(id);
+  }
+  return out;
+}
+
+/** The counter attribute of one recipe-combination mask. */
+export const counterAttribute = (mask: number) => `m${mask}`;
+
+/** Counter keys of a scope (a tenant, or the whole app): one per shard. */
+export function counterKeys(appId: string, tenantId: string | undefined): Key[] {
+  const sk = tenantId === undefined ? COUNTER_APP_SK : counterTenantSortKey(tenantId);
+  return Array.from({ length: USER_COUNTER_SHARDS }, (_, shard) => ({
+    PK: userCounterPartition(appId, shard),
+    SK: sk,
+  }));
+}

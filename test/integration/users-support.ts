@@ -1,0 +1,86 @@
+/**
+ * Shared set-up of the users/import integration tests (not a test file itself). Importing it first
+ * lowers the hashing costs of the base config (bcrypt 4, small Argon2) before the config is loaded.
+ */
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { expect } from 'vitest';
+import { getDocumentClient, tableName } from '#functions/shared/clients.js';
+import { setLogSink } from '#functions/shared/logger.js';
+import { call, uniqueAppId } from '../helpers/core-client.js';
+
+process.env.BCRYPT_LOG_ROUNDS = '4';
+process.env.ARGON2_MEMORY_KB = '1024';
+process.env.ARGON2_ITERATIONS = '1';
+process.env.ARGON2_PARALLELISM = '1';
+// Capture every level, so the credential assertions also cover debug lines.
+process.env.LOG_LEVEL = 'debug';
+
+export { call };
+
+/** Creates an app (optionally with coreConfig) and its extra tenants; returns its id. */
+export async function createApp(
+  coreConfig: Record<string, unknown> = {},
+  tenants: string[] = [],
+  prefix = 'users',
+): Promise<string> {
+  const appId = uniqueAppId(prefix);
+  const created = await call('PUT', '/recipe/multitenancy/app/v2', { body: { appId, coreConfig } });
+  expect(created.status, created.text).toBe(200);
+  for (const tenantId of tenants) {
+    const t = await call('PUT', `/appid-${appId}/recipe/multitenancy/tenant/v2`, {
+      body: { tenantId },
+    });
+    expect(t.status, t.text).toBe(200);
+  }
+  return appId;
+}
+
+export async function createRole(appId: string, role: string): Promise<void> {
+  const r = await call('PUT', `/appid-${appId}/recipe/role`, { body: { role, permissions: [] } });
+  expect(r.status, r.text).toBe(200);
+}
+
+/** Collects every log line written while the tests of a file run. */
+export function captureLogs(): { lines: string[]; restore: () => void } {
+  const lines: string[] = [];
+  const previous = setLogSink((line) => lines.push(line));
+  return { lines, restore: () => setLogSink(previous) };
+}
+
+/** Fails if any credential appears in any captured line. */
+export function expectNoSecrets(lines: readonly string[], secrets: readonly string[]): void {
+  const all = lines.join('\n');
+  for (const secret of secrets) expect(all.includes(secret), `a log line contains a credential`).toBe(false);
+}
+
+/**
+ * Every item whose partition belongs to the app (test-only Scan: proves what a write left
+ * behind). The app's own partition (tenants, roles) is excluded.
+ */
+export async function appItems(appId: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await getDocumentClient().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: 'begins_with(PK, :p)',
+        ExpressionAttributeValues: { ':p': `APP#${appId}#` },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...(out.Items ?? []));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+export const keysOf = (items: readonly Record<string, unknown>[]) => items.map((i) => `${i.PK} ${i.SK}`).sort();
+
+export async function importUser(appId: string, user: unknown) {
+  return call('POST', `/appid-${appId}/bulk-import/import`, { body: user });
+}
+
+export async function signIn(appId: string, email: string, password: string, tenantId = 'public') {
+  return call('POST', `/appid-${appId}/${tenantId}/recipe/signin`, { body: { email, password } });
+}
