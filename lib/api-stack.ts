@@ -1,0 +1,184 @@
+import {
+  CfnOutput,
+  Duration,
+  NestedStack,
+  type NestedStackProps,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+} from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import {
+  HttpApi,
+  HttpMethod,
+  HttpRoute,
+  HttpRouteKey,
+  HttpStage,
+  type IHttpApi,
+  LogGroupLogDestination,
+  PayloadFormatVersion,
+} from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { DEFAULT_ROUTE_PATH, gatewayPaths, type RouteDefinition } from '#functions/routes.js';
+import { ENV } from '#functions/shared/env.js';
+import { DEFAULT_ROUTE_MEMORY_MB, DEFAULT_ROUTE_TIMEOUT_SECONDS, ROUTE_GROUP_COUNT } from './constants.js';
+import { ServiceFunction } from './constructs/service-function.js';
+
+/** What every route function is wired to; all of it comes from bin/app.ts. */
+interface RouteWiring {
+  readonly table: ITable;
+  readonly importQueue: IQueue;
+  /** ARN of the secret holding the comma-separated base API keys; none means an open core. */
+  readonly apiKeysSecretArn?: string;
+  /** Keep log groups when they leave the stack. */
+  readonly retain: boolean;
+  readonly logRetention: RetentionDays;
+  /** `LOG_LEVEL` of every function. @default - the functions' own default (info) */
+  readonly logLevel?: string;
+}
+
+export interface ApiStackProps extends StackProps, RouteWiring {
+  /** The route manifest (functions/routes.ts); one function and its API routes per entry. */
+  readonly routes: readonly RouteDefinition[];
+}
+
+/**
+ * HTTP API access-log line (JSON). Only request metadata: no headers, so API keys never reach it.
+ */
+const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: '$context.requestId',
+    time: '$context.requestTime',
+    ip: '$context.identity.sourceIp',
+    method: '$context.httpMethod',
+    path: '$context.path',
+    routeKey: '$context.routeKey',
+    status: '$context.status',
+    latencyMs: '$context.responseLatency',
+    integrationError: '$context.integrationErrorMessage',
+  }),
+);
+
+/**
+ * Stateless resources: the HTTP API and one function per manifest entry. The per-route resources
+ * live in a fixed number of nested stacks (see ROUTE_GROUP_COUNT) to stay far below
+ * CloudFormation's 500-resources-per-template limit.
+ */
+export class ApiStack extends Stack {
+  readonly api: HttpApi;
+  readonly stage: HttpStage;
+  readonly routeGroups: readonly RouteGroupStack[];
+
+  constructor(scope: Construct, id: string, props: ApiStackProps) {
+    super(scope, id, props);
+    const wiring: RouteWiring = {
+      table: props.table,
+      importQueue: props.importQueue,
+      retain: props.retain,
+      logRetention: props.logRetention,
+      ...(props.apiKeysSecretArn === undefined ? {} : { apiKeysSecretArn: props.apiKeysSecretArn }),
+      ...(props.logLevel === undefined ? {} : { logLevel: props.logLevel }),
+    };
+
+    // The stage is declared explicitly (not createDefaultStage) so it can carry access logs.
+    this.api = new HttpApi(this, 'HttpApi', {
+      // Not a physical-name lock-in: API names need not be unique; this one tells stages apart.
+      apiName: this.stackName,
+      description: 'Auth core (SuperTokens core API compatible)',
+      createDefaultStage: false,
+    });
+    const accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: props.logRetention,
+      removalPolicy: props.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    this.stage = new HttpStage(this, 'DefaultStage', {
+      httpApi: this.api,
+      autoDeploy: true,
+      accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: ACCESS_LOG_FORMAT },
+    });
+
+    const groups = new Map<number, RouteDefinition[]>();
+    for (const route of props.routes) {
+      const group = routeGroupOf(route.id);
+      groups.set(group, [...(groups.get(group) ?? []), route]);
+    }
+    this.routeGroups = [...groups.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(
+        ([group, members]) =>
+          new RouteGroupStack(this, `Routes${group}`, { ...wiring, api: this.api, routes: members }),
+      );
+
+    new CfnOutput(this, 'ApiUrl', { value: this.stage.url, description: 'Base URL of the auth core' });
+  }
+}
+
+/** Stable nested-stack assignment of a route: FNV-1a hash of its id, modulo ROUTE_GROUP_COUNT. */
+export function routeGroupOf(routeId: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < routeId.length; i++) {
+    hash ^= routeId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % ROUTE_GROUP_COUNT;
+}
+
+/** `app-put-v2` → `AppPutV2` (construct ids are PascalCase). */
+function pascalCase(id: string): string {
+  return id
+    .split('-')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+}
+
+export interface RouteGroupStackProps extends NestedStackProps, RouteWiring {
+  readonly api: IHttpApi;
+  readonly routes: readonly RouteDefinition[];
+}
+
+/** One nested stack holding the functions and API routes of a subset of the manifest. */
+export class RouteGroupStack extends NestedStack {
+  constructor(scope: Construct, id: string, props: RouteGroupStackProps) {
+    super(scope, id, { description: `Auth core routes (${id})` });
+    const secret: ISecret | undefined =
+      props.apiKeysSecretArn === undefined
+        ? undefined
+        : Secret.fromSecretCompleteArn(this, 'ApiKeysSecret', props.apiKeysSecretArn);
+
+    for (const route of props.routes) {
+      const name = pascalCase(route.id);
+      const fn = new ServiceFunction(this, name, {
+        entry: route.handler,
+        description: `${route.id}: ${route.method} ${route.path}`,
+        timeout: Duration.seconds(route.timeoutSeconds ?? DEFAULT_ROUTE_TIMEOUT_SECONDS),
+        memorySize: route.memoryMb ?? DEFAULT_ROUTE_MEMORY_MB,
+        logRetention: props.logRetention,
+        logRemovalPolicy: props.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+        environment: props.logLevel === undefined ? {} : { [ENV.logLevel]: props.logLevel },
+      });
+      if (route.access.table) fn.bindTable(props.table, route.access.table);
+      if (route.access.queue) fn.bindImportQueue(props.importQueue, route.access.queue);
+      if (secret) fn.bindApiKeysSecret(secret);
+
+      const integration = new HttpLambdaIntegration(`${name}Integration`, fn, {
+        payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
+      });
+      if (route.path === DEFAULT_ROUTE_PATH) {
+        new HttpRoute(this, `${name}Route`, { httpApi: props.api, routeKey: HttpRouteKey.DEFAULT, integration });
+        continue;
+      }
+      gatewayPaths(route).forEach((path, i) => {
+        new HttpRoute(this, `${name}Route${i}`, {
+          httpApi: props.api,
+          routeKey: HttpRouteKey.with(path, HttpMethod[route.method]),
+          integration,
+        });
+      });
+    }
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * Numbers and paths the stacks share. Kept apart from the stacks so the (later) import-worker
+ * wiring and the infra tests read the same values the queue was sized with.
+ */
+import { fileURLToPath } from 'node:url';
+
+/** Absolute path of the repository root; handler entries are resolved from here, never from cwd. */
+export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Timeout of the SQS import worker (one batch of staged users). */
+export const IMPORT_WORKER_TIMEOUT_SECONDS = 60;
+
+/**
+ * AWS recommends a source-queue visibility timeout of at least six times the consuming function's
+ * timeout, so a batch retried by the Lambda poller is not redelivered while still in flight.
+ */
+export const VISIBILITY_TIMEOUT_FACTOR = 6;
+
+/** Receives before a message is moved to the DLQ (transient errors get this many attempts). */
+export const IMPORT_MAX_RECEIVE_COUNT = 5;
+
+/**
+ * DLQ retention. A standard queue keeps a message's original enqueue time when it is moved to the
+ * DLQ, so this must exceed the source queue's retention (4 days by default).
+ */
+export const IMPORT_DLQ_RETENTION_DAYS = 14;
+
+/** Defaults for a route function when the manifest entry sets none. */
+export const DEFAULT_ROUTE_TIMEOUT_SECONDS = 10;
+export const DEFAULT_ROUTE_MEMORY_MB = 1024;
+
+/**
+ * CloudFormation allows 500 resources per template and a route costs about 11 (function, role,
+ * policy, log group, integration, three routes, three permissions). Routes are therefore spread
+ * over this many nested stacks. The assignment hashes the route id, so adding or removing a route
+ * never moves another route to a different nested stack (moving one would make CloudFormation
+ * create its API route in the new stack before deleting it from the old one, a route-key clash).
+ * Changing this number moves routes: do it only in a deployment that can tolerate that.
+ */
+export const ROUTE_GROUP_COUNT = 4;
+
+/** Resource ceiling the infra tests hold every stack and nested stack to (hard limit: 500). */
+export const MAX_RESOURCES_PER_STACK = 450;

@@ -1,0 +1,118 @@
+import { join } from 'node:path';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { ENV } from '#functions/shared/env.js';
+import { DEFAULT_ROUTE_MEMORY_MB, DEFAULT_ROUTE_TIMEOUT_SECONDS, REPO_ROOT } from '../constants.js';
+
+/**
+ * Table actions per access level. Narrower than CDK's grantReadData/grantReadWriteData: no Scan
+ * (no request path may scan) and no stream actions (the table has no stream). Transactions are
+ * authorised per contained action, so write needs ConditionCheckItem for their conditions.
+ */
+export const TABLE_ACTIONS = {
+  read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
+  write: [
+    'dynamodb:GetItem',
+    'dynamodb:BatchGetItem',
+    'dynamodb:Query',
+    'dynamodb:ConditionCheckItem',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:BatchWriteItem',
+  ],
+} as const;
+
+/**
+ * Makes CommonJS dependencies work inside the ESM bundle: esbuild's `require` shim calls the
+ * `require` this banner defines.
+ */
+const ESM_REQUIRE_BANNER =
+  "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+
+export interface ServiceFunctionProps
+  extends Omit<NodejsFunctionProps, 'entry' | 'runtime' | 'architecture' | 'logGroup' | 'timeout' | 'memorySize'> {
+  /** Repository-relative path of the module that exports `handler` (resolved from the repo root). */
+  readonly entry: string;
+  /** @default 10 seconds */
+  readonly timeout?: Duration;
+  /** @default 1024 */
+  readonly memorySize?: number;
+  /** @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+  /** Of the function's log group. */
+  readonly logRemovalPolicy: RemovalPolicy;
+}
+
+/**
+ * A NodejsFunction with the house defaults: Node.js 22 on ARM64, an ESM bundle built by the local
+ * esbuild (minified, with source maps), active tracing, an explicit timeout, memory and log group.
+ * Caller environment is merged with the defaults, and the bind helpers grant least privilege and
+ * set the matching environment variable in one move.
+ */
+export class ServiceFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    const { entry, logRetention, logRemovalPolicy, bundling, environment, ...rest } = props;
+    const logGroup = new LogGroup(scope, `${id}Logs`, {
+      retention: logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: logRemovalPolicy,
+    });
+    super(scope, id, {
+      ...rest,
+      entry: join(REPO_ROOT, entry),
+      handler: 'handler',
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      timeout: props.timeout ?? Duration.seconds(DEFAULT_ROUTE_TIMEOUT_SECONDS),
+      memorySize: props.memorySize ?? DEFAULT_ROUTE_MEMORY_MB,
+      tracing: Tracing.ACTIVE,
+      logGroup,
+      environment: { NODE_OPTIONS: '--enable-source-maps', ...environment },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        minify: true,
+        sourceMap: true,
+        // Stack traces need file and line only; embedding the sources would double the bundle.
+        sourcesContent: false,
+        // Bundle the AWS SDK too: the versions the tests ran against, not the runtime's copy.
+        externalModules: [],
+        forceDockerBundling: false,
+        ...bundling,
+      },
+    });
+  }
+
+  /** Table access per `mode`, on the table and its indexes, plus the key's matching KMS actions. */
+  bindTable(table: ITable, mode: 'read' | 'write'): this {
+    table.grant(this, ...TABLE_ACTIONS[mode]);
+    if (mode === 'read') table.encryptionKey?.grantDecrypt(this);
+    else table.encryptionKey?.grantEncryptDecrypt(this);
+    this.addEnvironment(ENV.tableName, table.tableName);
+    return this;
+  }
+
+  /** Send-only access to the import queue (and its key). */
+  bindImportQueue(queue: IQueue, mode: 'send'): this {
+    if (mode === 'send') queue.grantSendMessages(this);
+    this.addEnvironment(ENV.importQueueUrl, queue.queueUrl);
+    return this;
+  }
+
+  /** Read access to the secret holding the comma-separated base API keys. */
+  bindApiKeysSecret(secret: ISecret): this {
+    secret.grantRead(this);
+    this.addEnvironment(ENV.apiKeysSecretArn, secret.secretArn);
+    return this;
+  }
+}

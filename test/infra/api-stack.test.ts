@@ -1,0 +1,221 @@
+import type { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_ROUTE_PATH, gatewayRouteKeys, ROUTES } from '#functions/routes.js';
+import { ENV } from '#functions/shared/env.js';
+import { createRouter } from '../../bin/local/router.js';
+import { routeGroupOf } from '../../lib/api-stack.js';
+import {
+  DEFAULT_ROUTE_MEMORY_MB,
+  DEFAULT_ROUTE_TIMEOUT_SECONDS,
+  MAX_RESOURCES_PER_STACK,
+  ROUTE_GROUP_COUNT,
+} from '../../lib/constants.js';
+import { resourcesOfType, type Synthesized, synth } from './synth.js';
+import { type RouteFunction, resourceCount, routeFunctions } from './template-helpers.js';
+
+const WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:TransactWriteItems',
+];
+const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:auth-core-api-keys-AbC123';
+
+const sorted = (values: readonly string[]) => [...values].sort();
+const manifestRouteKeys = ROUTES.flatMap(gatewayRouteKeys);
+const routeById = new Map(ROUTES.map((r) => [r.id, r]));
+
+let synthesized: Synthesized;
+let functions: RouteFunction[];
+let allTemplates: Template[];
+
+beforeAll(() => {
+  synthesized = synth();
+  allTemplates = [synthesized.apiTemplate, ...synthesized.groupTemplates];
+  functions = routeFunctions(synthesized.groupTemplates);
+});
+
+describe('routes: manifest, template and local router agree', () => {
+  it('creates exactly the manifest route keys', () => {
+    const templateKeys = allTemplates.flatMap((t) =>
+      resourcesOfType(t, 'AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties?.RouteKey as string),
+    );
+    expect(templateKeys).toHaveLength(manifestRouteKeys.length);
+    expect(sorted(templateKeys)).toEqual(sorted(manifestRouteKeys));
+  });
+
+  it('serves the same route keys locally', () => {
+    const localKeys = createRouter(ROUTES).routeKeys();
+    expect(localKeys).toHaveLength(manifestRouteKeys.length);
+    expect(sorted(localKeys)).toEqual(sorted(manifestRouteKeys));
+  });
+
+  it('points every route at the function of its manifest entry', () => {
+    for (const fn of functions) {
+      const route = routeById.get(fn.routeId);
+      expect(route, fn.routeId).toBeDefined();
+      expect(sorted(fn.routeKeys)).toEqual(sorted(gatewayRouteKeys(route!)));
+    }
+  });
+
+  it('routes $default to the fallback entry', () => {
+    const fallback = ROUTES.find((r) => r.path === DEFAULT_ROUTE_PATH)!;
+    expect(functions.find((f) => f.routeKeys.includes('$default'))?.routeId).toBe(fallback.id);
+  });
+});
+
+describe('route functions', () => {
+  it('has one Lambda function per manifest entry', () => {
+    expect(functions).toHaveLength(ROUTES.length);
+    expect(sorted(functions.map((f) => f.routeId))).toEqual(sorted(ROUTES.map((r) => r.id)));
+  });
+
+  it('runs Node.js 22 on ARM64 with the manifest timeout and memory', () => {
+    for (const fn of functions) {
+      const route = routeById.get(fn.routeId)!;
+      expect(fn.properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        Timeout: route.timeoutSeconds ?? DEFAULT_ROUTE_TIMEOUT_SECONDS,
+        MemorySize: route.memoryMb ?? DEFAULT_ROUTE_MEMORY_MB,
+        TracingConfig: { Mode: 'Active' },
+      });
+    }
+  });
+
+  it('logs to its own log group with a retention', () => {
+    for (const template of synthesized.groupTemplates) {
+      const logGroups = new Map(resourcesOfType(template, 'AWS::Logs::LogGroup'));
+      for (const [, fn] of resourcesOfType(template, 'AWS::Lambda::Function')) {
+        const logGroup = logGroups.get(fn.Properties?.LoggingConfig?.LogGroup?.Ref);
+        expect(logGroup?.Properties?.RetentionInDays).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it('sets TABLE_NAME everywhere and IMPORT_QUEUE_URL only where the queue is used', () => {
+    for (const fn of functions) {
+      const route = routeById.get(fn.routeId)!;
+      const variables = Object.keys(fn.properties.Environment?.Variables ?? {});
+      expect(variables).toContain('NODE_OPTIONS');
+      expect(variables.includes(ENV.tableName), fn.routeId).toBe(route.access.table !== undefined);
+      expect(variables.includes(ENV.importQueueUrl), fn.routeId).toBe(route.access.queue !== undefined);
+      expect(variables, fn.routeId).not.toContain(ENV.apiKeysSecretArn);
+    }
+  });
+
+  it('has no hard-coded function names', () => {
+    expect(functions.filter((f) => f.properties.FunctionName !== undefined)).toEqual([]);
+  });
+});
+
+describe('least privilege from route.access', () => {
+  it('gives read-only routes no write actions', () => {
+    for (const fn of functions.filter((f) => routeById.get(f.routeId)!.access.table === 'read')) {
+      expect(fn.actions, fn.routeId).toContain('dynamodb:Query');
+      expect(fn.actions, fn.routeId).toContain('kms:Decrypt');
+      expect(
+        fn.actions.filter((a) => WRITE_ACTIONS.includes(a) || a.startsWith('kms:Encrypt')),
+        fn.routeId,
+      ).toEqual([]);
+    }
+  });
+
+  it('gives write routes write actions', () => {
+    const writers = functions.filter((f) => routeById.get(f.routeId)!.access.table === 'write');
+    expect(writers.length).toBeGreaterThan(0);
+    for (const fn of writers) {
+      expect(fn.actions, fn.routeId).toEqual(
+        expect.arrayContaining([
+          'dynamodb:PutItem',
+          'dynamodb:UpdateItem',
+          'dynamodb:DeleteItem',
+          'kms:GenerateDataKey*',
+        ]),
+      );
+    }
+  });
+
+  it('never grants Scan, wildcards or table administration', () => {
+    for (const fn of functions) {
+      const dynamo = fn.actions.filter((a) => a.startsWith('dynamodb:'));
+      expect(
+        dynamo.filter((a) => a === 'dynamodb:Scan' || a.includes('*') || /Table|Backup/.test(a)),
+        fn.routeId,
+      ).toEqual([]);
+    }
+  });
+
+  it('lets only routes with queue access send to SQS, and none consume', () => {
+    for (const fn of functions) {
+      const sqs = fn.actions.filter((a) => a.startsWith('sqs:'));
+      const route = routeById.get(fn.routeId)!;
+      if (route.access.queue === 'send') expect(sqs, fn.routeId).toContain('sqs:SendMessage');
+      else expect(sqs, fn.routeId).toEqual([]);
+      expect(sqs.filter((a) => a === 'sqs:ReceiveMessage' || a === 'sqs:DeleteMessage' || a === 'sqs:*')).toEqual([]);
+    }
+  });
+
+  it('grants no secret access without a configured secret', () => {
+    expect(functions.flatMap((f) => f.actions).filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
+  });
+});
+
+describe('with an API-keys secret', () => {
+  it('passes the secret ARN and grants read access to exactly that secret', () => {
+    const { groupTemplates } = synth({ apiKeysSecretArn: SECRET_ARN });
+    const withSecret = routeFunctions(groupTemplates);
+    expect(withSecret).toHaveLength(ROUTES.length);
+    for (const fn of withSecret) {
+      expect(fn.properties.Environment.Variables[ENV.apiKeysSecretArn]).toBe(SECRET_ARN);
+      expect(fn.actions).toContain('secretsmanager:GetSecretValue');
+    }
+    for (const template of groupTemplates) {
+      const statements = resourcesOfType(template, 'AWS::IAM::Policy').flatMap(
+        ([, p]) => p.Properties?.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[],
+      );
+      for (const statement of statements.filter((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue'))) {
+        expect(statement.Resource).toBe(SECRET_ARN);
+      }
+    }
+  });
+});
+
+describe('stack layout', () => {
+  it('outputs the API URL', () => {
+    synthesized.apiTemplate.hasOutput('ApiUrl', {});
+  });
+
+  it('uses an HTTP API with a $default stage', () => {
+    synthesized.apiTemplate.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
+    synthesized.apiTemplate.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP' });
+    synthesized.apiTemplate.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+    });
+    for (const template of synthesized.groupTemplates) {
+      for (const [, integration] of resourcesOfType(template, 'AWS::ApiGatewayV2::Integration')) {
+        expect(integration.Properties?.PayloadFormatVersion).toBe('2.0');
+      }
+    }
+  });
+
+  it('puts route functions in at most ROUTE_GROUP_COUNT nested stacks, by route id', () => {
+    expect(synthesized.api.routeGroups.length).toBeLessThanOrEqual(ROUTE_GROUP_COUNT);
+    for (const group of synthesized.api.routeGroups) {
+      const groupIndex = Number(group.node.id.replace('Routes', ''));
+      const ids = routeFunctions([synthesized.groupTemplates[synthesized.api.routeGroups.indexOf(group)]!]).map(
+        (f) => f.routeId,
+      );
+      expect(ids.every((id) => routeGroupOf(id) === groupIndex)).toBe(true);
+    }
+  });
+
+  it('keeps every stack and nested stack under the resource limit', () => {
+    for (const template of [synthesized.dataTemplate, ...allTemplates]) {
+      expect(resourceCount(template)).toBeLessThan(MAX_RESOURCES_PER_STACK);
+    }
+  });
+});
