@@ -6,6 +6,7 @@
  * object as JSON text: DynamoDB numbers cannot hold every JSON number), `version` (optimistic
  * concurrency), `updatedAt`; GSI3 user-data entry (keys/metadata.ts).
  */
+
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type Metadata, shallowMergeMetadata } from '#functions/domain/metadata/merge.js';
 import type { MetadataStore, StoredMetadata } from '#functions/domain/metadata/service.js';
@@ -20,6 +21,7 @@ import {
 } from './keys/metadata.js';
 import { ROLE_SORT_PREFIX } from './keys/roles.js';
 import { TOTP_SORT_PREFIX } from './keys/totp.js';
+import { queryAll, queryPages } from './query.js';
 import type { TransactWriteItem } from './role-store.js';
 
 export type { TransactWriteItem } from './role-store.js';
@@ -104,26 +106,19 @@ export async function metadataMergeWrite(
 /** Keys of the user-data items of one id: metadata, role assignments (all tenants), TOTP devices. */
 async function userDataKeys(appId: string, userId: string): Promise<{ PK: string; SK: string }[]> {
   const keys: { PK: string; SK: string }[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await getDocumentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': userPartition(appId, userId) },
-        ProjectionExpression: 'PK, SK',
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      const sk = item.SK as string;
-      if (sk === METADATA_SK || sk.startsWith(ROLE_SORT_PREFIX) || sk.startsWith(TOTP_SORT_PREFIX)) {
-        keys.push({ PK: item.PK as string, SK: sk });
-      }
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': userPartition(appId, userId) },
+    ProjectionExpression: 'PK, SK',
+    ConsistentRead: true,
+  });
+  for (const item of items) {
+    const sk = item.SK as string;
+    if (sk === METADATA_SK || sk.startsWith(ROLE_SORT_PREFIX) || sk.startsWith(TOTP_SORT_PREFIX)) {
+      keys.push({ PK: item.PK as string, SK: sk });
     }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  }
   return keys;
 }
 
@@ -149,21 +144,14 @@ export async function purgeUserData(appId: string, userId: string): Promise<void
 export async function purgeAppUserData(appId: string): Promise<void> {
   await Promise.all(
     Array.from({ length: USER_DATA_SHARDS }, async (_, shard) => {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const out = await getDocumentClient().send(
-          new QueryCommand({
-            TableName: tableName(),
-            IndexName: 'GSI3',
-            KeyConditionExpression: 'GSI3PK = :pk',
-            ExpressionAttributeValues: { ':pk': userDataIndexPartition(appId, shard) },
-            ProjectionExpression: 'PK, SK',
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        await deleteKeys((out.Items ?? []).map((item) => ({ PK: item.PK, SK: item.SK })));
-        startKey = out.LastEvaluatedKey;
-      } while (startKey);
+      const pages = queryPages({
+        TableName: tableName(),
+        IndexName: 'GSI3',
+        KeyConditionExpression: 'GSI3PK = :pk',
+        ExpressionAttributeValues: { ':pk': userDataIndexPartition(appId, shard) },
+        ProjectionExpression: 'PK, SK',
+      });
+      for await (const page of pages) await deleteKeys(page.map((item) => ({ PK: item.PK, SK: item.SK })));
     }),
   );
 }

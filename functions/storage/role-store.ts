@@ -8,6 +8,7 @@
  *   `createdAt`; GSI2 `APP#<a>#ROLE#<shard>#<role>` / `<t>#<userId>` (by role); GSI3 user-data entry
  *   (app deletion).
  */
+
 import {
   DeleteCommand,
   GetCommand,
@@ -34,6 +35,7 @@ import {
   userRoleSortKey,
   userRoleSortPrefix,
 } from './keys/roles.js';
+import { queryAll, queryPages } from './query.js';
 
 /** One element of a TransactWriteItems request (what the import builds its per-user transaction from). */
 export type TransactWriteItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -99,17 +101,6 @@ export async function listRoleNames(appId: string): Promise<string[]> {
     ConsistentRead: true,
   });
   return items.map((item) => item.role as string);
-}
-
-async function queryAll(input: QueryCommandInput): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await getDocumentClient().send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }));
-    items.push(...(out.Items ?? []));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
-  return items;
 }
 
 /**

@@ -2,6 +2,7 @@ import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand } 
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { PUBLIC } from '#functions/shared/prefix.js';
 import { APP_LIST_PARTITION, appPartition, TENANT_SORT_PREFIX, tenantSortKey } from './keys/apps.js';
+import { queryAll } from './query.js';
 
 /** A third-party provider configuration, stored as the JSON the API received (normalised). */
 export type ProviderConfig = Readonly<Record<string, unknown>> & { readonly thirdPartyId: string };
@@ -120,45 +121,30 @@ export async function loadTenantPair(
 /** Access pattern "tenants of an app": Query APP#<appId>, SK begins_with TENANT#. */
 export async function listTenants(appId: string): Promise<TenantRecord[]> {
   const records: TenantRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await getDocumentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-        ExpressionAttributeValues: { ':pk': appPartition(appId), ':sk': TENANT_SORT_PREFIX },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      const record = fromItem(item);
-      if (record) records.push(record);
-    }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+    ExpressionAttributeValues: { ':pk': appPartition(appId), ':sk': TENANT_SORT_PREFIX },
+    ConsistentRead: true,
+  });
+  for (const item of items) {
+    const record = fromItem(item);
+    if (record) records.push(record);
+  }
   if (appId === PUBLIC && !records.some((r) => r.tenantId === PUBLIC)) records.unshift(defaultBaseTenant());
   return records;
 }
 
 /** Access pattern "all apps": Query GSI1 APPS (one entry per app's public tenant). */
 export async function listAppIds(): Promise<string[]> {
-  const ids: string[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await getDocumentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': APP_LIST_PARTITION },
-        ProjectionExpression: 'appId',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of out.Items ?? []) ids.push(item.appId as string);
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  const items = await queryAll({
+    TableName: tableName(),
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :pk',
+    ExpressionAttributeValues: { ':pk': APP_LIST_PARTITION },
+    ProjectionExpression: 'appId',
+  });
+  const ids = items.map((item) => item.appId as string);
   if (!ids.includes(PUBLIC)) ids.unshift(PUBLIC);
   return ids;
 }

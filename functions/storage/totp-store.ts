@@ -4,12 +4,14 @@
  * entry. The secret is only ever read by code that verifies codes; listing projects it away so
  * it never leaves DynamoDB on that path.
  */
+
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { defaultTotpDeviceName } from '#functions/domain/totp/names.js';
 import type { TotpDeviceView, TotpStore } from '#functions/domain/totp/service.js';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { userDataIndexKeys } from './keys/metadata.js';
 import { TOTP_SORT_PREFIX, totpDeviceSortKey, userPartition } from './keys/totp.js';
+import { queryAll, queryPages } from './query.js';
 import type { TransactWriteItem } from './role-store.js';
 
 export type { TransactWriteItem } from './role-store.js';
@@ -65,28 +67,21 @@ export function totpDevicePut(appId: string, userId: string, device: TotpDeviceI
  */
 export async function listTotpDevices(appId: string, userId: string): Promise<TotpDeviceView[]> {
   const devices: TotpDeviceView[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await getDocumentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-        ExpressionAttributeValues: { ':pk': userPartition(appId, userId), ':sk': TOTP_SORT_PREFIX },
-        ProjectionExpression: 'deviceName, period, skew, verified',
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      devices.push({
-        name: item.deviceName as string,
-        period: item.period as number,
-        skew: item.skew as number,
-        verified: item.verified as boolean,
-      });
-    }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+    ExpressionAttributeValues: { ':pk': userPartition(appId, userId), ':sk': TOTP_SORT_PREFIX },
+    ProjectionExpression: 'deviceName, period, skew, verified',
+    ConsistentRead: true,
+  });
+  for (const item of items) {
+    devices.push({
+      name: item.deviceName as string,
+      period: item.period as number,
+      skew: item.skew as number,
+      verified: item.verified as boolean,
+    });
+  }
   return devices;
 }
 

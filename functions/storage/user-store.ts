@@ -5,6 +5,7 @@
  * sharded ADD updates inside it. A cancelled transaction is mapped back, by action index, to the
  * entities whose conditions failed.
  */
+
 import { randomUUID } from 'node:crypto';
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { UserRecord } from '#functions/domain/users/model.js';
@@ -38,6 +39,7 @@ import {
   userPartition,
 } from './keys/users.js';
 import { metadataMergeWrite, purgeUserData } from './metadata-store.js';
+import { queryAll, queryPages } from './query.js';
 import { roleExistsCheck, userRolePut } from './role-store.js';
 import { totpDevicePut } from './totp-store.js';
 import {
@@ -348,20 +350,13 @@ async function getEmailPasswordUser(appId: string, tenantId: string, email: stri
 /** Access pattern "account-info owners": Query one account-info partition (UNIQUE#… and REF#… items). */
 async function ownersOf(pk: string): Promise<string[]> {
   const owners: string[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await getDocumentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of out.Items ?? []) if (item.SK !== PRIMARY_SK) owners.push(item.userId as string);
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': pk },
+    ConsistentRead: true,
+  });
+  for (const item of items) if (item.SK !== PRIMARY_SK) owners.push(item.userId as string);
   return owners;
 }
 
@@ -464,19 +459,15 @@ export const userStore: UserStore = {
  */
 export async function purgeAppUsers(appId: string): Promise<void> {
   for (let shard = 0; shard < USER_COUNTER_SHARDS; shard++) {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await getDocumentClient().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: 'GSI2',
-          KeyConditionExpression: 'GSI2PK = :pk',
-          ExpressionAttributeValues: { ':pk': appUsersIndexPartition(appId, shard) },
-          ExclusiveStartKey: startKey,
-        }),
-      );
+    const pages = queryPages({
+      TableName: tableName(),
+      IndexName: 'GSI2',
+      KeyConditionExpression: 'GSI2PK = :pk',
+      ExpressionAttributeValues: { ':pk': appUsersIndexPartition(appId, shard) },
+    });
+    for await (const page of pages) {
       const keys: Key[] = [];
-      for (const item of out.Items ?? []) {
+      for (const item of page) {
         const record = recordFromItem(item);
         if (!record) continue;
         // The USER item last, so an interrupted purge still finds this user next time.
@@ -484,8 +475,7 @@ export async function purgeAppUsers(appId: string): Promise<void> {
         keys.push(...derived.filter((k) => k.SK !== USER_SK), ...derived.filter((k) => k.SK === USER_SK));
       }
       await deleteKeys(keys);
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
+    }
   }
   for (let shard = 0; shard < USER_COUNTER_SHARDS; shard++) await purgePartition(userCounterPartition(appId, shard));
 }
