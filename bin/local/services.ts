@@ -1,3 +1,12 @@
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ENV } from '#functions/shared/env.js';
+import { WORKERS } from '#functions/workers.js';
+import { startLocalSqs } from './sqs.js';
+import { type SqsPoller, type SqsWorkerHandler, startSqsPoller } from './sqs-poller.js';
+
+const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
+
 /**
  * Extension point: the local runtime's background services.
  *
@@ -43,5 +52,123 @@ export interface LocalService {
   start(context: ServiceContext): Promise<RunningService>;
 }
 
-/** None yet: the local SQS server, the pollers and the reconciler come with the import pipeline. */
-export const BACKGROUND_SERVICES: readonly LocalService[] = [];
+// ------------------------------------------------------------------------------------------------
+// The import pipeline (design §6–7)
+
+/** Local queue names (the stack generates its own). */
+export const LOCAL_IMPORT_QUEUE = 'auth-core-import';
+/**
+ * Visibility timeout of the local import queue. The stack uses 6 × the worker's timeout (6 min);
+ * locally a failed message comes back after 30 s so a poison user reaches FAILED in minutes.
+ */
+export const LOCAL_VISIBILITY_TIMEOUT_SECONDS = 30;
+/** Import batches handled at once locally (the stack allows more; this machine has few cores). */
+const LOCAL_WORKER_CONCURRENCY = 4;
+export const LOCAL_RECONCILE_EVERY_MS = 60_000;
+/** Locally a row is re-sent when its message was last sent this long ago (AWS: 15 min). */
+export const LOCAL_RESEND_AFTER_MS = 5 * 60_000;
+
+type Loaded = { handler: (...args: never[]) => Promise<unknown> };
+
+async function loadWorker(id: string): Promise<Loaded['handler']> {
+  const definition = WORKERS.find((w) => w.id === id);
+  if (!definition) throw new Error(`worker ${id} is not in functions/workers.ts`);
+  const module = (await import(pathToFileURL(resolve(REPO_ROOT, definition.handler)).href)) as Partial<Loaded>;
+  if (typeof module.handler !== 'function') throw new Error(`${definition.handler} does not export handler`);
+  return module.handler;
+}
+
+function workerDefinition(id: string) {
+  const definition = WORKERS.find((w) => w.id === id);
+  if (!definition || definition.source.kind === 'schedule') throw new Error(`worker ${id} is not a queue worker`);
+  return { definition, source: definition.source };
+}
+
+/**
+ * fauxqs with the import queue and its DLQ, a poller per queue worker, and the reconciler: once
+ * at start-up for every row sent before this runtime started (fauxqs lost those messages when
+ * the previous run stopped), then on a timer.
+ */
+export const importPipelineService: LocalService = {
+  name: 'the import pipeline',
+  async start(context) {
+    const startedAt = Date.now();
+    const sqs = await startLocalSqs({
+      region: context.region,
+      queueName: LOCAL_IMPORT_QUEUE,
+      visibilityTimeoutSeconds: LOCAL_VISIBILITY_TIMEOUT_SECONDS,
+    });
+    context.env[ENV.sqsEndpoint] = sqs.endpoint;
+    context.env[ENV.importQueueUrl] = sqs.queueUrl;
+    context.env[ENV.importDlqUrl] = sqs.dlqUrl;
+
+    const pollers: SqsPoller[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    let reconciling: Promise<void> | undefined;
+    const stop = async () => {
+      if (timer) clearInterval(timer);
+      await reconciling;
+      await Promise.all(pollers.map((p) => p.stop()));
+      await sqs.stop();
+    };
+    try {
+      const [worker, dlqConsumer, reconciler] = await Promise.all(
+        ['import-worker', 'dlq-consumer', 'reconciler'].map(loadWorker),
+      );
+      const queues = [
+        {
+          id: 'import-worker',
+          handler: worker,
+          url: sqs.queueUrl,
+          arn: sqs.queueArn,
+          concurrency: LOCAL_WORKER_CONCURRENCY,
+        },
+        { id: 'dlq-consumer', handler: dlqConsumer, url: sqs.dlqUrl, arn: sqs.dlqArn, concurrency: 1 },
+      ];
+      for (const q of queues) {
+        const { definition, source } = workerDefinition(q.id);
+        pollers.push(
+          startSqsPoller({
+            client: sqs.client,
+            queueUrl: q.url,
+            queueArn: q.arn,
+            region: context.region,
+            functionName: definition.id,
+            handler: q.handler as SqsWorkerHandler,
+            batchSize: source.batchSize,
+            concurrency: Math.min(source.maxConcurrency, q.concurrency),
+            timeoutSeconds: definition.timeoutSeconds,
+            onError: context.report,
+          }),
+        );
+      }
+      const reconcile = (sentBefore: number) => {
+        if (reconciling) return;
+        const run = reconciler as unknown as (event: { detail: { sentBefore: number } }) => Promise<{ resent: number }>;
+        reconciling = run({ detail: { sentBefore } })
+          .then((r) => {
+            if (r.resent > 0) context.say(`Reconciler: re-sent ${r.resent} staged user(s) for import.`);
+          })
+          .catch((error: unknown) => context.report(`Reconciler failed (it runs again later): ${String(error)}`))
+          .finally(() => {
+            reconciling = undefined;
+          });
+      };
+      reconcile(startedAt);
+      timer = setInterval(() => reconcile(Date.now() - LOCAL_RESEND_AFTER_MS), LOCAL_RECONCILE_EVERY_MS);
+      timer.unref();
+    } catch (error) {
+      await stop();
+      throw error;
+    }
+    return {
+      banner: [
+        `SQS:       fauxqs at ${sqs.endpoint} (queue ${LOCAL_IMPORT_QUEUE}, DLQ ${LOCAL_IMPORT_QUEUE}-dlq; in memory)`,
+        `Import:    worker ×${LOCAL_WORKER_CONCURRENCY}, DLQ consumer, reconciler every ${LOCAL_RECONCILE_EVERY_MS / 60_000} min`,
+      ],
+      stop,
+    };
+  },
+};
+
+export const BACKGROUND_SERVICES: readonly LocalService[] = [importPipelineService];

@@ -2,6 +2,8 @@ import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { appPartition, tenantSortKey } from './keys/apps.js';
 import { purgeAppUserData } from './metadata-store.js';
+import { queryAll, queryPages } from './query.js';
+import { purgeAppStagedUsers } from './staging-store.js';
 import { purgeAppUsers } from './user-store.js';
 
 /** Deletes keys in batches of 25, retrying what DynamoDB reports as unprocessed. */
@@ -22,20 +24,13 @@ export async function deleteKeys(keys: readonly Record<string, unknown>[]): Prom
 
 /** Deletes every item of one partition for which `keep` is false, page by page. */
 export async function purgePartition(pk: string, keep: (sk: string) => boolean = () => false): Promise<void> {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await getDocumentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-        ProjectionExpression: 'PK, SK',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    await deleteKeys((out.Items ?? []).filter((item) => !keep(item.SK as string)));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  const pages = queryPages({
+    TableName: tableName(),
+    KeyConditionExpression: 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': pk },
+    ProjectionExpression: 'PK, SK',
+  });
+  for await (const page of pages) await deleteKeys(page.filter((item) => !keep(item.SK as string)));
 }
 
 /**
@@ -51,6 +46,8 @@ const PURGERS: readonly ((appId: string) => Promise<void>)[] = [
   (appId) => purgeAppUserData(appId),
   // Users with their account-info, tenant, link and mapping items (GSI2 shards), then the counters.
   (appId) => purgeAppUsers(appId),
+  // Staged bulk-import users (GSI1 status shards) and their counters.
+  (appId) => purgeAppStagedUsers(appId),
 ];
 
 export async function purgeAppData(appId: string): Promise<void> {

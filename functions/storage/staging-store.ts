@@ -51,7 +51,10 @@ const ROWS_PER_TRANSACTION = 99;
 const PARALLELISM = 8;
 
 const rowKey = (appId: string, id: string) => ({ PK: stagedUserPartition(appId, id), SK: STAGED_SK });
-const counterKey = (appId: string, shard: number) => ({ PK: stagedCounterPartition(appId, shard), SK: STAGED_COUNTER_SK });
+const counterKey = (appId: string, shard: number) => ({
+  PK: stagedCounterPartition(appId, shard),
+  SK: STAGED_COUNTER_SK,
+});
 const indexShard = (id: string) => shardOf(id, STAGED_INDEX_SHARDS);
 const counterShard = (id: string) => shardOf(id, STAGED_COUNTER_SHARDS);
 
@@ -246,7 +249,11 @@ async function insertNew(appId: string, users: readonly ImportUser[], now: numbe
       let pending = part;
       while (pending.length > 0) {
         const items: TransactItem[] = pending.map((user) => ({
-          Put: { TableName: tableName(), Item: newRowItem(appId, user, now), ConditionExpression: 'attribute_not_exists(PK)' },
+          Put: {
+            TableName: tableName(),
+            Item: newRowItem(appId, user, now),
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
         }));
         items.push(counterUpdate(appId, shard, { NEW: pending.length }));
         const result = await transact(items);
@@ -364,7 +371,10 @@ async function remove(appId: string, ids: readonly string[]): Promise<Set<string
   const deleted = new Set<string>();
   let pending = [...new Set(ids)];
   for (let round = 0; round < 5 && pending.length > 0; round++) {
-    const rows = (await batchGetRows(appId, pending)).map((i) => ({ id: i.id as string, status: i.status as StagedStatus }));
+    const rows = (await batchGetRows(appId, pending)).map((i) => ({
+      id: i.id as string,
+      status: i.status as StagedStatus,
+    }));
     const retry: string[] = [];
     const groups = [...groupBy(rows, (r) => counterShard(r.id)).entries()];
     await forEachLimited(groups, PARALLELISM, async ([shard, group]) => {
@@ -495,9 +505,7 @@ async function list(
   }
   const rows = picked.slice(0, query.limit).map(fromItem);
   const nextItem = picked[query.limit];
-  return nextItem
-    ? { rows, next: { createdAt: nextItem.createdAt as number, id: nextItem.id as string } }
-    : { rows };
+  return nextItem ? { rows, next: { createdAt: nextItem.createdAt as number, id: nextItem.id as string } } : { rows };
 }
 
 async function count(appId: string, status?: StagedStatus): Promise<number> {
@@ -531,14 +539,20 @@ async function pendingSentBefore(
           TableName: tableName(),
           IndexName: 'GSI2',
           KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :before',
-          ExpressionAttributeValues: { ':pk': pendingIndexPartition(shard), ':before': pendingIndexSortKeyBefore(sentBefore) },
+          ExpressionAttributeValues: {
+            ':pk': pendingIndexPartition(shard),
+            ':before': pendingIndexSortKeyBefore(sentBefore),
+          },
           ProjectionExpression: 'appId, #i',
           ExpressionAttributeNames: { '#i': 'id' },
           Limit: 200,
           ExclusiveStartKey: startKey,
         }),
       );
-      const page = ((out.Items as Item[] | undefined) ?? []).map((i) => ({ appId: i.appId as string, id: i.id as string }));
+      const page = ((out.Items as Item[] | undefined) ?? []).map((i) => ({
+        appId: i.appId as string,
+        id: i.id as string,
+      }));
       if (page.length > 0) await visit(page);
       startKey = out.LastEvaluatedKey;
     } while (startKey);
@@ -555,7 +569,9 @@ async function deleteKeys(keys: readonly Item[]): Promise<void> {
     for (let attempt = 0; requests.length > 0; attempt++) {
       if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
       if (attempt > 10) throw new Error('DynamoDB kept refusing deletes');
-      const out = await getDocumentClient().send(new BatchWriteCommand({ RequestItems: { [table]: requests as never } }));
+      const out = await getDocumentClient().send(
+        new BatchWriteCommand({ RequestItems: { [table]: requests as never } }),
+      );
       requests = (out.UnprocessedItems?.[table] as Item[] | undefined) ?? [];
     }
   }

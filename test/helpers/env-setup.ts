@@ -1,7 +1,11 @@
 import { inject } from 'vitest';
 
-// Point the functions' clients at the DynamoDB Local started by the global setup.
+// Point the functions' clients at the DynamoDB Local and the local SQS server started by the
+// global setup.
 process.env.DYNAMODB_ENDPOINT = inject('dynamodbEndpoint');
 process.env.TABLE_NAME = inject('tableName');
+process.env.SQS_ENDPOINT = inject('sqsEndpoint');
+process.env.IMPORT_QUEUE_URL = inject('importQueueUrl');
+process.env.IMPORT_DLQ_URL = inject('importDlqUrl');
 process.env.AWS_REGION = 'local';
 process.env.LOG_LEVEL ??= 'warn';

@@ -1,0 +1,168 @@
+/**
+ * A local event source that gives an SQS worker handler the batch semantics Lambda's SQS event
+ * source gives it: long-poll receive of up to `batchSize` messages, an SQSEvent, one invocation,
+ * then deletion of the records NOT listed in `batchItemFailures`. Failed records (or the whole
+ * batch when the handler throws or returns an unknown identifier) are left alone: they reappear
+ * after the visibility timeout with a higher receive count, and the queue's redrive moves them
+ * to the DLQ after maxReceiveCount. `concurrency` batches run at most at once; `stop` lets the
+ * batches in flight finish.
+ */
+import { randomUUID } from 'node:crypto';
+import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+
+export type SqsWorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
+
+export interface SqsPollerOptions {
+  readonly client: SQSClient;
+  readonly queueUrl: string;
+  readonly queueArn: string;
+  readonly region: string;
+  readonly functionName: string;
+  readonly handler: SqsWorkerHandler;
+  readonly batchSize: number;
+  readonly concurrency: number;
+  /** The function's timeout: what `getRemainingTimeInMillis` counts down from. */
+  readonly timeoutSeconds: number;
+  /** Long-poll wait per receive; short, so `stop` is quick. @default 1 */
+  readonly waitTimeSeconds?: number;
+  /** Problems of the poller itself (receive/delete failures, handler crashes). */
+  readonly onError?: (message: string) => void;
+}
+
+export interface SqsPoller {
+  /** Batches invoked, records acknowledged (deleted) and records left to come back. */
+  readonly stats: { invocations: number; deleted: number; failed: number };
+  /** True while no batch is being handled. */
+  idle(): boolean;
+  stop(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function toRecord(message: Message, options: SqsPollerOptions): SQSRecord {
+  const a = message.Attributes ?? {};
+  return {
+    messageId: message.MessageId as string,
+    receiptHandle: message.ReceiptHandle as string,
+    body: message.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: a.ApproximateReceiveCount ?? '1',
+      SentTimestamp: a.SentTimestamp ?? String(Date.now()),
+      SenderId: a.SenderId ?? '000000000000',
+      ApproximateFirstReceiveTimestamp: a.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+      ...(a.MessageGroupId ? { MessageGroupId: a.MessageGroupId } : {}),
+    },
+    messageAttributes: {},
+    md5OfBody: message.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: options.queueArn,
+    awsRegion: options.region,
+  };
+}
+
+function context(options: SqsPollerOptions): Context {
+  const deadline = Date.now() + options.timeoutSeconds * 1000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: options.functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${options.functionName}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${options.functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
+  const stats = { invocations: 0, deleted: 0, failed: 0 };
+  const report = options.onError ?? (() => undefined);
+  let stopped = false;
+  let busy = 0;
+
+  async function ack(messages: Message[]): Promise<void> {
+    for (let i = 0; i < messages.length; i += 10) {
+      let entries = messages
+        .slice(i, i + 10)
+        .map((m, j) => ({ Id: String(j), ReceiptHandle: m.ReceiptHandle as string }));
+      for (let attempt = 0; entries.length > 0 && attempt < 5; attempt++) {
+        if (attempt > 0) await sleep(100 * 2 ** attempt);
+        try {
+          const out = await options.client.send(
+            new DeleteMessageBatchCommand({ QueueUrl: options.queueUrl, Entries: entries }),
+          );
+          const failed = new Set((out.Failed ?? []).map((f) => f.Id));
+          stats.deleted += entries.length - failed.size;
+          entries = entries.filter((e) => failed.has(e.Id));
+        } catch (error) {
+          if (attempt === 4) report(`${options.functionName}: deleting handled messages failed: ${String(error)}`);
+        }
+      }
+      // Undeleted messages simply come back: the handlers are idempotent.
+    }
+  }
+
+  async function handle(messages: Message[]): Promise<void> {
+    const event: SQSEvent = { Records: messages.map((m) => toRecord(m, options)) };
+    let failedIds: Set<string>;
+    try {
+      stats.invocations++;
+      const response = await options.handler(event, context(options));
+      const listed = (response ?? { batchItemFailures: [] }).batchItemFailures ?? [];
+      const known = new Set(event.Records.map((r) => r.messageId));
+      // As on Lambda: an empty or unknown identifier fails the whole batch.
+      failedIds = listed.every((f) => f.itemIdentifier && known.has(f.itemIdentifier))
+        ? new Set(listed.map((f) => f.itemIdentifier))
+        : known;
+    } catch (error) {
+      report(`${options.functionName} threw; the whole batch will be retried: ${String(error)}`);
+      failedIds = new Set(event.Records.map((r) => r.messageId));
+    }
+    stats.failed += failedIds.size;
+    await ack(messages.filter((m) => !failedIds.has(m.MessageId as string)));
+  }
+
+  async function loop(): Promise<void> {
+    while (!stopped) {
+      let messages: Message[];
+      try {
+        const out = await options.client.send(
+          new ReceiveMessageCommand({
+            QueueUrl: options.queueUrl,
+            MaxNumberOfMessages: options.batchSize,
+            WaitTimeSeconds: options.waitTimeSeconds ?? 1,
+            MessageSystemAttributeNames: ['All'],
+          }),
+        );
+        messages = out.Messages ?? [];
+      } catch (error) {
+        if (stopped) break;
+        report(`${options.functionName}: receiving from the queue failed: ${String(error)}`);
+        await sleep(1000);
+        continue;
+      }
+      if (messages.length === 0) continue;
+      busy++;
+      try {
+        await handle(messages);
+      } finally {
+        busy--;
+      }
+    }
+  }
+
+  const loops = Array.from({ length: Math.max(1, options.concurrency) }, () => loop());
+  return {
+    stats,
+    idle: () => busy === 0,
+    stop: async () => {
+      stopped = true;
+      await Promise.all(loops);
+    },
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * The local SQS server (fauxqs, in-process) and the import queue with its dead-letter queue,
+ * created with the stack's redrive (maxReceiveCount = IMPORT_MAX_RECEIVE_COUNT).
+ *
+ * fauxqs keeps messages in memory only: they are lost when the runtime stops. The reconciler's
+ * start-up pass re-sends every staged row that is still waiting (design §7).
+ */
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { startFauxqs } from 'fauxqs';
+import { IMPORT_MAX_RECEIVE_COUNT } from '#functions/workers.js';
+
+export interface ImportQueuePair {
+  readonly queueUrl: string;
+  readonly queueArn: string;
+  readonly dlqUrl: string;
+  readonly dlqArn: string;
+}
+
+export interface LocalSqs extends ImportQueuePair {
+  /** The endpoint every SQS client must be given (fauxqs' queue URL hosts do not resolve). */
+  readonly endpoint: string;
+  readonly client: SQSClient;
+  stop(): Promise<void>;
+}
+
+/** An SQS client for a local endpoint (fixed dummy credentials: nothing searches the machine). */
+export function localSqsClient(endpoint: string, region: string): SQSClient {
+  return new SQSClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+}
+
+/** Dead letters are kept as long as SQS allows (14 days), as in the stack. */
+const DLQ_RETENTION_SECONDS = 14 * 24 * 3600;
+
+/**
+ * Creates `<name>-dlq` and `<name>` (redrive after {@link IMPORT_MAX_RECEIVE_COUNT} receives) through
+ * the SQS API; idempotent, so tests can create their own pairs on a shared server.
+ */
+export async function createImportQueuePair(
+  client: SQSClient,
+  name: string,
+  options: { visibilityTimeoutSeconds: number },
+): Promise<ImportQueuePair> {
+  const dlq = await client.send(
+    new CreateQueueCommand({
+      QueueName: `${name}-dlq`,
+      Attributes: { MessageRetentionPeriod: String(DLQ_RETENTION_SECONDS) },
+    }),
+  );
+  const dlqUrl = dlq.QueueUrl as string;
+  const dlqArn = await queueArn(client, dlqUrl);
+  const queue = await client.send(
+    new CreateQueueCommand({
+      QueueName: name,
+      Attributes: {
+        VisibilityTimeout: String(options.visibilityTimeoutSeconds),
+        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: IMPORT_MAX_RECEIVE_COUNT }),
+      },
+    }),
+  );
+  const queueUrl = queue.QueueUrl as string;
+  return { queueUrl, queueArn: await queueArn(client, queueUrl), dlqUrl, dlqArn };
+}
+
+async function queueArn(client: SQSClient, queueUrl: string): Promise<string> {
+  const out = await client.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }));
+  return out.Attributes?.QueueArn as string;
+}
+
+/** Starts fauxqs on the loopback interface and creates the import queue pair. */
+export async function startLocalSqs(options: {
+  readonly region: string;
+  readonly queueName: string;
+  readonly visibilityTimeoutSeconds: number;
+  readonly port?: number;
+}): Promise<LocalSqs> {
+  const server = await startFauxqs({
+    port: options.port ?? 0,
+    host: '127.0.0.1',
+    logger: false,
+    defaultRegion: options.region,
+  });
+  const endpoint = `http://127.0.0.1:${server.port}`;
+  const client = localSqsClient(endpoint, options.region);
+  try {
+    const pair = await createImportQueuePair(client, options.queueName, options);
+    return {
+      ...pair,
+      endpoint,
+      client,
+      stop: async () => {
+        client.destroy();
+        await server.stop();
+      },
+    };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * Use cases of the import worker and the DLQ consumer (design §6): import one staged user with THE
+ * import function, report per-user failures on the row, and turn exhausted retries into FAILED.
+ *
+ * Exactly-once effect under at-least-once delivery: the user's items and the deletion of its
+ * staged row commit in ONE transaction (the row deletion is conditioned on the row still being
+ * PROCESSING), FAILED is only ever written conditionally on the row's current status, and a
+ * redelivery of an imported user finds no row (or finds its user already there) and does nothing.
+ */
+import type { ImportConfig, ImportOutcome, ImportRequest } from '#functions/domain/import/import-user.js';
+import type { ImportMessage } from './message.js';
+import { describeError, scrubSecrets } from './secrets.js';
+import type { StagingStore } from './staging-ports.js';
+import type { ImportUser } from './types.js';
+import { type ImportValidationContext, validateImportUser } from './validate-user.js';
+
+/** What re-validation and the import need to know about the app, read now (roles/tenants may have changed). */
+export interface AppImportContext {
+  readonly validation: Omit<ImportValidationContext, 'now' | 'newId'>;
+  readonly config: ImportConfig;
+}
+
+export interface ProcessingDeps {
+  readonly store: StagingStore;
+  /** Undefined when the app no longer exists (its deletion purges its staged rows). */
+  readonly loadApp: (appId: string) => Promise<AppImportContext | undefined>;
+  /** THE import function (functions/domain/import/import-user.ts), bound to its dependencies. */
+  readonly importUser: (request: ImportRequest) => Promise<ImportOutcome>;
+  readonly now: () => number;
+  readonly newId: () => string;
+  readonly warn: (message: string, fields: Record<string, unknown>) => void;
+}
+
+export type ProcessingResult =
+  /** Imported now. */
+  | { readonly kind: 'imported' }
+  /** Nothing to do: imported by an earlier delivery, removed, FAILED already, or the app is gone. */
+  | { readonly kind: 'skipped'; readonly reason: string }
+  /** The row is now FAILED with this (credential-free) message. */
+  | { readonly kind: 'failed'; readonly message: string }
+  /** A transient problem: the message must come back (its receive count grows towards the DLQ). */
+  | { readonly kind: 'retry'; readonly error: string };
+
+/**
+ * The stored user as validation input. Normalisation turned an absent `totpDevices` into `[]`,
+ * and an explicit `[]` needs MFA: an empty list is treated as absent (nothing to import).
+ */
+function revalidationInput(user: ImportUser): Record<string, unknown> {
+  const { totpDevices, ...rest } = user;
+  return totpDevices.length > 0 ? { ...rest, totpDevices } : rest;
+}
+
+/** The Java list rendering of validation errors, as the reference stores them: `[a, b]`. */
+export const javaList = (errors: readonly string[]) => `[${errors.join(', ')}]`;
+
+/**
+ * Imports the staged user a message names.
+ *
+ * Steps: claim the row (NEW/PROCESSING → PROCESSING; a missing or FAILED row → skipped);
+ * re-validate the stored user against the app's current roles, tenants and switches (invalid →
+ * FAILED `[…]`); run the import with "delete my PROCESSING row + counter" in the same
+ * transaction; a domain failure → FAILED with the §5.4 message (only while the row is still
+ * PROCESSING); the user already present → its row is removed, no FAILED. Anything thrown is
+ * transient: the error is remembered on the row (for the DLQ consumer) and `retry` returned.
+ */
+export async function processStagedUser(deps: ProcessingDeps, message: ImportMessage): Promise<ProcessingResult> {
+  const { appId, id } = message;
+  let user: Parameters<typeof scrubSecrets>[1];
+  try {
+    const row = await deps.store.claim(appId, id, deps.now());
+    if (!row) return { kind: 'skipped', reason: 'no NEW or PROCESSING row' };
+    user = row.user;
+    const app = await deps.loadApp(appId);
+    if (!app) return { kind: 'skipped', reason: 'app does not exist' };
+
+    const validation = validateImportUser(
+      revalidationInput(row.user),
+      { ...app.validation, now: deps.now(), newId: deps.newId },
+      { idMode: 'readStored' },
+    );
+    if (!validation.ok) {
+      const text = scrubSecrets(javaList(validation.errors), user);
+      const marked = await deps.store.fail(appId, id, 'PROCESSING', text, deps.now());
+      return marked ? { kind: 'failed', message: text } : { kind: 'skipped', reason: 'row changed meanwhile' };
+    }
+
+    const outcome = await deps.importUser({
+      appId,
+      user: validation.user,
+      config: app.config,
+      extraWrites: deps.store.importedWrites(appId, id),
+    });
+    switch (outcome.kind) {
+      case 'imported':
+        return { kind: 'imported' };
+      case 'already-imported':
+        // An earlier delivery committed the user; its transaction also deleted the row, unless
+        // the row is a leftover (e.g. restored from a backup): drop it, never mark it FAILED.
+        await deps.store.removeImported(appId, id);
+        return { kind: 'skipped', reason: 'already imported' };
+      case 'extra-write-failed':
+        return { kind: 'skipped', reason: 'row removed or failed meanwhile' };
+      case 'failed': {
+        const text = scrubSecrets(outcome.errors.join(', '), user);
+        const marked = await deps.store.fail(appId, id, 'PROCESSING', text, deps.now());
+        return marked ? { kind: 'failed', message: text } : { kind: 'skipped', reason: 'row changed meanwhile' };
+      }
+    }
+  } catch (error) {
+    const text = describeError(error, user);
+    try {
+      await deps.store.noteTransientError(appId, id, text, deps.now());
+    } catch {
+      // Best effort: the retry itself is what matters.
+    }
+    deps.warn('staged user import failed transiently; it will be retried', { appId, id, error: text });
+    return { kind: 'retry', error: text };
+  }
+}
+
+/** The message a FAILED row gets when its retries ran out without a recorded error. */
+export const RETRIES_EXHAUSTED_MESSAGE =
+  'The import did not complete after repeated attempts (no error was recorded); stage the user again to retry.';
+
+/**
+ * A message that exhausted its retries (it reached the dead-letter queue): its row becomes FAILED
+ * with the last transient error, unless the row is gone (imported or removed) or FAILED already.
+ * Returns false when the store kept changing under it (the DLQ message is then retried).
+ */
+export async function failExhaustedImport(
+  deps: Pick<ProcessingDeps, 'store' | 'now'>,
+  message: ImportMessage,
+): Promise<'failed' | 'skipped' | 'retry'> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const row = await deps.store.get(message.appId, message.id);
+    if (!row || row.status === 'FAILED') return 'skipped';
+    const text = row.lastError ? `Import failed after repeated attempts: ${row.lastError}` : RETRIES_EXHAUSTED_MESSAGE;
+    if (await deps.store.fail(message.appId, message.id, row.status, text, deps.now())) return 'failed';
+  }
+  return 'retry';
+}

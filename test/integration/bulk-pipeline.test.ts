@@ -1,0 +1,189 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importMessage } from '#functions/domain/bulk-import/message.js';
+import { reconcileStagedUsers } from '#functions/domain/bulk-import/reconcile.js';
+import { importPublisher, stagingStore } from '#functions/storage/staging-deps.js';
+import { createImportWorker } from '#functions/workers/import-worker/handler.js';
+import type { ImportQueuePair } from '../../bin/local/sqs.js';
+import {
+  BCRYPT_HASH,
+  call,
+  captureLogs,
+  createApp,
+  createRole,
+  epUser,
+  expectNoSecrets,
+  importUser,
+  listAll,
+  purgeQueue,
+  signIn,
+  stage,
+  stagedCount,
+  startPipeline,
+  useOwnQueues,
+  userCount,
+  waitUntilDone,
+} from './bulk-support.js';
+
+const logs = captureLogs();
+const SECRETS = [BCRYPT_HASH, 'plain-Secret-pw-1', 'JBSWY3DPEHPK3PXPSECRET'];
+let pair: ImportQueuePair;
+
+beforeAll(async () => {
+  pair = await useOwnQueues(2);
+});
+afterAll(() => {
+  logs.restore();
+  expectNoSecrets(logs.lines, SECRETS);
+});
+
+async function withPipeline<T>(run: () => Promise<T>, options: Parameters<typeof startPipeline>[1] = {}): Promise<T> {
+  const pipeline = await startPipeline(pair, options);
+  try {
+    return await run();
+  } finally {
+    await pipeline.stop();
+  }
+}
+
+describe('import pipeline (BulkImportFlowTest, ProcessBulkImportUsersCronJobTest)', () => {
+  it('imports a staged user (plain-text password, roles, metadata, TOTP) and deletes its row', async () => {
+    const appId = await createApp({ mfa_enabled: true }, ['t1'], 'bulk');
+    await createRole(appId, 'role1');
+    const user = {
+      externalUserId: 'ext-1',
+      userMetadata: { a: 1 },
+      userRoles: [{ role: 'role1', tenantIds: ['public', 't1'] }],
+      totpDevices: [{ secretKey: 'JBSWY3DPEHPK3PXPSECRET', deviceName: 'phone' }],
+      loginMethods: [
+        {
+          recipeId: 'emailpassword',
+          email: 'Plain@Example.com ',
+          plainTextPassword: 'plain-Secret-pw-1',
+          tenantIds: ['public', 't1'],
+        },
+      ],
+    };
+    const res = await stage(appId, [user]);
+    expect(res.status, res.text).toBe(200);
+    expect(await stagedCount(appId, 'NEW')).toBe(1);
+    await withPipeline(() => waitUntilDone(appId));
+    expect(await stagedCount(appId)).toBe(0);
+    expect(await userCount(appId)).toBe(1);
+    const signin = await signIn(appId, 'plain@example.com', 'plain-Secret-pw-1');
+    expect(signin.json.status).toBe('OK');
+    expect(signin.json.user.id).toBe('ext-1');
+    const roles = await call('GET', `/appid-${appId}/t1/recipe/user/roles?userId=ext-1`);
+    expect(roles.json.roles).toEqual(['role1']);
+  });
+
+  it('fails exactly the duplicates (E003/E027) and imports the others', async () => {
+    const appId = await createApp({}, [], 'bulk');
+    const users = [epUser(1), epUser(2), epUser(3), epUser(4), epUser(1), epUser(2)];
+    expect((await stage(appId, users)).status).toBe(200);
+    await withPipeline(() => waitUntilDone(appId));
+    const failed = await listAll(appId, 'FAILED');
+    expect(failed).toHaveLength(2);
+    for (const f of failed) expect(f.errorMessage).toMatch(/^(E003|E027):/);
+    expect(await userCount(appId)).toBe(4);
+  });
+
+  it('lazy-imports 90 users, then bulk-stages the same 100: 90 FAILED, 100 users in total', async () => {
+    const appId = await createApp({}, [], 'bulk');
+    const users = Array.from({ length: 100 }, (_, i) => epUser(i));
+    for (const u of users.slice(0, 90)) expect((await importUser(appId, u)).status).toBe(200);
+    expect((await stage(appId, users)).status).toBe(200);
+    await withPipeline(() => waitUntilDone(appId));
+    expect(await stagedCount(appId, 'FAILED')).toBe(90);
+    for (const f of await listAll(appId, 'FAILED')) expect(f.errorMessage).toMatch(/^(E003|E027):/);
+    expect(await userCount(appId)).toBe(100);
+  });
+
+  it('marks a user whose external id is taken FAILED with E031', async () => {
+    const appId = await createApp({}, [], 'bulk');
+    expect((await importUser(appId, epUser(1, { externalUserId: 'existing-external-user-id' }))).status).toBe(200);
+    await stage(appId, [epUser(2, { externalUserId: 'existing-external-user-id' })]);
+    await withPipeline(() => waitUntilDone(appId));
+    const [failed] = await listAll(appId, 'FAILED');
+    expect(failed.errorMessage).toBe('E031: A user with externalId existing-external-user-id already exists');
+    expect(await userCount(appId)).toBe(1);
+  });
+
+  it('re-validates against the current state: a tenant removed after staging → FAILED [..]', async () => {
+    const appId = await createApp({}, ['t1'], 'bulk');
+    await stage(appId, [
+      epUser(1, {}, 'x'),
+      { ...epUser(2), loginMethods: [{ ...epUser(2).loginMethods[0], tenantIds: ['t1'] }] },
+    ]);
+    const removed = await call('POST', `/appid-${appId}/recipe/multitenancy/tenant/remove`, {
+      body: { tenantId: 't1' },
+    });
+    expect(removed.status, removed.text).toBe(200);
+    await withPipeline(() => waitUntilDone(appId));
+    const failed = await listAll(appId, 'FAILED');
+    expect(failed.map((f) => f.errorMessage)).toEqual(['[Invalid tenantId: t1 for emailpassword recipe.]']);
+    expect(await userCount(appId)).toBe(1);
+  });
+
+  it('every message delivered twice (and re-sent by the reconciler) → no duplicate user, no false FAILED', async () => {
+    const appId = await createApp({}, [], 'bulk');
+    const users = Array.from({ length: 40 }, (_, i) => epUser(i, {}, 'dup'));
+    const staged = await stage(appId, users);
+    const ids = staged.json.users.map((u: any) => u.userId as string);
+    await importPublisher.publish(ids.map((id: string) => importMessage(appId, id)));
+    await withPipeline(
+      async () => {
+        await reconcileStagedUsers({ store: stagingStore, publisher: importPublisher, now: Date.now }, Date.now() + 1);
+        await waitUntilDone(appId);
+      },
+      { concurrency: 6 },
+    );
+    expect(await stagedCount(appId)).toBe(0);
+    expect(await userCount(appId)).toBe(40);
+  });
+
+  it('a poison message ends in the DLQ and its row FAILED with the last error; its neighbours import', async () => {
+    const appId = await createApp({}, [], 'bulk');
+    const staged = await stage(appId, [epUser(1, {}, 'p'), epUser(2, {}, 'p'), epUser(3, {}, 'p')]);
+    const poisonId = staged.json.users[1].userId as string;
+    const { importUser: realImport } = await import('#functions/domain/import/import-user.js');
+    const { userStore } = await import('#functions/storage/user-store.js');
+    const worker = createImportWorker({
+      importUser: async (request) => {
+        if (request.user.id === poisonId) throw new Error(`storage unavailable near ${BCRYPT_HASH}`);
+        return realImport({ store: userStore }, request);
+      },
+    });
+    await withPipeline(() => waitUntilDone(appId, 60_000), { worker });
+    const [failed] = await listAll(appId, 'FAILED');
+    expect(failed.id).toBe(poisonId);
+    expect(failed.errorMessage).toContain('storage unavailable');
+    expect(failed.errorMessage).not.toContain(BCRYPT_HASH);
+    expect(await userCount(appId)).toBe(2);
+  });
+
+  it('a row left PROCESSING with no message in flight is picked up by the reconciler and imported once', async () => {
+    const appId = await createApp({}, [], 'bulk');
+    const staged = await stage(appId, [epUser(1, {}, 'c'), epUser(2, {}, 'c')]);
+    const ids = staged.json.users.map((u: any) => u.userId as string);
+    // A worker claimed the first row and was killed; the queue (in memory) lost every message.
+    await stagingStore.claim(appId, ids[0], Date.now());
+    await purgeQueue(pair.queueUrl);
+    expect(await stagedCount(appId, 'PROCESSING')).toBe(1);
+    await withPipeline(async () => {
+      const { resent } = await reconcileStagedUsers(
+        { store: stagingStore, publisher: importPublisher, now: Date.now },
+        Date.now() + 1,
+      );
+      expect(resent).toBeGreaterThanOrEqual(2);
+      await waitUntilDone(appId);
+    });
+    expect(await userCount(appId)).toBe(2);
+    expect(await stagedCount(appId)).toBe(0);
+    // Idempotent: nothing is left to re-send.
+    const again = await reconcileStagedUsers(
+      { store: stagingStore, publisher: importPublisher, now: Date.now },
+      Date.now() + 1,
+    );
+    expect(again.resent).toBe(0);
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * Shared set-up of the bulk-import integration tests (not a test file itself). Import it FIRST in
+ * a test file: it lowers the hashing costs (via users-support) before the config is loaded.
+ *
+ * Each file that consumes messages gets its own queue pair on the shared local SQS server, so
+ * files running in parallel never receive each other's messages.
+ */
+import { randomUUID } from 'node:crypto';
+import { PurgeQueueCommand } from '@aws-sdk/client-sqs';
+import { expect } from 'vitest';
+import { createImportQueuePair, type ImportQueuePair, localSqsClient } from '../../bin/local/sqs.js';
+import { type SqsPoller, type SqsWorkerHandler, startSqsPoller } from '../../bin/local/sqs-poller.js';
+import { call } from './users-support.js';
+
+export * from './users-support.js';
+
+export const sqsClient = () => localSqsClient(process.env.SQS_ENDPOINT as string, 'local');
+
+/** Creates this file's queue pair and points the publisher (IMPORT_QUEUE_URL) at it. */
+export async function useOwnQueues(visibilityTimeoutSeconds = 30): Promise<ImportQueuePair> {
+  const pair = await createImportQueuePair(sqsClient(), `bulk-${randomUUID().slice(0, 8)}`, {
+    visibilityTimeoutSeconds,
+  });
+  process.env.IMPORT_QUEUE_URL = pair.queueUrl;
+  process.env.IMPORT_DLQ_URL = pair.dlqUrl;
+  return pair;
+}
+
+export async function purgeQueue(queueUrl: string): Promise<void> {
+  await sqsClient().send(new PurgeQueueCommand({ QueueUrl: queueUrl }));
+}
+
+/** Pollers that drive the worker and the DLQ consumer from this file's queues, as Lambda would. */
+export async function startPipeline(
+  pair: ImportQueuePair,
+  options: { worker?: SqsWorkerHandler; concurrency?: number; waitTimeSeconds?: number } = {},
+): Promise<{ worker: SqsPoller; dlq: SqsPoller; stop: () => Promise<void> }> {
+  const worker =
+    options.worker ?? ((await import('#functions/workers/import-worker/handler.js')).handler as SqsWorkerHandler);
+  const dlqHandler = (await import('#functions/workers/dlq-consumer/handler.js')).handler as SqsWorkerHandler;
+  const common = { client: sqsClient(), region: 'local', batchSize: 10, waitTimeSeconds: options.waitTimeSeconds ?? 1 };
+  const workerPoller = startSqsPoller({
+    ...common,
+    queueUrl: pair.queueUrl,
+    queueArn: pair.queueArn,
+    functionName: 'import-worker',
+    handler: worker,
+    concurrency: options.concurrency ?? 4,
+    timeoutSeconds: 60,
+    onError: (m) => console.error(m),
+  });
+  const dlqPoller = startSqsPoller({
+    ...common,
+    queueUrl: pair.dlqUrl,
+    queueArn: pair.dlqArn,
+    functionName: 'dlq-consumer',
+    handler: dlqHandler,
+    concurrency: 1,
+    timeoutSeconds: 30,
+    onError: (m) => console.error(m),
+  });
+  return {
+    worker: workerPoller,
+    dlq: dlqPoller,
+    stop: async () => {
+      await Promise.all([workerPoller.stop(), dlqPoller.stop()]);
+    },
+  };
+}
+
+export async function stage(appId: string, users: unknown[], options: { gzip?: boolean } = {}) {
+  return call('POST', `/appid-${appId}/bulk-import/users`, { body: { users }, ...options });
+}
+
+export async function stagedCount(appId: string, status?: string): Promise<number> {
+  const res = await call('GET', `/appid-${appId}/bulk-import/users/count${status ? `?status=${status}` : ''}`);
+  expect(res.status, res.text).toBe(200);
+  return res.json.count as number;
+}
+
+/** Every staged user of the app (walks the pages). */
+export async function listAll(appId: string, status?: string): Promise<any[]> {
+  const users: any[] = [];
+  let token: string | undefined;
+  do {
+    const qs = new URLSearchParams({
+      limit: '500',
+      ...(status ? { status } : {}),
+      ...(token ? { paginationToken: token } : {}),
+    });
+    const res = await call('GET', `/appid-${appId}/bulk-import/users?${qs}`);
+    expect(res.status, res.text).toBe(200);
+    users.push(...res.json.users);
+    token = res.json.nextPaginationToken;
+  } while (token);
+  return users;
+}
+
+/** Waits until NEW + PROCESSING reaches 0 (the operator's completion rule). */
+export async function waitUntilDone(appId: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const pending = (await stagedCount(appId, 'NEW')) + (await stagedCount(appId, 'PROCESSING'));
+    if (pending === 0) return;
+    if (Date.now() > deadline) throw new Error(`still ${pending} staged users pending after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export async function waitFor(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export async function userCount(appId: string): Promise<number> {
+  const res = await call('GET', `/appid-${appId}/users/count`);
+  expect(res.status, res.text).toBe(200);
+  return res.json.count as number;
+}
+
+/** A minimal valid emailpassword user with a given (bcrypt) hash. */
+export const BCRYPT_HASH = '$2a$04$abcdefghijklmnopqrstuu5XwPGRwEj1m5dc8x1fFLhzmkmRkp4qC';
+export function epUser(n: number, overrides: Record<string, unknown> = {}, prefix = 'user') {
+  return {
+    loginMethods: [
+      {
+        recipeId: 'emailpassword',
+        email: `${prefix}${n}@example.com`,
+        passwordHash: BCRYPT_HASH,
+        hashingAlgorithm: 'bcrypt',
+        timeJoinedInMSSinceEpoch: 1_000_000 + n,
+      },
+    ],
+    ...overrides,
+  };
+}

@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import {
+  failExhaustedImport,
+  type ProcessingDeps,
+  processStagedUser,
+} from '#functions/domain/bulk-import/processing.js';
+import type { StagedStatus, StagedUserRecord, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
+import type { ImportUser } from '#functions/domain/bulk-import/types.js';
+import type { ImportOutcome } from '#functions/domain/import/import-user.js';
+
+const SECRET = 'plain-password-xyz';
+const user = (id: string): ImportUser => ({
+  id,
+  userRoles: [],
+  totpDevices: [],
+  loginMethods: [
+    {
+      recipeId: 'emailpassword',
+      email: `${id}@x.io`,
+      plainTextPassword: SECRET,
+      tenantIds: ['public'],
+      isVerified: false,
+      isPrimary: false,
+      timeJoinedInMSSinceEpoch: 1,
+      superTokensUserId: id,
+    },
+  ],
+});
+
+/** An in-memory StagingStore fake with the same conditional semantics. */
+function fakeStore(rows: Record<string, StagedStatus>) {
+  const data = new Map<
+    string,
+    StagedUserRecord & { status: StagedStatus; lastError?: string; errorMessage?: string }
+  >();
+  for (const [id, status] of Object.entries(rows)) {
+    data.set(id, { appId: 'a', id, status, user: user(id), createdAt: 1, updatedAt: 1, sentAt: 1 });
+  }
+  const store: StagingStore = {
+    insertNew: async () => ({ collidedIds: [] }),
+    get: async (_a, id) => data.get(id),
+    claim: async (_a, id) => {
+      const row = data.get(id);
+      if (!row || row.status === 'FAILED') return undefined;
+      row.status = 'PROCESSING';
+      return row;
+    },
+    fail: async (_a, id, from, message) => {
+      const row = data.get(id);
+      if (!row || row.status !== from) return false;
+      Object.assign(row, { status: 'FAILED', errorMessage: message });
+      return true;
+    },
+    noteTransientError: async (_a, id, message) => {
+      const row = data.get(id);
+      if (row) row.lastError = message;
+    },
+    importedWrites: (_a, id) => [{ deleteRow: id }],
+    removeImported: async (_a, id) => data.delete(id),
+    remove: async () => new Set(),
+    list: async () => ({ rows: [] }),
+    count: async () => data.size,
+    pendingSentBefore: async () => undefined,
+    markSent: async () => undefined,
+  };
+  return { store, data };
+}
+
+function deps(store: StagingStore, outcome: (id: string) => Promise<ImportOutcome>): ProcessingDeps {
+  return {
+    store,
+    loadApp: async () => ({
+      validation: {
+        roleExists: () => true,
+        tenantExists: (t) => t === 'public',
+        features: { accountLinking: false, mfa: false },
+        firebaseSignerKeyConfigured: false,
+      },
+      config: {
+        passwordHashingAlg: 'BCRYPT',
+        bcryptLogRounds: 4,
+        argon2: { iterations: 1, memoryKb: 1024, parallelism: 1 },
+        accountLinkingEnabled: false,
+        mfaEnabled: false,
+      },
+    }),
+    importUser: (request) => outcome(request.user.id),
+    now: () => 5,
+    newId: () => crypto.randomUUID(),
+    warn: () => undefined,
+  };
+}
+
+const msg = (id: string) => ({ v: 1 as const, appId: 'a', id });
+
+describe('processStagedUser', () => {
+  it('imports, skips missing/FAILED rows, never marks an already-imported user FAILED', async () => {
+    const { store, data } = fakeStore({ u1: 'NEW', u2: 'FAILED', u3: 'PROCESSING' });
+    const d = deps(store, async (id) =>
+      id === 'u3' ? { kind: 'already-imported', userId: id } : { kind: 'imported', user: {} as never },
+    );
+    expect(await processStagedUser(d, msg('u1'))).toEqual({ kind: 'imported' });
+    expect((await processStagedUser(d, msg('u2'))).kind).toBe('skipped');
+    expect((await processStagedUser(d, msg('gone'))).kind).toBe('skipped');
+    expect((await processStagedUser(d, msg('u3'))).kind).toBe('skipped');
+    expect(data.has('u3')).toBe(false);
+    expect(data.get('u2')?.status).toBe('FAILED');
+  });
+
+  it('marks domain failures FAILED with the message and invalid users with the Java list', async () => {
+    const { store, data } = fakeStore({ u1: 'NEW', u2: 'NEW' });
+    data.get('u2')!.user.loginMethods[0]!.tenantIds = ['gone'];
+    const d = deps(store, async () => ({
+      kind: 'failed',
+      errors: ['E003: A user with email u1@x.io already exists in emailpassword loginMethod.'],
+      extraWriteIndexes: [],
+    }));
+    expect(await processStagedUser(d, msg('u1'))).toMatchObject({ kind: 'failed' });
+    expect(data.get('u1')?.errorMessage).toMatch(/^E003: /);
+    await processStagedUser(d, msg('u2'));
+    expect(data.get('u2')?.errorMessage).toBe('[Invalid tenantId: gone for emailpassword recipe.]');
+  });
+
+  it('retries transient errors, remembering a credential-free last error; the DLQ turns it into FAILED', async () => {
+    const { store, data } = fakeStore({ u1: 'NEW' });
+    const d = deps(store, async () => {
+      throw new Error(`connection reset while sending ${SECRET}`);
+    });
+    const result = await processStagedUser(d, msg('u1'));
+    expect(result.kind).toBe('retry');
+    expect(data.get('u1')?.lastError).toContain('connection reset');
+    expect(data.get('u1')?.lastError).not.toContain(SECRET);
+    expect(await failExhaustedImport(d, msg('u1'))).toBe('failed');
+    expect(data.get('u1')?.status).toBe('FAILED');
+    expect(data.get('u1')?.errorMessage).toContain('connection reset');
+    expect(await failExhaustedImport(d, msg('u1'))).toBe('skipped');
+    expect(await failExhaustedImport(d, msg('gone'))).toBe('skipped');
+  });
+});
