@@ -1,5 +1,7 @@
 /**
  * The CDK app: reads the stage configuration from context and wires the stacks. Nothing else.
+ * Stacks: `AuthCore-<stage>-Data` (stateful), `-Api` (HTTP API, route functions) and `-Workers`
+ * (import pipeline functions), the last two stateless and built from the route and worker manifests.
  *
  *   -c stage=<name>              stack name prefix (default `dev`)
  *   -c retain=false              throw-away stage: data resources are destroyed with the stack
@@ -10,8 +12,10 @@
 import { Annotations, App } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { ROUTES } from '#functions/routes.js';
+import { WORKERS } from '#functions/workers.js';
 import { ApiStack } from '../lib/api-stack.js';
 import { DataStack } from '../lib/data-stack.js';
+import { WorkersStack } from '../lib/workers-stack.js';
 
 const app = new App();
 
@@ -73,6 +77,16 @@ const api = new ApiStack(app, `AuthCore-${stage}-Api`, {
   retain,
   logRetention,
   ...(apiKeysSecretArn === undefined ? {} : { apiKeysSecretArn }),
+  ...(logLevel === undefined ? {} : { logLevel }),
+});
+
+new WorkersStack(app, `AuthCore-${stage}-Workers`, {
+  description: `Auth core ${stage}: import worker, DLQ consumer, reconciler (stateless)`,
+  workers: WORKERS,
+  table: data.table,
+  importQueue: data.importQueue,
+  retain,
+  logRetention,
   ...(logLevel === undefined ? {} : { logLevel }),
 });
 

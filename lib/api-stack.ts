@@ -28,6 +28,7 @@ import { DEFAULT_ROUTE_PATH, gatewayPaths, type RouteDefinition } from '#functio
 import { ENV } from '#functions/shared/env.js';
 import { DEFAULT_ROUTE_MEMORY_MB, DEFAULT_ROUTE_TIMEOUT_SECONDS, ROUTE_GROUP_COUNT } from './constants.js';
 import { ServiceFunction } from './constructs/service-function.js';
+import { pascalCase } from './names.js';
 
 /** What every route function is wired to; all of it comes from bin/app.ts. */
 interface RouteWiring {
@@ -128,14 +129,6 @@ export function routeGroupOf(routeId: string): number {
   return hash % ROUTE_GROUP_COUNT;
 }
 
-/** `app-put-v2` → `AppPutV2` (construct ids are PascalCase). */
-function pascalCase(id: string): string {
-  return id
-    .split('-')
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join('');
-}
-
 export interface RouteGroupStackProps extends NestedStackProps, RouteWiring {
   readonly api: IHttpApi;
   readonly routes: readonly RouteDefinition[];
@@ -162,7 +155,7 @@ export class RouteGroupStack extends NestedStack {
         environment: props.logLevel === undefined ? {} : { [ENV.logLevel]: props.logLevel },
       });
       if (route.access.table) fn.bindTable(props.table, route.access.table);
-      if (route.access.queue) fn.bindImportQueue(props.importQueue, route.access.queue);
+      if (route.access.queue) fn.bindQueue(props.importQueue, route.access.queue, ENV.importQueueUrl);
       if (secret) fn.bindApiKeysSecret(secret);
 
       const integration = new HttpLambdaIntegration(`${name}Integration`, fn, {

@@ -1,14 +1,32 @@
 /**
- * Numbers and paths the stacks share. Kept apart from the stacks so the (later) import-worker
- * wiring and the infra tests read the same values the queue was sized with.
+ * Numbers and paths the stacks share. Kept apart from the stacks so the worker wiring and the
+ * infra tests read the same values the queues were sized with. Worker timeouts and the receive
+ * count come from the worker manifest (functions/workers.ts), never from a second copy here.
  */
 import { fileURLToPath } from 'node:url';
+import {
+  IMPORT_MAX_RECEIVE_COUNT as MANIFEST_MAX_RECEIVE_COUNT,
+  WORKERS,
+  type WorkerSource,
+} from '#functions/workers.js';
 
 /** Absolute path of the repository root; handler entries are resolved from here, never from cwd. */
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** Timeout of the SQS import worker (one batch of staged users). */
-export const IMPORT_WORKER_TIMEOUT_SECONDS = 60;
+/** The single worker fed by `kind`; the manifest must have exactly one per queue. */
+function soleTimeoutOf(kind: WorkerSource['kind']): number {
+  const consumers = WORKERS.filter((w) => w.source.kind === kind);
+  if (consumers.length !== 1) {
+    throw new Error(`functions/workers.ts must have exactly one ${kind} worker, found ${consumers.length}`);
+  }
+  return (consumers[0] as (typeof consumers)[number]).timeoutSeconds;
+}
+
+/** Timeout of the SQS import worker (one batch of staged users), from the worker manifest. */
+export const IMPORT_WORKER_TIMEOUT_SECONDS = soleTimeoutOf('import-queue');
+
+/** Timeout of the dead-letter-queue consumer, from the worker manifest. */
+export const DLQ_CONSUMER_TIMEOUT_SECONDS = soleTimeoutOf('import-dlq');
 
 /**
  * AWS recommends a source-queue visibility timeout of at least six times the consuming function's
@@ -17,7 +35,7 @@ export const IMPORT_WORKER_TIMEOUT_SECONDS = 60;
 export const VISIBILITY_TIMEOUT_FACTOR = 6;
 
 /** Receives before a message is moved to the DLQ (transient errors get this many attempts). */
-export const IMPORT_MAX_RECEIVE_COUNT = 5;
+export const IMPORT_MAX_RECEIVE_COUNT = MANIFEST_MAX_RECEIVE_COUNT;
 
 /**
  * DLQ retention. A standard queue keeps a message's original enqueue time when it is moved to the

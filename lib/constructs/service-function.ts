@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -55,6 +56,7 @@ export interface ServiceFunctionProps
  * esbuild (minified, with source maps), active tracing, an explicit timeout, memory and log group.
  * Caller environment is merged with the defaults, and the bind helpers grant least privilege and
  * set the matching environment variable in one move.
+ * Used for route functions (lib/api-stack.ts) and workers (lib/workers-stack.ts) alike.
  */
 export class ServiceFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
@@ -102,10 +104,27 @@ export class ServiceFunction extends NodejsFunction {
     return this;
   }
 
-  /** Send-only access to the import queue (and its key). */
-  bindImportQueue(queue: IQueue, mode: 'send'): this {
+  /** Send-only access to `queue` (and its key); `envName` carries its URL. */
+  bindQueue(queue: IQueue, mode: 'send', envName: string): this {
     if (mode === 'send') queue.grantSendMessages(this);
-    this.addEnvironment(ENV.importQueueUrl, queue.queueUrl);
+    this.addEnvironment(envName, queue.queueUrl);
+    return this;
+  }
+
+  /**
+   * Makes `queue` this function's SQS event source with partial batch responses (the handler
+   * returns `batchItemFailures`), which also grants exactly the consume actions on it (and its
+   * key); `envName` carries its URL.
+   */
+  consumeQueue(queue: IQueue, envName: string, options: { batchSize: number; maxConcurrency: number }): this {
+    this.addEventSource(
+      new SqsEventSource(queue, {
+        batchSize: options.batchSize,
+        maxConcurrency: options.maxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+    this.addEnvironment(envName, queue.queueUrl);
     return this;
   }
 

@@ -158,6 +158,17 @@ describe('least privilege from route.access', () => {
     }
   });
 
+  it('lets the staging route send to the import queue and tells it the queue URL', () => {
+    const staging = ROUTES.filter((r) => r.access.queue === 'send');
+    expect(staging.map((r) => r.id)).toContain('bulk-import-users-add');
+    for (const route of staging) {
+      const fn = functions.find((f) => f.routeId === route.id)!;
+      expect(fn.actions, route.id).toEqual(expect.arrayContaining(['sqs:SendMessage', 'kms:GenerateDataKey*']));
+      expect(fn.properties.Environment?.Variables?.[ENV.importQueueUrl], route.id).toBeDefined();
+      expect(fn.properties.Environment?.Variables?.[ENV.importDlqUrl], route.id).toBeUndefined();
+    }
+  });
+
   it('grants no secret access without a configured secret', () => {
     expect(functions.flatMap((f) => f.actions).filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
   });
@@ -214,7 +225,7 @@ describe('stack layout', () => {
   });
 
   it('keeps every stack and nested stack under the resource limit', () => {
-    for (const template of [synthesized.dataTemplate, ...allTemplates]) {
+    for (const template of [synthesized.dataTemplate, synthesized.workersTemplate, ...allTemplates]) {
       expect(resourceCount(template)).toBeLessThan(MAX_RESOURCES_PER_STACK);
     }
   });

@@ -21,9 +21,9 @@ const manyRoutes: RouteDefinition[] = Array.from({ length: ROUTE_COUNT }, (_, i)
 
 describe(`${ROUTE_COUNT} routes`, () => {
   it('fit in every stack and nested stack', () => {
-    const { dataTemplate, apiTemplate, groupTemplates } = synth({ routes: manyRoutes });
+    const { dataTemplate, apiTemplate, workersTemplate, groupTemplates } = synth({ routes: manyRoutes });
     expect(routeFunctions(groupTemplates)).toHaveLength(ROUTE_COUNT);
-    const counts = [dataTemplate, apiTemplate, ...groupTemplates].map(resourceCount);
+    const counts = [dataTemplate, apiTemplate, workersTemplate, ...groupTemplates].map(resourceCount);
     expect(Math.max(...counts)).toBeLessThan(MAX_RESOURCES_PER_STACK);
   });
 });

@@ -2,7 +2,9 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTableInput, TABLE_SCHEMA } from '#functions/storage/table.js';
+import { IMPORT_MAX_RECEIVE_COUNT as MANIFEST_MAX_RECEIVE_COUNT, WORKERS } from '#functions/workers.js';
 import {
+  DLQ_CONSUMER_TIMEOUT_SECONDS,
   IMPORT_DLQ_RETENTION_DAYS,
   IMPORT_MAX_RECEIVE_COUNT,
   IMPORT_WORKER_TIMEOUT_SECONDS,
@@ -93,9 +95,34 @@ describe('import queue', () => {
     expect(IMPORT_MAX_RECEIVE_COUNT).toBeGreaterThanOrEqual(3);
   });
 
+  it('takes its sizing from the worker manifest', () => {
+    expect(IMPORT_MAX_RECEIVE_COUNT).toBe(MANIFEST_MAX_RECEIVE_COUNT);
+    expect(IMPORT_WORKER_TIMEOUT_SECONDS).toBe(WORKERS.find((w) => w.source.kind === 'import-queue')?.timeoutSeconds);
+    expect(DLQ_CONSUMER_TIMEOUT_SECONDS).toBe(WORKERS.find((w) => w.source.kind === 'import-dlq')?.timeoutSeconds);
+  });
+
   it('has a visibility timeout of at least 6 × the worker timeout', () => {
     expect(VISIBILITY_TIMEOUT_FACTOR).toBeGreaterThanOrEqual(6);
     expect(mainQueue()[1].Properties?.VisibilityTimeout).toBeGreaterThanOrEqual(6 * IMPORT_WORKER_TIMEOUT_SECONDS);
+  });
+
+  it('gives the DLQ a visibility timeout of at least 6 × the DLQ consumer timeout', () => {
+    expect(deadLetterQueue()[1].Properties?.VisibilityTimeout).toBeGreaterThanOrEqual(6 * DLQ_CONSUMER_TIMEOUT_SECONDS);
+  });
+
+  it('alarms as soon as a message is visible in the DLQ', () => {
+    const alarms = resourcesOfType(template, 'AWS::CloudWatch::Alarm');
+    expect(alarms).toHaveLength(1);
+    expect(alarms[0]![1].Properties).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [deadLetterQueue()[0], 'QueueName'] } }],
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+      EvaluationPeriods: 1,
+      Statistic: 'Maximum',
+      TreatMissingData: 'notBreaching',
+    });
   });
 
   it('keeps dead letters for 14 days', () => {

@@ -6,11 +6,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_ROUTE_PATH, gatewayPaths, ROUTES } from '#functions/routes.js';
+import { WORKERS } from '#functions/workers.js';
 import { REPO_ROOT } from '../../lib/constants.js';
 
 function duplicates(values: readonly string[]): string[] {
   return values.filter((value, i) => values.indexOf(value) !== i);
 }
+
+const EXPORTS_HANDLER = /export\s+(const|let|async\s+function|function)\s+handler\b|export\s*\{[^}]*\bhandler\b/;
 
 const isVariable = (segment: string) => segment.startsWith('{') && segment.endsWith('}');
 
@@ -35,10 +38,7 @@ describe('route manifest', () => {
     const missing = ROUTES.filter((r) => !existsSync(join(REPO_ROOT, r.handler))).map((r) => r.handler);
     expect(missing).toEqual([]);
     const withoutExport = ROUTES.filter(
-      (r) =>
-        !/export\s+(const|let|async\s+function|function)\s+handler\b|export\s*\{[^}]*\bhandler\b/.test(
-          readFileSync(join(REPO_ROOT, r.handler), 'utf8'),
-        ),
+      (r) => !EXPORTS_HANDLER.test(readFileSync(join(REPO_ROOT, r.handler), 'utf8')),
     ).map((r) => r.handler);
     expect(withoutExport).toEqual([]);
   });
@@ -77,5 +77,34 @@ describe('route manifest', () => {
 
   it('keeps timeouts within the HTTP API integration limit (30 s)', () => {
     expect(ROUTES.filter((r) => (r.timeoutSeconds ?? 0) > 29).map((r) => r.id)).toEqual([]);
+  });
+});
+
+describe('worker manifest', () => {
+  it('has unique kebab-case ids, distinct from the route ids', () => {
+    const ids = WORKERS.map((w) => w.id);
+    expect(duplicates([...ids, ...ROUTES.map((r) => r.id)])).toEqual([]);
+    expect(ids.filter((id) => !/^[a-z0-9]+(-[a-z0-9]+)*$/.test(id))).toEqual([]);
+  });
+
+  it('points every entry at an existing handler module that exports `handler`', () => {
+    const missing = WORKERS.filter((w) => !existsSync(join(REPO_ROOT, w.handler))).map((w) => w.handler);
+    expect(missing).toEqual([]);
+    const withoutExport = WORKERS.filter(
+      (w) => !EXPORTS_HANDLER.test(readFileSync(join(REPO_ROOT, w.handler), 'utf8')),
+    );
+    expect(withoutExport.map((w) => w.handler)).toEqual([]);
+  });
+
+  it('stays within Lambda limits (timeout ≤ 900 s, memory 128–10,240 MB) and whole-minute schedules', () => {
+    for (const worker of WORKERS) {
+      expect(worker.timeoutSeconds, worker.id).toBeGreaterThan(0);
+      expect(worker.timeoutSeconds, worker.id).toBeLessThanOrEqual(900);
+      expect(worker.memoryMb, worker.id).toBeGreaterThanOrEqual(128);
+      expect(worker.memoryMb, worker.id).toBeLessThanOrEqual(10_240);
+      if (worker.source.kind === 'schedule') {
+        expect(Number.isInteger(worker.source.everyMinutes) && worker.source.everyMinutes >= 1, worker.id).toBe(true);
+      }
+    }
   });
 });

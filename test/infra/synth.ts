@@ -1,6 +1,7 @@
 /**
- * Builds the two stacks exactly as bin/app.ts does (same cdk.json context), with esbuild bundling
- * skipped, and returns their templates (the API stack's nested stacks included).
+ * Builds the three stacks exactly as bin/app.ts does (same cdk.json context), with esbuild bundling
+ * skipped, and returns their templates (the API stack's nested stacks included). Manifest entries
+ * whose handler file does not exist (yet) are built with a placeholder entry.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,14 +9,17 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { ROUTES, type RouteDefinition } from '#functions/routes.js';
+import { WORKERS, type WorkerDefinition } from '#functions/workers.js';
 import { ApiStack } from '../../lib/api-stack.js';
 import { REPO_ROOT } from '../../lib/constants.js';
 import { DataStack } from '../../lib/data-stack.js';
+import { WorkersStack } from '../../lib/workers-stack.js';
 
 export const PLACEHOLDER_HANDLER = 'test/infra/fixtures/placeholder-handler.ts';
 
 export interface SynthOptions {
   readonly routes?: readonly RouteDefinition[];
+  readonly workers?: readonly WorkerDefinition[];
   readonly retain?: boolean;
   readonly apiKeysSecretArn?: string;
 }
@@ -23,8 +27,10 @@ export interface SynthOptions {
 export interface Synthesized {
   readonly data: DataStack;
   readonly api: ApiStack;
+  readonly workers: WorkersStack;
   readonly dataTemplate: Template;
   readonly apiTemplate: Template;
+  readonly workersTemplate: Template;
   /** One template per route-group nested stack. */
   readonly groupTemplates: readonly Template[];
 }
@@ -44,9 +50,8 @@ export function synth(options: SynthOptions = {}): Synthesized {
     builtinCloudFormationValidation: false,
   });
   const retain = options.retain ?? true;
-  const routes = (options.routes ?? ROUTES).map((route) =>
-    existsSync(join(REPO_ROOT, route.handler)) ? route : { ...route, handler: PLACEHOLDER_HANDLER },
-  );
+  const routes = (options.routes ?? ROUTES).map(withExistingHandler);
+  const workers = (options.workers ?? WORKERS).map(withExistingHandler);
   const data = new DataStack(app, 'Data', { retain });
   const api = new ApiStack(app, 'Api', {
     routes,
@@ -56,13 +61,26 @@ export function synth(options: SynthOptions = {}): Synthesized {
     logRetention: RetentionDays.ONE_MONTH,
     ...(options.apiKeysSecretArn === undefined ? {} : { apiKeysSecretArn: options.apiKeysSecretArn }),
   });
+  const workersStack = new WorkersStack(app, 'Workers', {
+    workers,
+    table: data.table,
+    importQueue: data.importQueue,
+    retain,
+    logRetention: RetentionDays.ONE_MONTH,
+  });
   return {
     data,
     api,
+    workers: workersStack,
     dataTemplate: Template.fromStack(data),
     apiTemplate: Template.fromStack(api),
+    workersTemplate: Template.fromStack(workersStack),
     groupTemplates: api.routeGroups.map((group) => Template.fromStack(group)),
   };
+}
+
+function withExistingHandler<T extends { readonly handler: string }>(entry: T): T {
+  return existsSync(join(REPO_ROOT, entry.handler)) ? entry : { ...entry, handler: PLACEHOLDER_HANDLER };
 }
 
 export type Resource = { Type: string; Properties?: Record<string, any>; DeletionPolicy?: string };

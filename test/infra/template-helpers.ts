@@ -1,14 +1,24 @@
-/** Reading the synthesized route-group templates: which function serves which route, with what rights. */
+/**
+ * Reading synthesized templates: which function serves which route (or worker-manifest entry),
+ * with what rights.
+ */
 import type { Template } from 'aws-cdk-lib/assertions';
 import { type Resource, resources } from './synth.js';
 
+export interface PolicyStatement {
+  readonly actions: readonly string[];
+  readonly resources: readonly unknown[];
+}
+
 export interface RouteFunction {
-  /** The manifest id (functions carry `<id>: METHOD path` as their description). */
+  /** The manifest id (functions carry `<id>: …` as their description). */
   readonly routeId: string;
   readonly logicalId: string;
   readonly properties: Record<string, any>;
   /** Every IAM action granted to the function's role by inline policies. */
   readonly actions: readonly string[];
+  /** The Allow statements of the function role's inline policies. */
+  readonly statements: readonly PolicyStatement[];
   /** The route keys whose integration invokes this function. */
   readonly routeKeys: readonly string[];
 }
@@ -33,16 +43,21 @@ export function routeFunctions(templates: readonly Template[]): RouteFunction[] 
     return ofType('AWS::Lambda::Function').map(([logicalId, fn]: [string, Resource]) => {
       const properties = fn.Properties ?? {};
       const roleId = properties.Role['Fn::GetAtt'][0] as string;
-      const actions = policies
+      const statements: PolicyStatement[] = policies
         .filter(([, p]) => asArray(p.Properties?.Roles).some((role: { Ref?: string }) => role.Ref === roleId))
         .flatMap(([, p]) => asArray(p.Properties?.PolicyDocument.Statement))
         .filter((statement: { Effect: string }) => statement.Effect === 'Allow')
-        .flatMap((statement: { Action: string | string[] }) => asArray(statement.Action));
+        .map((statement: { Action: string | string[]; Resource: unknown }) => ({
+          actions: asArray(statement.Action),
+          resources: asArray(statement.Resource),
+        }));
+      const actions = statements.flatMap((statement) => statement.actions);
       return {
         routeId: String(properties.Description).split(':')[0] as string,
         logicalId,
         properties,
         actions,
+        statements,
         routeKeys: routesByFunction.get(logicalId) ?? [],
       };
     });
@@ -51,4 +66,23 @@ export function routeFunctions(templates: readonly Template[]): RouteFunction[] 
 
 export function resourceCount(template: Template): number {
   return Object.keys(resources(template)).length;
+}
+
+/**
+ * What a cross-stack value of the stack exporting it refers to: `{ 'Fn::ImportValue': name }` →
+ * the logical id and attribute (`Ref` for a Ref) of the exporting template's resource.
+ */
+export function importedFrom(
+  exporting: Template,
+  value: unknown,
+): { logicalId: string; attribute: string } | undefined {
+  const name = (value as { 'Fn::ImportValue'?: unknown } | undefined)?.['Fn::ImportValue'];
+  if (typeof name !== 'string') return undefined;
+  const outputs = (exporting.toJSON() as { Outputs?: Record<string, { Value: any; Export?: { Name?: string } }> })
+    .Outputs;
+  const output = Object.values(outputs ?? {}).find((o) => o.Export?.Name === name);
+  if (output === undefined) return undefined;
+  if (output.Value?.Ref !== undefined) return { logicalId: output.Value.Ref, attribute: 'Ref' };
+  const [logicalId, attribute] = output.Value?.['Fn::GetAtt'] ?? [];
+  return logicalId === undefined ? undefined : { logicalId, attribute };
 }
