@@ -1,8 +1,8 @@
-import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { appPartition, tenantSortKey } from './keys/apps.js';
 import { purgeAppUserData } from './metadata-store.js';
-import { queryAll, queryPages } from './query.js';
+import { queryPages } from './query.js';
 import { purgeAppStagedUsers } from './staging-store.js';
 import { purgeAppUsers } from './user-store.js';
 

@@ -7,7 +7,7 @@
  * concurrency), `updatedAt`; GSI3 user-data entry (keys/metadata.ts).
  */
 
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type Metadata, shallowMergeMetadata } from '#functions/domain/metadata/merge.js';
 import type { MetadataStore, StoredMetadata } from '#functions/domain/metadata/service.js';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';

@@ -12,8 +12,6 @@
 import {
   DeleteCommand,
   GetCommand,
-  QueryCommand,
-  type QueryCommandInput,
   TransactWriteCommand,
   type TransactWriteCommandInput,
   UpdateCommand,
@@ -35,7 +33,7 @@ import {
   userRoleSortKey,
   userRoleSortPrefix,
 } from './keys/roles.js';
-import { queryAll, queryPages } from './query.js';
+import { queryAll } from './query.js';
 
 /** One element of a TransactWriteItems request (what the import builds its per-user transaction from). */
 export type TransactWriteItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];

@@ -12,9 +12,9 @@ import { getSqsClient } from '#functions/shared/clients.js';
 import { ENV, requireEnv } from '#functions/shared/env.js';
 import { logger } from '#functions/shared/logger.js';
 import { createSqsPublisher } from '#functions/shared/publisher.js';
-import { listRoleNames } from './role-store.js';
+import { importValidationContext } from './import-context.js';
 import { stagingStore } from './staging-store.js';
-import { listTenants, loadTenantPair } from './tenant-store.js';
+import { loadTenantPair } from './tenant-store.js';
 import { userStore } from './user-store.js';
 
 export { stagingStore };
@@ -29,25 +29,10 @@ export const importPublisher: ImportPublisher = createSqsPublisher({
 
 /** The app's current roles, tenants, switches and import config; undefined when the app is gone. */
 export async function loadAppImportContext(appId: string): Promise<AppImportContext | undefined> {
-  const [base, pair, roles, tenants] = await Promise.all([
-    getBaseConfig(),
-    loadTenantPair(appId, 'public'),
-    listRoleNames(appId),
-    listTenants(appId),
-  ]);
+  const [base, pair] = await Promise.all([getBaseConfig(), loadTenantPair(appId, 'public')]);
   if (!pair.app) return undefined;
   const config = resolveEffectiveConfig(base, pair.app.coreConfig, undefined);
-  const roleSet = new Set(roles);
-  const tenantSet = new Set(tenants.map((t) => t.tenantId));
-  return {
-    validation: {
-      roleExists: (role) => roleSet.has(role),
-      tenantExists: (tenantId) => tenantSet.has(tenantId),
-      features: { accountLinking: config.accountLinkingEnabled, mfa: config.mfaEnabled },
-      firebaseSignerKeyConfigured: config.firebaseSignerKey !== undefined && config.firebaseSignerKey.trim() !== '',
-    },
-    config,
-  };
+  return { validation: await importValidationContext(appId, config), config };
 }
 
 /**

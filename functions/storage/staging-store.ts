@@ -4,6 +4,7 @@
  * the same transaction, so `count` is exact; every update is conditioned on the row's current
  * status, so a concurrent writer can never make the counters drift.
  */
+
 import { randomUUID } from 'node:crypto';
 import {
   BatchGetCommand,
@@ -24,6 +25,7 @@ import type {
 } from '#functions/domain/bulk-import/staging-ports.js';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
+import { type AwsError, classifyCancellation, isTransientError } from './dynamo-errors.js';
 import {
   pendingIndexPartition,
   pendingIndexSortKey,
@@ -79,23 +81,6 @@ export async function forEachLimited<T>(
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-interface AwsError {
-  name?: string;
-  $retryable?: unknown;
-  $metadata?: { httpStatusCode?: number };
-  CancellationReasons?: { Code?: string }[];
-}
-
-const RETRYABLE_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
-const RETRYABLE_ERRORS = new Set([
-  'TransactionConflictException',
-  'TransactionInProgressException',
-  'ThrottlingException',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'InternalServerError',
-]);
-
 type TransactResult = { ok: true } | { ok: false; conditionFailed: number[] };
 
 /**
@@ -110,19 +95,9 @@ async function transact(items: TransactItem[]): Promise<TransactResult> {
       await getDocumentClient().send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: token }));
       return { ok: true };
     } catch (error) {
-      const e = error as AwsError;
-      let retryable = false;
-      if (e.name === 'TransactionCanceledException') {
-        const reasons = e.CancellationReasons ?? [];
-        if (reasons.some((r) => r.Code && RETRYABLE_REASONS.has(r.Code))) retryable = true;
-        else {
-          const conditionFailed = reasons.flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : []));
-          if (conditionFailed.length > 0) return { ok: false, conditionFailed };
-          throw error;
-        }
-      } else if ((e.name && RETRYABLE_ERRORS.has(e.name)) || e.$retryable) {
-        retryable = true;
-      }
+      const cancellation = classifyCancellation(error);
+      if (cancellation.kind === 'conditions') return { ok: false, conditionFailed: [...cancellation.failedIndexes] };
+      const retryable = cancellation.kind === 'transient' || (cancellation.kind === 'none' && isTransientError(error));
       if (!retryable || attempt >= 7) throw error;
       await sleep(Math.min(2000, 20 * 2 ** attempt) * (0.5 + Math.random()));
     }

@@ -5,13 +5,12 @@
  * it never leaves DynamoDB on that path.
  */
 
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { defaultTotpDeviceName } from '#functions/domain/totp/names.js';
 import type { TotpDeviceView, TotpStore } from '#functions/domain/totp/service.js';
-import { getDocumentClient, tableName } from '#functions/shared/clients.js';
+import { tableName } from '#functions/shared/clients.js';
 import { userDataIndexKeys } from './keys/metadata.js';
 import { TOTP_SORT_PREFIX, totpDeviceSortKey, userPartition } from './keys/totp.js';
-import { queryAll, queryPages } from './query.js';
+import { queryAll } from './query.js';
 import type { TransactWriteItem } from './role-store.js';
 
 export type { TransactWriteItem } from './role-store.js';

@@ -21,6 +21,7 @@ import type {
 } from '#functions/domain/users/ports.js';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { deleteKeys, purgePartition } from './app-purge.js';
+import { classifyCancellation, isTransientError } from './dynamo-errors.js';
 import {
   appUsersIndexPartition,
   EXTERNAL_ID_SK,
@@ -202,39 +203,6 @@ function countActions(appId: string, plan: UserWritePlan): number {
   return buildSyncActions(appId, plan).actions.length + (plan.metadata ? 1 : 0);
 }
 
-const RETRYABLE = new Set([
-  'TransactionConflictException',
-  'TransactionInProgressException',
-  'ThrottlingException',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'InternalServerError',
-  'ServiceUnavailable',
-  'TimeoutError',
-]);
-const RETRYABLE_REASONS = new Set([
-  'TransactionConflict',
-  'ThrottlingError',
-  'ProvisionedThroughputExceeded',
-  'RequestLimitExceeded',
-  'InternalServerError',
-]);
-
-interface AwsError {
-  name?: string;
-  $retryable?: unknown;
-  $metadata?: { httpStatusCode?: number };
-  CancellationReasons?: { Code?: string }[];
-}
-
-/** Network failures and 5xx answers are transient too: the write may simply be retried. */
-function isTransient(error: AwsError): boolean {
-  if (error.name && RETRYABLE.has(error.name)) return true;
-  if (error.$retryable) return true;
-  const status = error.$metadata?.httpStatusCode;
-  return status === undefined || status >= 500;
-}
-
 async function write(appId: string, plan: UserWritePlan): Promise<WriteResult> {
   const built = buildSyncActions(appId, plan);
   if (built.duplicates.length > 0) return { ok: false, retryable: false, failed: built.duplicates };
@@ -254,18 +222,13 @@ async function write(appId: string, plan: UserWritePlan): Promise<WriteResult> {
     );
     return { ok: true };
   } catch (error) {
-    const e = error as AwsError;
-    if (e.name === 'TransactionCanceledException') {
-      const reasons = e.CancellationReasons ?? [];
-      if (reasons.some((r) => r.Code && RETRYABLE_REASONS.has(r.Code))) return { ok: false, retryable: true };
-      const failed: WriteEntity[] = [];
-      reasons.forEach((reason, index) => {
-        if (reason.Code === 'ConditionalCheckFailed') failed.push(actions[index]?.entity ?? { kind: 'internal' });
-      });
-      if (failed.length > 0) return { ok: false, retryable: false, failed };
-      throw error;
+    const cancellation = classifyCancellation(error);
+    if (cancellation.kind === 'transient') return { ok: false, retryable: true };
+    if (cancellation.kind === 'conditions') {
+      const failed = cancellation.failedIndexes.map((i): WriteEntity => actions[i]?.entity ?? { kind: 'internal' });
+      return { ok: false, retryable: false, failed };
     }
-    if (isTransient(e)) return { ok: false, retryable: true };
+    if (cancellation.kind === 'none' && isTransientError(error)) return { ok: false, retryable: true };
     throw error;
   }
 }
@@ -505,7 +468,7 @@ export async function removeTenantFromUsers(appId: string, tenantId: string): Pr
     for (const user of await getUsers(appId, userIds)) {
       for (let attempt = 0; attempt < 5; attempt++) {
         const current = attempt === 0 ? user : await getUserBySuperTokensId(appId, user.userId);
-        if (!current || !current.loginMethods.some((lm) => lm.tenantIds.includes(tenantId))) break;
+        if (!current?.loginMethods.some((lm) => lm.tenantIds.includes(tenantId))) break;
         const after: UserRecord = {
           ...current,
           loginMethods: current.loginMethods.map((lm) => ({

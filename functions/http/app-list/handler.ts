@@ -1,5 +1,5 @@
 import { listApps } from '#functions/domain/multitenancy/service.js';
-import { bodyOf, callerOf, multitenancyDeps } from '#functions/http/multitenancy-deps.js';
+import { callerOf, multitenancyDeps } from '#functions/http/multitenancy-deps.js';
 import { httpHandler, ok } from '#functions/shared/http.js';
 
 export const handler = httpHandler({

@@ -4,8 +4,7 @@ import { importUser } from '#functions/domain/import/import-user.js';
 import { getUser } from '#functions/domain/users/service.js';
 import { JsonBadRequestError } from '#functions/shared/errors.js';
 import { httpHandler, ok } from '#functions/shared/http.js';
-import { listRoleNames } from '#functions/storage/role-store.js';
-import { listTenants } from '#functions/storage/tenant-store.js';
+import { importValidationContext } from '#functions/storage/import-context.js';
 import { usersDeps } from '#functions/storage/user-deps.js';
 import { userStore } from '#functions/storage/user-store.js';
 
@@ -14,16 +13,10 @@ export const handler = httpHandler({
   routeId: 'bulk-import-import',
   scope: 'app',
   run: async ({ appId, body, config }) => {
-    const [roles, tenants] = await Promise.all([listRoleNames(appId), listTenants(appId)]);
-    const roleSet = new Set(roles);
-    const tenantSet = new Set(tenants.map((t) => t.tenantId));
     const validation = validateSingleImport(body, {
       now: Date.now(),
       newId: randomUUID,
-      roleExists: (role) => roleSet.has(role),
-      tenantExists: (tenantId) => tenantSet.has(tenantId),
-      features: { accountLinking: config.accountLinkingEnabled, mfa: config.mfaEnabled },
-      firebaseSignerKeyConfigured: config.firebaseSignerKey !== undefined && config.firebaseSignerKey.trim() !== '',
+      ...(await importValidationContext(appId, config)),
     });
     if (!validation.ok) throw new JsonBadRequestError(validation.body);
     const outcome = await importUser({ store: userStore }, { appId, user: validation.user, config });

@@ -10,9 +10,8 @@ import { BadRequestError, ForbiddenError, JsonBadRequestError } from '#functions
 import { httpHandler, ok, requireTenant } from '#functions/shared/http.js';
 import { logger } from '#functions/shared/logger.js';
 import { PUBLIC } from '#functions/shared/prefix.js';
-import { listRoleNames } from '#functions/storage/role-store.js';
+import { importValidationContext } from '#functions/storage/import-context.js';
 import { importPublisher, stagingStore } from '#functions/storage/staging-deps.js';
-import { listTenants } from '#functions/storage/tenant-store.js';
 
 /**
  * `POST /bulk-import/users` (spec §4.3). The body checks precede the app checks (empty → 200 for
@@ -32,16 +31,10 @@ export const handler = httpHandler({
       throw new ForbiddenError('Only public tenantId can call this app specific API');
     }
     const { appId, config } = request;
-    const [roles, tenants] = await Promise.all([listRoleNames(appId), listTenants(appId)]);
-    const roleSet = new Set(roles);
-    const tenantSet = new Set(tenants.map((t) => t.tenantId));
     const validation = validateStagingRequest(request.body, {
       now: Date.now(),
       newId: randomUUID,
-      roleExists: (role) => roleSet.has(role),
-      tenantExists: (tenantId) => tenantSet.has(tenantId),
-      features: { accountLinking: config.accountLinkingEnabled, mfa: config.mfaEnabled },
-      firebaseSignerKeyConfigured: config.firebaseSignerKey !== undefined && config.firebaseSignerKey.trim() !== '',
+      ...(await importValidationContext(appId, config)),
     });
     if (!validation.ok) throw new JsonBadRequestError(validation.body);
     const deps = {
