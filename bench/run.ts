@@ -1,0 +1,161 @@
+/**
+ * `npm run bench [-- --quick] [-- --persisted]`: the benchmark harness (not part of `npm test`).
+ *
+ * System under test: the real local runtime as a child process (what `npm start` runs: DynamoDB
+ * Local, fauxqs, the Lambda-like pollers, the same handlers), driven over HTTP. Baselines run in
+ * this process against the SAME DynamoDB Local, in the same run, interleaved run by run with the
+ * measured system so drift hits both. The cost model loads the handlers in this process (with a
+ * capacity-recording middleware on its DocumentClient) against the same DynamoDB Local.
+ *
+ * Measurements: 1 staging latency, 2 import throughput vs bare transactions, 4 sign-in vs bare
+ * verify, 5 cost model. Still to add: 3 (plain-text passwords vs bare hashing), 6 (peak RSS).
+ */
+import { WORKERS } from '#functions/workers.js';
+import { loadInProcess } from './lib/in-process.js';
+import { machineInfo, markdown, type Row, writeResults } from './lib/report.js';
+import { startRuntime } from './lib/runtime.js';
+import { measure, type RunPlan, round } from './lib/stats.js';
+import { cheapBcryptHash } from './lib/users.js';
+import { bareClient, runBareImport } from './measurements/bare-transactions.js';
+import { costModel, recordImport } from './measurements/cost-model.js';
+import { hashFormats, prepareSignIn, signInRun } from './measurements/signin.js';
+import { stageAndImport } from './measurements/staging-import.js';
+
+const args = new Set(process.argv.slice(2));
+const quick = args.has('--quick');
+const SIZES = quick
+  ? { stageUsers: 200, costUsers: 20, signInRequests: 20, plan: { warmup: 1, runs: 3 } }
+  : { stageUsers: 10_000, costUsers: 200, signInRequests: 200, plan: { warmup: 1, runs: 5 } };
+const plan: RunPlan = SIZES.plan;
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+async function main(): Promise<void> {
+  const machine = machineInfo();
+  const started = performance.now();
+  const inMemory = !args.has('--persisted');
+  log(
+    `bench (${quick ? 'quick' : 'full'}; DynamoDB Local ${inMemory ? 'in memory' : 'persisted'}) on ${machine.cpuModel} ×${machine.cores}`,
+  );
+  const runtime = await startRuntime({ inMemory });
+  log(`runtime up in ${round((performance.now() - started) / 1000, 1)} s (DynamoDB Local ${runtime.dynamodbEndpoint})`);
+  const importWorker = WORKERS.find((w) => w.id === 'import-worker');
+  if (importWorker?.source.kind !== 'import-queue') throw new Error('no import worker');
+  const batchSize = importWorker.source.batchSize;
+  const concurrency = runtime.workerConcurrency * batchSize;
+  const rows: Row[] = [];
+  const results: Record<string, unknown> = {};
+  try {
+    // 5. Cost model (also records the write plan the baseline of 2 replays).
+    log('5. cost model (in-process recording of the real staging + import worker)');
+    const inProcess = await loadInProcess(runtime.dynamodbEndpoint, runtime.tableName);
+    const recorded = await recordImport(runtime, inProcess, SIZES.costUsers, batchSize);
+    const model = costModel(recorded.sample, {
+      users: 1_000_000,
+      concurrency: importWorker.source.maxConcurrency,
+      workerMemoryMb: importWorker.memoryMb,
+      transactionalFactor: 1,
+    });
+    results.costModel = { sample: recorded.sample, model };
+    log(`  per user: ${JSON.stringify(recorded.sample)}`);
+    log(`  1M users: $${round(model.totalUsd)} in ${round(model.wallMinutes, 1)} min (${model.wallArithmetic})`);
+
+    // 1 + 2. Staging latency and end-to-end import (hashes given) vs bare transactions.
+    log(`1+2. stage ${SIZES.stageUsers} users → count 0, vs bare transactions at ${concurrency} in flight`);
+    const hash = await cheapBcryptHash('bench-password');
+    const client = bareClient(runtime.dynamodbEndpoint);
+    const importRuns = await measure(
+      'import',
+      plan,
+      async () => {
+        const app = await stageAndImport(runtime, SIZES.stageUsers, {
+          kind: 'hash',
+          passwordHash: hash,
+          hashingAlgorithm: 'BCRYPT',
+        });
+        const bare = await runBareImport(client, recorded.plan, SIZES.stageUsers, concurrency);
+        return {
+          stageMs: app.stageMs,
+          appUsersPerSecond: app.usersPerSecond,
+          bareUsersPerSecond: bare.usersPerSecond,
+          ratio: app.usersPerSecond / bare.usersPerSecond,
+        };
+      },
+      log,
+    );
+    results.stagingAndImport = { users: SIZES.stageUsers, concurrency, runs: importRuns };
+    rows.push(
+      {
+        measurement: `1. Staging ${SIZES.stageUsers} users`,
+        metric: 'POST latency',
+        unit: 'ms',
+        summary: importRuns.stageMs as never,
+      },
+      {
+        measurement: '2. Import, hashes given',
+        metric: 'end to end',
+        unit: 'users/s',
+        summary: importRuns.appUsersPerSecond as never,
+      },
+      {
+        measurement: '2. Import, hashes given',
+        metric: 'bare transactions',
+        unit: 'users/s',
+        summary: importRuns.bareUsersPerSecond as never,
+      },
+      {
+        measurement: '2. Import, hashes given',
+        metric: 'ratio',
+        unit: '×',
+        summary: importRuns.ratio as never,
+        target: '≥ 0.7',
+      },
+    );
+
+    // 4. Sign-in per hash format vs bare verify.
+    log('4. sign-in vs bare verify');
+    const signIn: Record<string, unknown> = {};
+    for (const format of await hashFormats()) {
+      const target = await prepareSignIn(runtime, format);
+      const runs = await measure(
+        format.name,
+        plan,
+        () => signInRun(runtime, format, target, SIZES.signInRequests),
+        log,
+      );
+      signIn[format.name] = { requestsPerRun: SIZES.signInRequests, runs };
+      for (const [metric, unit] of [
+        ['signInP50', 'ms'],
+        ['signInP99', 'ms'],
+        ['verifyP50', 'ms'],
+        ['verifyP99', 'ms'],
+        ['ratioP50', '×'],
+      ] as const) {
+        rows.push({ measurement: `4. Sign-in ${format.name}`, metric, unit, summary: runs[metric] as never });
+      }
+    }
+    results.signIn = signIn;
+  } finally {
+    await runtime.stop();
+  }
+  const totalSeconds = round((performance.now() - started) / 1000, 1);
+  const meta = { mode: quick ? 'quick' : 'full', date: new Date().toISOString(), totalSeconds, machine, inMemory };
+  const model = (results.costModel as { model: ReturnType<typeof costModel> }).model;
+  const notes = [
+    'System under test: the local runtime (`bin/local.ts`) as a child process over HTTP; baselines in the bench process against the same DynamoDB Local.',
+    `Bare transactions: the recorded write plan (staging transactions, then per user the worker's TransactWriteItems) replayed with fresh keys, ${concurrency} users in flight (local pollers × batch size); reads not replayed.`,
+    `5. Cost model, 1,000,000 users: $${round(model.totalUsd)} (target ≤ $10), ${round(model.wallMinutes, 1)} min (target ≤ 30): ${model.wallArithmetic}.`,
+    ...model.lines.map((l) => `   ${l.item}: ${l.arithmetic} = $${round(l.usd, 3)}`),
+    'Missing: 3 (plain-text passwords vs bare hashing), 6 (peak RSS during a 100,000-user import).',
+  ];
+  const paths = writeResults({ meta, results }, markdown(meta, rows, notes));
+  log(`\n${markdown(meta, rows, notes)}`);
+  log(`written ${paths.json} and ${paths.md} (${totalSeconds} s)`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);
