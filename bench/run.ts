@@ -7,8 +7,9 @@
  * measured system so drift hits both. The cost model loads the handlers in this process (with a
  * capacity-recording middleware on its DocumentClient) against the same DynamoDB Local.
  *
- * Measurements: 1 staging latency, 2 import throughput vs bare transactions, 4 sign-in vs bare
- * verify, 5 cost model. Still to add: 3 (plain-text passwords vs bare hashing), 6 (peak RSS).
+ * Measurements: 1 staging latency, 2 import throughput vs bare transactions, 3 import throughput
+ * with plain-text passwords vs bare hashing on all cores, 4 sign-in vs bare verify, 5 cost model,
+ * 6 peak RSS of the runtime (node + DynamoDB Local) per tenth of a large import.
  */
 import { WORKERS } from '#functions/workers.js';
 import { loadInProcess } from './lib/in-process.js';
@@ -18,14 +19,33 @@ import { measure, type RunPlan, round } from './lib/stats.js';
 import { cheapBcryptHash } from './lib/users.js';
 import { bareClient, runBareImport } from './measurements/bare-transactions.js';
 import { costModel, recordImport } from './measurements/cost-model.js';
+import { memoryRun } from './measurements/memory.js';
+import { hashingPool, plainImportRun, runtimeBcryptCost } from './measurements/plain-import.js';
 import { hashFormats, prepareSignIn, signInRun } from './measurements/signin.js';
 import { stageAndImport } from './measurements/staging-import.js';
 
 const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick');
 const SIZES = quick
-  ? { stageUsers: 200, costUsers: 20, signInRequests: 20, plan: { warmup: 1, runs: 3 } }
-  : { stageUsers: 10_000, costUsers: 200, signInRequests: 200, plan: { warmup: 1, runs: 5 } };
+  ? {
+      stageUsers: 200,
+      costUsers: 20,
+      signInRequests: 20,
+      plan: { warmup: 1, runs: 3 },
+      plainUsers: 40,
+      // Quick mode lowers the runtime's bcrypt cost (the baseline uses the same, read back below).
+      runtimeEnv: { BCRYPT_LOG_ROUNDS: '8' },
+      memory: { chunks: 2, chunkSize: 60, plan: { warmup: 0, runs: 3 } },
+    }
+  : {
+      stageUsers: 10_000,
+      costUsers: 200,
+      signInRequests: 200,
+      plan: { warmup: 1, runs: 5 },
+      plainUsers: 1_000,
+      runtimeEnv: {},
+      memory: { chunks: 10, chunkSize: 10_000, plan: { warmup: 0, runs: 3 } },
+    };
 const plan: RunPlan = SIZES.plan;
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -36,7 +56,7 @@ async function main(): Promise<void> {
   log(
     `bench (${quick ? 'quick' : 'full'}; DynamoDB Local ${inMemory ? 'in memory' : 'persisted'}) on ${machine.cpuModel} ×${machine.cores}`,
   );
-  const runtime = await startRuntime({ inMemory });
+  const runtime = await startRuntime({ inMemory, env: SIZES.runtimeEnv });
   log(`runtime up in ${round((performance.now() - started) / 1000, 1)} s (DynamoDB Local ${runtime.dynamodbEndpoint})`);
   const importWorker = WORKERS.find((w) => w.id === 'import-worker');
   if (importWorker?.source.kind !== 'import-queue') throw new Error('no import worker');
@@ -111,6 +131,45 @@ async function main(): Promise<void> {
       },
     );
 
+    // 3. Import with plain-text passwords vs bare hashing (same library and cost, all cores).
+    const cost = await runtimeBcryptCost({ API_KEYS: undefined, LOG_LEVEL: 'warn', ...SIZES.runtimeEnv });
+    const pool = hashingPool();
+    log(
+      `3. stage ${SIZES.plainUsers} plain-text users (BCRYPT cost ${cost}) → count 0, vs bare hashing ×${pool.workers}`,
+    );
+    try {
+      const plainRuns = await measure('plain', plan, () => plainImportRun(runtime, pool, SIZES.plainUsers, cost), log);
+      results.plainTextImport = {
+        users: SIZES.plainUsers,
+        bcryptCost: cost,
+        hashingWorkers: pool.workers,
+        runs: plainRuns,
+      };
+      rows.push(
+        {
+          measurement: `3. Import, plain-text (bcrypt ${cost})`,
+          metric: 'end to end',
+          unit: 'users/s',
+          summary: plainRuns.appUsersPerSecond as never,
+        },
+        {
+          measurement: `3. Import, plain-text (bcrypt ${cost})`,
+          metric: `bare hashing ×${pool.workers}`,
+          unit: 'hashes/s',
+          summary: plainRuns.bareHashesPerSecond as never,
+        },
+        {
+          measurement: `3. Import, plain-text (bcrypt ${cost})`,
+          metric: 'ratio',
+          unit: '×',
+          summary: plainRuns.ratio as never,
+          target: '≥ 0.8',
+        },
+      );
+    } finally {
+      await pool.close();
+    }
+
     // 4. Sign-in per hash format vs bare verify.
     log('4. sign-in vs bare verify');
     const signIn: Record<string, unknown> = {};
@@ -134,6 +193,42 @@ async function main(): Promise<void> {
       }
     }
     results.signIn = signIn;
+
+    // 6. Peak RSS of the runtime (node + DynamoDB Local) per tenth of a large import.
+    const { chunks, chunkSize } = SIZES.memory;
+    const memoryUsers = chunks * chunkSize;
+    log(`6. RSS during an import of ${chunks} × ${chunkSize} users (VmRSS every 500 ms)`);
+    const memoryRuns = await measure('rss', SIZES.memory.plan, () => memoryRun(runtime, chunks, chunkSize), log);
+    results.memory = { users: memoryUsers, chunks, chunkSize, intervalMs: 500, runs: memoryRuns };
+    for (const [name, label] of [
+      ['node', 'runtime node'],
+      ['dynamodb', 'DynamoDB Local JVM'],
+    ] as const) {
+      const measurement = `6. RSS, ${memoryUsers} users, ${label}`;
+      rows.push(
+        { measurement, metric: 'peak', unit: 'MB', summary: memoryRuns[`${name}PeakMb`] as never },
+        {
+          measurement,
+          metric: 'slope of tenth peaks',
+          unit: 'MB per 10k users',
+          summary: memoryRuns[`${name}SlopeMbPer10k`] as never,
+          target: '≈ 0 (flat)',
+        },
+        {
+          measurement,
+          metric: 'last / first tenth peak',
+          unit: '×',
+          summary: memoryRuns[`${name}LastFirstRatio`] as never,
+          target: '≈ 1 (flat)',
+        },
+      );
+    }
+    rows.push({
+      measurement: `6. RSS, ${memoryUsers} users`,
+      metric: 'import throughput',
+      unit: 'users/s',
+      summary: memoryRuns.usersPerSecond as never,
+    });
   } finally {
     await runtime.stop();
   }
@@ -145,11 +240,35 @@ async function main(): Promise<void> {
     `Bare transactions: the recorded write plan (staging transactions, then per user the worker's TransactWriteItems) replayed with fresh keys, ${concurrency} users in flight (local pollers × batch size); reads not replayed.`,
     `5. Cost model, 1,000,000 users: $${round(model.totalUsd)} (target ≤ $10), ${round(model.wallMinutes, 1)} min (target ≤ 30): ${model.wallArithmetic}.`,
     ...model.lines.map((l) => `   ${l.item}: ${l.arithmetic} = $${round(l.usd, 3)}`),
-    'Missing: 3 (plain-text passwords vs bare hashing), 6 (peak RSS during a 100,000-user import).',
+    ...plainNotes(results),
+    ...memoryNotes(results),
   ];
   const paths = writeResults({ meta, results }, markdown(meta, rows, notes));
   log(`\n${markdown(meta, rows, notes)}`);
   log(`written ${paths.json} and ${paths.md} (${totalSeconds} s)`);
+}
+
+function plainNotes(results: Record<string, unknown>): string[] {
+  const r = results.plainTextImport as { bcryptCost: number; hashingWorkers: number } | undefined;
+  if (!r) return ['3. Plain-text import: not measured (an earlier step failed).'];
+  return [
+    `3. Plain-text import: the app's default BCRYPT at the runtime's \`bcrypt_log_rounds\` = ${r.bcryptCost}${quick ? ' (BCRYPT_LOG_ROUNDS=8 in quick mode)' : ''}; baseline: the same number of hash-wasm bcrypt hashes at cost ${r.bcryptCost} on ${r.hashingWorkers} worker threads (one per core), in the bench process, between the runtime's runs; ratio = users/s ÷ hashes/s.`,
+  ];
+}
+
+function memoryNotes(results: Record<string, unknown>): string[] {
+  const r = results.memory as
+    | { users: number; chunks: number; chunkSize: number; runs: Record<string, { median: number }> }
+    | undefined;
+  if (!r) return ['6. RSS: not measured (an earlier step failed).'];
+  const tenths = (name: string) =>
+    Array.from({ length: 10 }, (_, i) => round(r.runs[`${name}Tenth${i + 1}Mb`]?.median ?? Number.NaN, 0)).join(', ');
+  return [
+    `6. RSS: ${r.chunks} staging POSTs of ${r.chunkSize} users (a given cheap hash), then wait for count 0; VmRSS of the runtime's node process and its DynamoDB Local JVM every 500 ms; samples attributed to the tenth of the import in progress (staging lies in the first tenth). Slope: least squares of the ten tenth peaks against users imported.`,
+    `   node peak per tenth (MB, median of runs): ${tenths('node')}`,
+    `   DynamoDB Local peak per tenth (MB, median of runs): ${tenths('dynamodb')}`,
+    ...(r.users < 100_000 ? [`   Only ${r.users} users in this mode; the 100,000-user figure needs full mode.`] : []),
+  ];
 }
 
 main().then(

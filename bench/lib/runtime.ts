@@ -17,10 +17,14 @@ export interface Runtime {
   stop(): Promise<void>;
 }
 
-export async function startRuntime(options: { inMemory: boolean }): Promise<Runtime> {
+export async function startRuntime(options: {
+  inMemory: boolean;
+  /** Extra environment of the runtime (e.g. `BCRYPT_LOG_ROUNDS`). */
+  env?: Readonly<Record<string, string | undefined>>;
+}): Promise<Runtime> {
   const child = await LocalProcess.start({
     args: options.inMemory ? ['--in-memory'] : [],
-    env: { API_KEYS: undefined, LOG_LEVEL: 'warn' },
+    env: { API_KEYS: undefined, LOG_LEVEL: 'warn', ...options.env },
   });
   try {
     await child.waitUntilReady(120_000);
