@@ -208,7 +208,9 @@ async function handle(
   );
 
   // The reference skips the key check when the app does not exist; the handler then answers 400.
-  if (!options.public && app) checkApiKey(resolveEffectiveConfig(base, app.coreConfig, undefined).apiKeys, headers);
+  // api_keys is an app-level key (no tenant may differ from its app), so the tenant's effective
+  // config already holds the app's keys.
+  if (!options.public && app) checkApiKey(config.apiKeys, headers);
 
   const limits = { max: config.maxCdiVersion, min: config.minCdiVersion };
   const cdiVersion =

@@ -36,13 +36,3 @@ export function resolvePrefix(segments: readonly (string | undefined)[]): Resolv
   }
   return { appId, tenantId: tenantSegment };
 }
-
-/**
- * Splits a raw request path into prefix segments and the API path, trying the longest API path
- * first; used by the fallback route, which has no path parameters to go on.
- */
-export function splitRawPath(rawPath: string): { prefix: string[]; apiPath: string } {
-  const trimmed = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
-  const segments = trimmed.split('/').filter((s) => s !== '');
-  return { prefix: segments, apiPath: `/${segments.join('/')}` };
-}
