@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { getBaseConfig, resolveEffectiveConfig } from '#functions/config/index.js';
 import { type ImportPublisher, importMessageSchema } from '#functions/domain/bulk-import/message.js';
 import type { AppImportContext, ProcessingDeps } from '#functions/domain/bulk-import/processing.js';
-import { importUser } from '#functions/domain/import/import-user.js';
+import { importUser, importUserGroup } from '#functions/domain/import/import-user.js';
 import { getSqsClient } from '#functions/shared/clients.js';
 import { ENV, requireEnv } from '#functions/shared/env.js';
 import { logger } from '#functions/shared/logger.js';
@@ -53,6 +53,7 @@ export function processingDeps(overrides: Partial<ProcessingDeps> = {}): Process
       return loaded;
     },
     importUser: (request) => importUser({ store: userStore }, request),
+    importUserGroup: (request) => importUserGroup({ store: userStore }, request),
     now: Date.now,
     newId: randomUUID,
     warn: (message, fields) => logger.warn(message, fields),

@@ -184,7 +184,8 @@ async function getRow(appId: string, id: string): Promise<Item | undefined> {
   return out.Item;
 }
 
-async function batchGetRows(appId: string, ids: readonly string[]): Promise<Item[]> {
+/** Consistent reads of rows by id (missing rows are absent); only `id` and `status` unless `full`. */
+async function batchGetRows(appId: string, ids: readonly string[], full = false): Promise<Item[]> {
   const table = tableName();
   const found: Item[] = [];
   for (const part of chunk(ids, 100)) {
@@ -198,8 +199,9 @@ async function batchGetRows(appId: string, ids: readonly string[]): Promise<Item
             [table]: {
               Keys: keys,
               ConsistentRead: true,
-              ProjectionExpression: '#i, #s',
-              ExpressionAttributeNames: { '#i': 'id', '#s': 'status' },
+              ...(full
+                ? {}
+                : { ProjectionExpression: '#i, #s', ExpressionAttributeNames: { '#i': 'id', '#s': 'status' } }),
             },
           },
         }),
@@ -242,6 +244,22 @@ async function insertNew(appId: string, users: readonly ImportUser[], now: numbe
   return { collidedIds: collided };
 }
 
+const claimUpdate = (appId: string, id: string, now: number): TransactItem => ({
+  Update: {
+    TableName: tableName(),
+    Key: rowKey(appId, id),
+    UpdateExpression: 'SET #s = :p, updatedAt = :now, GSI1PK = :g',
+    ConditionExpression: 'attribute_exists(PK) AND #s = :n',
+    ExpressionAttributeNames: { '#s': 'status' },
+    ExpressionAttributeValues: {
+      ':p': 'PROCESSING',
+      ':n': 'NEW',
+      ':now': now,
+      ':g': stagedStatusIndexPartition(appId, 'PROCESSING', indexShard(id)),
+    },
+  },
+});
+
 async function claim(appId: string, id: string, now: number): Promise<StagedUserRecord | undefined> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const item = await getRow(appId, id);
@@ -250,26 +268,47 @@ async function claim(appId: string, id: string, now: number): Promise<StagedUser
     if (row.status === 'FAILED') return undefined;
     if (row.status === 'PROCESSING') return row;
     const result = await transact([
-      {
-        Update: {
-          TableName: tableName(),
-          Key: rowKey(appId, id),
-          UpdateExpression: 'SET #s = :p, updatedAt = :now, GSI1PK = :g',
-          ConditionExpression: 'attribute_exists(PK) AND #s = :n',
-          ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: {
-            ':p': 'PROCESSING',
-            ':n': 'NEW',
-            ':now': now,
-            ':g': stagedStatusIndexPartition(appId, 'PROCESSING', indexShard(id)),
-          },
-        },
-      },
+      claimUpdate(appId, id, now),
       counterUpdate(appId, counterShard(id), { NEW: -1, PROCESSING: 1 }),
     ]);
     if (result.ok) return { ...row, status: 'PROCESSING', updatedAt: now };
   }
   throw new Error('the staged row kept changing while being claimed');
+}
+
+/**
+ * {@link claim} for a worker's whole batch: one consistent batch read, then the NEW rows move to
+ * PROCESSING in one transaction with ONE counter update (NEW −k, PROCESSING +k on one shard;
+ * counts are sums over shards). If any of them changed meanwhile, nothing was written and each is
+ * claimed on its own.
+ */
+async function claimMany(
+  appId: string,
+  ids: readonly string[],
+  now: number,
+): Promise<Map<string, StagedUserRecord | undefined>> {
+  const unique = [...new Set(ids)];
+  const found = new Map((await batchGetRows(appId, unique, true)).map((i) => [i.id as string, fromItem(i)] as const));
+  const out = new Map<string, StagedUserRecord | undefined>();
+  const fresh: StagedUserRecord[] = [];
+  for (const id of unique) {
+    const row = found.get(id);
+    if (row?.status === 'NEW') fresh.push(row);
+    else out.set(id, row?.status === 'PROCESSING' ? row : undefined);
+  }
+  for (const part of chunk(fresh, ROWS_PER_TRANSACTION)) {
+    const first = part[0] as StagedUserRecord;
+    const result = await transact([
+      ...part.map((r) => claimUpdate(appId, r.id, now)),
+      counterUpdate(appId, counterShard(first.id), { NEW: -part.length, PROCESSING: part.length }),
+    ]);
+    if (result.ok) {
+      for (const r of part) out.set(r.id, { ...r, status: 'PROCESSING', updatedAt: now });
+      continue;
+    }
+    for (const r of part) out.set(r.id, await claim(appId, r.id, now));
+  }
+  return out;
 }
 
 async function fail(
@@ -322,9 +361,11 @@ async function noteTransientError(appId: string, id: string, message: string, no
   }
 }
 
-function importedWrites(appId: string, id: string): object[] {
+/** Deletes of these PROCESSING rows and ONE counter update for all of them (one shard carries it). */
+function importedWrites(appId: string, ids: readonly string[]): object[] {
+  if (ids.length === 0) return [];
   return [
-    {
+    ...ids.map((id) => ({
       Delete: {
         TableName: tableName(),
         Key: rowKey(appId, id),
@@ -332,13 +373,13 @@ function importedWrites(appId: string, id: string): object[] {
         ExpressionAttributeNames: { '#s': 'status' },
         ExpressionAttributeValues: { ':p': 'PROCESSING' },
       },
-    },
-    counterUpdate(appId, counterShard(id), { PROCESSING: -1 }),
+    })),
+    counterUpdate(appId, counterShard(ids[0] as string), { PROCESSING: -ids.length }),
   ];
 }
 
 async function removeImported(appId: string, id: string): Promise<boolean> {
-  const result = await transact(importedWrites(appId, id) as TransactItem[]);
+  const result = await transact(importedWrites(appId, [id]) as TransactItem[]);
   return result.ok;
 }
 
@@ -584,6 +625,7 @@ export const stagingStore: StagingStore = {
     return item ? fromItem(item) : undefined;
   },
   claim,
+  claimMany,
   fail,
   noteTransientError,
   importedWrites,

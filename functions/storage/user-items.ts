@@ -233,10 +233,14 @@ export function deriveItems(appId: string, user: UserRecord): DerivedItem[] {
   return items;
 }
 
-/** Counter deltas of one user's change: −1 for what it was, +1 for what it becomes. */
+/**
+ * Counter deltas of users' changes: −1 for what each was, +1 for what it becomes. Each user's share
+ * goes to its own shard unless `shard` is given (a group written together uses one shard).
+ */
 export function counterDeltas(
   appId: string,
   changes: readonly { before?: UserRecord; after?: UserRecord }[],
+  shard?: number,
 ): Map<string, { key: Key; deltas: Map<number, number> }> {
   const out = new Map<string, { key: Key; deltas: Map<number, number> }>();
   const add = (shard: number, sk: string, mask: number, delta: number) => {
@@ -248,10 +252,10 @@ export function counterDeltas(
   };
   const apply = (user: UserRecord | undefined, delta: number) => {
     if (!user || user.loginMethods.length === 0) return;
-    const shard = shardOf(user.userId);
+    const target = shard ?? shardOf(user.userId);
     const mask = recipeMask(user);
-    add(shard, COUNTER_APP_SK, mask, delta);
-    for (const tenantId of userTenantIds(user)) add(shard, counterTenantSortKey(tenantId), mask, delta);
+    add(target, COUNTER_APP_SK, mask, delta);
+    for (const tenantId of userTenantIds(user)) add(target, counterTenantSortKey(tenantId), mask, delta);
   };
   for (const change of changes) {
     apply(change.before, -1);

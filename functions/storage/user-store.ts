@@ -53,6 +53,7 @@ import {
   keyString,
   primaryKeys,
   recordFromItem,
+  shardOf,
   type TransactWriteItem,
 } from './user-items.js';
 
@@ -65,12 +66,27 @@ interface BuiltPlan {
   readonly actions: Action[];
   /** Entities whose key another part of the same plan already claims: conflicts found before writing. */
   readonly duplicates: WriteEntity[];
+  /** Per action, the index of the plan it belongs to (undefined: shared counters, group extras). */
+  readonly planOf: (number | undefined)[];
+  /** Per duplicate, the index of the plan that needed the key a second time. */
+  readonly duplicatePlans: number[];
 }
 
 const sameContent = (a: DerivedItem, b: DerivedItem) => JSON.stringify(a.item) === JSON.stringify(b.item);
 
-/** Everything but metadata (which needs a read): synchronous, so sizes can be checked before hashing. */
-function buildSyncActions(appId: string, plan: UserWritePlan): BuiltPlan {
+/**
+ * Everything but metadata (which needs a read): synchronous, so sizes can be checked before hashing.
+ * Several plans (a group of users written together) share ONE update per counter item: their
+ * deltas all go to the first user's shard — counts are sums over the shards, so any shard may
+ * carry any user's share, and one counter action instead of one per user is what makes grouping
+ * cheaper. A key two plans both need is reported as a duplicate (the group is then written user
+ * by user, where the usual conflict rules apply).
+ */
+function buildSyncActions(
+  appId: string,
+  plans: readonly UserWritePlan[],
+  groupExtra: readonly object[] = [],
+): BuiltPlan {
   const table = tableName();
   const actions: Action[] = [];
   const duplicates: WriteEntity[] = [];
@@ -84,94 +100,117 @@ function buildSyncActions(appId: string, plan: UserWritePlan): BuiltPlan {
     claimed.add(id);
     return true;
   };
+  const checkedRoles = new Set<string>();
+  const metadataUsers = new Set<string>();
+  const planOf: (number | undefined)[] = [];
+  const duplicatePlans: number[] = [];
 
-  for (const change of plan.changes) {
-    const before = new Map(
-      (change.before ? deriveItems(appId, change.before) : []).map((d) => [keyString(d.key), d] as const),
-    );
-    const after = change.after ? deriveItems(appId, change.after) : [];
-    const afterKeys = new Set(after.map((d) => keyString(d.key)));
-    const version = change.before?.version;
-    for (const derived of after) {
-      const old = before.get(keyString(derived.key));
-      const isUser = derived.key.SK === USER_SK;
-      if (old && !isUser && sameContent(old, derived)) continue;
-      if (!claim(derived.key, derived.entity)) continue;
-      const Item = { ...derived.key, ...derived.item };
-      if (!old) {
+  for (const [planIndex, plan] of plans.entries()) {
+    const firstAction = actions.length;
+    const firstDuplicate = duplicates.length;
+    for (const change of plan.changes) {
+      const before = new Map(
+        (change.before ? deriveItems(appId, change.before) : []).map((d) => [keyString(d.key), d] as const),
+      );
+      const after = change.after ? deriveItems(appId, change.after) : [];
+      const afterKeys = new Set(after.map((d) => keyString(d.key)));
+      const version = change.before?.version;
+      for (const derived of after) {
+        const old = before.get(keyString(derived.key));
+        const isUser = derived.key.SK === USER_SK;
+        if (old && !isUser && sameContent(old, derived)) continue;
+        if (!claim(derived.key, derived.entity)) continue;
+        const Item = { ...derived.key, ...derived.item };
+        if (!old) {
+          actions.push({
+            entity: derived.entity,
+            item: { Put: { TableName: table, Item, ConditionExpression: 'attribute_not_exists(PK)' } },
+          });
+        } else if (isUser) {
+          actions.push({
+            entity: derived.entity,
+            item: {
+              Put: {
+                TableName: table,
+                Item,
+                ConditionExpression: 'version = :v',
+                ExpressionAttributeValues: { ':v': version },
+              },
+            },
+          });
+        } else {
+          actions.push({ entity: derived.entity, item: { Put: { TableName: table, Item } } });
+        }
+      }
+      for (const [id, old] of before) {
+        if (afterKeys.has(id)) continue;
+        if (!claim(old.key, old.entity)) continue;
+        const isUser = old.key.SK === USER_SK;
         actions.push({
-          entity: derived.entity,
-          item: { Put: { TableName: table, Item, ConditionExpression: 'attribute_not_exists(PK)' } },
-        });
-      } else if (isUser) {
-        actions.push({
-          entity: derived.entity,
+          entity: old.entity,
           item: {
-            Put: {
+            Delete: {
               TableName: table,
-              Item,
-              ConditionExpression: 'version = :v',
-              ExpressionAttributeValues: { ':v': version },
+              Key: old.key,
+              ...(isUser ? { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': version } } : {}),
             },
           },
         });
-      } else {
-        actions.push({ entity: derived.entity, item: { Put: { TableName: table, Item } } });
       }
     }
-    for (const [id, old] of before) {
-      if (afterKeys.has(id)) continue;
-      if (!claim(old.key, old.entity)) continue;
-      const isUser = old.key.SK === USER_SK;
-      actions.push({
-        entity: old.entity,
-        item: {
-          Delete: {
-            TableName: table,
-            Key: old.key,
-            ...(isUser ? { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': version } } : {}),
-          },
-        },
-      });
+
+    for (const check of plan.primaryFreeChecks ?? []) {
+      for (const key of primaryKeys(appId, check.tenantId, check)) {
+        if (claimed.has(keyString(key))) continue;
+        claimed.add(keyString(key));
+        actions.push({
+          entity: { kind: 'primaryAccountInfo' },
+          item: { ConditionCheck: { TableName: table, Key: key, ConditionExpression: 'attribute_not_exists(PK)' } },
+        });
+      }
     }
+    for (const externalUserId of plan.externalIdsNotUserIds ?? []) {
+      for (const SK of [USER_SK, LINK_SK]) {
+        const key = { PK: userPartition(appId, externalUserId), SK };
+        if (!claim(key, { kind: 'externalIdIsUserId', externalUserId })) continue;
+        actions.push({
+          entity: { kind: 'externalIdIsUserId', externalUserId },
+          item: { ConditionCheck: { TableName: table, Key: key, ConditionExpression: 'attribute_not_exists(PK)' } },
+        });
+      }
+    }
+    if (plan.roles) {
+      for (const role of new Set(plan.roles.assignments.map((a) => a.role))) {
+        // The same role checked for two users of a group is one check.
+        if (checkedRoles.has(role)) continue;
+        checkedRoles.add(role);
+        actions.push({ entity: { kind: 'role', role }, item: roleExistsCheck(appId, role) });
+      }
+      for (const { role, tenantId } of plan.roles.assignments) {
+        actions.push({ entity: { kind: 'internal' }, item: userRolePut(appId, plan.roles.userId, tenantId, role) });
+      }
+    }
+    if (plan.totpDevices) {
+      for (const device of plan.totpDevices.devices) {
+        actions.push({
+          entity: { kind: 'totpDevice', deviceName: device.deviceName },
+          item: totpDevicePut(appId, plan.totpDevices.userId, device),
+        });
+      }
+    }
+    if (plan.metadata) {
+      if (metadataUsers.has(plan.metadata.userId)) duplicates.push({ kind: 'metadata' });
+      metadataUsers.add(plan.metadata.userId);
+    }
+    for (let i = firstAction; i < actions.length; i++) planOf[i] = planIndex;
+    for (let i = firstDuplicate; i < duplicates.length; i++) duplicatePlans.push(planIndex);
   }
 
-  for (const check of plan.primaryFreeChecks ?? []) {
-    for (const key of primaryKeys(appId, check.tenantId, check)) {
-      if (claimed.has(keyString(key))) continue;
-      claimed.add(keyString(key));
-      actions.push({
-        entity: { kind: 'primaryAccountInfo' },
-        item: { ConditionCheck: { TableName: table, Key: key, ConditionExpression: 'attribute_not_exists(PK)' } },
-      });
-    }
-  }
-  for (const externalUserId of plan.externalIdsNotUserIds ?? []) {
-    for (const SK of [USER_SK, LINK_SK]) {
-      const key = { PK: userPartition(appId, externalUserId), SK };
-      if (!claim(key, { kind: 'externalIdIsUserId', externalUserId })) continue;
-      actions.push({
-        entity: { kind: 'externalIdIsUserId', externalUserId },
-        item: { ConditionCheck: { TableName: table, Key: key, ConditionExpression: 'attribute_not_exists(PK)' } },
-      });
-    }
-  }
-  if (plan.roles) {
-    const roles = [...new Set(plan.roles.assignments.map((a) => a.role))];
-    for (const role of roles) actions.push({ entity: { kind: 'role', role }, item: roleExistsCheck(appId, role) });
-    for (const { role, tenantId } of plan.roles.assignments) {
-      actions.push({ entity: { kind: 'internal' }, item: userRolePut(appId, plan.roles.userId, tenantId, role) });
-    }
-  }
-  if (plan.totpDevices) {
-    for (const device of plan.totpDevices.devices) {
-      actions.push({
-        entity: { kind: 'totpDevice', deviceName: device.deviceName },
-        item: totpDevicePut(appId, plan.totpDevices.userId, device),
-      });
-    }
-  }
-  for (const { key, deltas } of counterDeltas(appId, plan.changes).values()) {
+  const changes = plans.flatMap((p) => p.changes);
+  const firstUser = changes.find((c) => c.after ?? c.before);
+  const shard =
+    plans.length > 1 && firstUser ? shardOf((firstUser.after ?? firstUser.before)?.userId ?? '') : undefined;
+  for (const { key, deltas } of counterDeltas(appId, changes, shard).values()) {
     const names: Record<string, string> = {};
     const values: Record<string, number> = {};
     const parts: string[] = [];
@@ -193,22 +232,41 @@ function buildSyncActions(appId: string, plan: UserWritePlan): BuiltPlan {
       },
     });
   }
-  (plan.extra ?? []).forEach((item, index) => {
+  [...plans.flatMap((p) => p.extra ?? []), ...groupExtra].forEach((item, index) => {
     actions.push({ entity: { kind: 'extra', index }, item: item as TransactWriteItem });
   });
-  return { actions, duplicates };
+  return { actions, duplicates, planOf, duplicatePlans };
 }
 
+const metadataActions = (plans: readonly UserWritePlan[]) => plans.filter((p) => p.metadata).length;
+
 function countActions(appId: string, plan: UserWritePlan): number {
-  return buildSyncActions(appId, plan).actions.length + (plan.metadata ? 1 : 0);
+  return countGroupActions(appId, [plan]);
+}
+
+function countGroupActions(appId: string, plans: readonly UserWritePlan[], extra: readonly object[] = []): number {
+  return buildSyncActions(appId, plans, extra).actions.length + metadataActions(plans);
 }
 
 async function write(appId: string, plan: UserWritePlan): Promise<WriteResult> {
-  const built = buildSyncActions(appId, plan);
-  if (built.duplicates.length > 0) return { ok: false, retryable: false, failed: built.duplicates };
+  return writeGroup(appId, [plan]);
+}
+
+async function writeGroup(
+  appId: string,
+  plans: readonly UserWritePlan[],
+  extra: readonly object[] = [],
+): Promise<WriteResult> {
+  const built = buildSyncActions(appId, plans, extra);
+  if (built.duplicates.length > 0) {
+    return { ok: false, retryable: false, failed: built.duplicates, plans: built.duplicatePlans };
+  }
   const actions = [...built.actions];
-  if (plan.metadata) {
+  const planOf = [...built.planOf];
+  for (const [planIndex, plan] of plans.entries()) {
+    if (!plan.metadata) continue;
     const put = await metadataMergeWrite(appId, plan.metadata.userId, plan.metadata.update);
+    planOf[actions.length] = planIndex;
     actions.push({ entity: { kind: 'metadata' }, item: put });
   }
   if (actions.length === 0) return { ok: true };
@@ -226,7 +284,7 @@ async function write(appId: string, plan: UserWritePlan): Promise<WriteResult> {
     if (cancellation.kind === 'transient') return { ok: false, retryable: true };
     if (cancellation.kind === 'conditions') {
       const failed = cancellation.failedIndexes.map((i): WriteEntity => actions[i]?.entity ?? { kind: 'internal' });
-      return { ok: false, retryable: false, failed };
+      return { ok: false, retryable: false, failed, plans: cancellation.failedIndexes.map((i) => planOf[i]) };
     }
     if (cancellation.kind === 'none' && isTransientError(error)) return { ok: false, retryable: true };
     throw error;
@@ -409,7 +467,9 @@ export const userStore: UserStore = {
   listUsers,
   countUsers,
   countActions,
+  countGroupActions,
   write,
+  writeGroup,
   purgeUserIdData,
 };
 

@@ -44,3 +44,27 @@ export async function forEachRecord(
     ),
   };
 }
+
+/**
+ * Like {@link forEachRecord}, for work that handles the batch's messages together: `work` gets the
+ * well-formed messages and returns, per message, whether it is done. A throw fails them all (they
+ * come back; the import is idempotent).
+ */
+export async function forBatch(
+  event: SQSEvent,
+  work: (messages: { message: ImportMessage; record: SQSRecord }[]) => Promise<boolean[]>,
+): Promise<SQSBatchResponse> {
+  const parsed = (event.Records ?? []).flatMap((record) => {
+    const message = parseImportMessage(record);
+    return message ? [{ message, record }] : [];
+  });
+  let done: boolean[];
+  try {
+    done = parsed.length > 0 ? await work(parsed) : [];
+  } catch (error) {
+    logger.error('import batch failed', { error: error instanceof Error ? error.name : 'unknown error' });
+    done = parsed.map(() => false);
+  }
+  const failed = new Set(parsed.flatMap(({ record }, i) => (done[i] ? [] : [record.messageId])));
+  return { batchItemFailures: [...failed].map((itemIdentifier) => ({ itemIdentifier })) };
+}

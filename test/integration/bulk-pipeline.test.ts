@@ -145,12 +145,20 @@ describe('import pipeline (BulkImportFlowTest, ProcessBulkImportUsersCronJobTest
     const appId = await createApp({}, [], 'bulk');
     const staged = await stage(appId, [epUser(1, {}, 'p'), epUser(2, {}, 'p'), epUser(3, {}, 'p')]);
     const poisonId = staged.json.users[1].userId as string;
-    const { importUser: realImport } = await import('#functions/domain/import/import-user.js');
+    const { importUser: realImport, importUserGroup: realGroup } = await import(
+      '#functions/domain/import/import-user.js'
+    );
     const { userStore } = await import('#functions/storage/user-store.js');
+    const poison = () => new Error(`storage unavailable near ${BCRYPT_HASH}`);
+    // Storage fails whenever this user is written, alone or in a group.
     const worker = createImportWorker({
       importUser: async (request) => {
-        if (request.user.id === poisonId) throw new Error(`storage unavailable near ${BCRYPT_HASH}`);
+        if (request.user.id === poisonId) throw poison();
         return realImport({ store: userStore }, request);
+      },
+      importUserGroup: async (request) => {
+        if (request.users.some((u) => u.id === poisonId)) throw poison();
+        return realGroup({ store: userStore }, request);
       },
     });
     await withPipeline(() => waitUntilDone(appId, 60_000), { worker });

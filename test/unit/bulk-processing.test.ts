@@ -3,6 +3,7 @@ import {
   failExhaustedImport,
   type ProcessingDeps,
   processStagedUser,
+  processStagedUsers,
 } from '#functions/domain/bulk-import/processing.js';
 import type { StagedStatus, StagedUserRecord, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
@@ -36,14 +37,20 @@ function fakeStore(rows: Record<string, StagedStatus>) {
   for (const [id, status] of Object.entries(rows)) {
     data.set(id, { appId: 'a', id, status, user: user(id), createdAt: 1, updatedAt: 1, sentAt: 1 });
   }
+  const claims: string[][] = [];
+  const claimOne = (id: string) => {
+    const row = data.get(id);
+    if (!row || row.status === 'FAILED') return undefined;
+    row.status = 'PROCESSING';
+    return row;
+  };
   const store: StagingStore = {
     insertNew: async () => ({ collidedIds: [] }),
     get: async (_a, id) => data.get(id),
-    claim: async (_a, id) => {
-      const row = data.get(id);
-      if (!row || row.status === 'FAILED') return undefined;
-      row.status = 'PROCESSING';
-      return row;
+    claim: async (_a, id) => claimOne(id),
+    claimMany: async (_a, ids) => {
+      claims.push([...ids]);
+      return new Map(ids.map((id) => [id, claimOne(id)] as const));
     },
     fail: async (_a, id, from, message) => {
       const row = data.get(id);
@@ -55,7 +62,7 @@ function fakeStore(rows: Record<string, StagedStatus>) {
       const row = data.get(id);
       if (row) row.lastError = message;
     },
-    importedWrites: (_a, id) => [{ deleteRow: id }],
+    importedWrites: (_a, ids) => ids.map((id) => ({ deleteRow: id })),
     removeImported: async (_a, id) => data.delete(id),
     remove: async () => new Set(),
     list: async () => ({ rows: [] }),
@@ -63,10 +70,14 @@ function fakeStore(rows: Record<string, StagedStatus>) {
     pendingSentBefore: async () => undefined,
     markSent: async () => undefined,
   };
-  return { store, data };
+  return { store, data, claims };
 }
 
-function deps(store: StagingStore, outcome: (id: string) => Promise<ImportOutcome>): ProcessingDeps {
+function deps(
+  store: StagingStore,
+  outcome: (id: string) => Promise<ImportOutcome>,
+  group: ProcessingDeps['importUserGroup'] = async () => ({ imported: new Set(), hashes: new Map() }),
+): ProcessingDeps {
   return {
     store,
     loadApp: async () => ({
@@ -85,6 +96,7 @@ function deps(store: StagingStore, outcome: (id: string) => Promise<ImportOutcom
       },
     }),
     importUser: (request) => outcome(request.user.id),
+    importUserGroup: group,
     now: () => 5,
     newId: () => crypto.randomUUID(),
     warn: () => undefined,
@@ -135,5 +147,77 @@ describe('processStagedUser', () => {
     expect(data.get('u1')?.errorMessage).toContain('connection reset');
     expect(await failExhaustedImport(d, msg('u1'))).toBe('skipped');
     expect(await failExhaustedImport(d, msg('gone'))).toBe('skipped');
+  });
+});
+
+describe('processStagedUsers (a worker batch)', () => {
+  it('claims the batch together, imports the valid users as a group and sends the rest one by one', async () => {
+    const { store, data, claims } = fakeStore({ u1: 'NEW', u2: 'NEW', u3: 'NEW', u4: 'FAILED' });
+    data.get('u3')!.user.loginMethods[0]!.tenantIds = ['gone'];
+    const groups: string[][] = [];
+    const singles: string[] = [];
+    const d = deps(
+      store,
+      async (id) => {
+        singles.push(id);
+        return { kind: 'imported', user: {} as never };
+      },
+      async (request) => {
+        groups.push(request.users.map((u) => u.id));
+        for (const u of request.users) data.delete(u.id);
+        return { imported: new Set(request.users.map((u) => u.id)), hashes: new Map() };
+      },
+    );
+    const results = await processStagedUsers(d, [msg('u1'), msg('u2'), msg('u3'), msg('u4'), msg('u1')]);
+    expect(claims).toEqual([['u1', 'u2', 'u3', 'u4']]);
+    expect(groups).toEqual([['u1', 'u2']]);
+    // u3 re-validates as invalid: the one-by-one path marks it FAILED with the Java list.
+    expect(results.map((r) => r.kind)).toEqual(['imported', 'imported', 'failed', 'skipped', 'imported']);
+    expect(data.get('u3')?.errorMessage).toBe('[Invalid tenantId: gone for emailpassword recipe.]');
+    expect(singles).toEqual([]);
+  });
+
+  it('imports one by one, reusing the hashes, what the group did not import', async () => {
+    const { store } = fakeStore({ u1: 'NEW', u2: 'NEW' });
+    const seen: (string | undefined)[] = [];
+    const d = deps(
+      store,
+      async () => ({ kind: 'imported', user: {} as never }),
+      async () => ({ imported: new Set(), hashes: new Map([['u1', '$2a$04$computed']]) }),
+    );
+    const importUser = d.importUser;
+    const spied: ProcessingDeps = {
+      ...d,
+      importUser: (request) => {
+        seen.push(request.hashes?.get('u1'));
+        return importUser(request);
+      },
+    };
+    const results = await processStagedUsers(spied, [msg('u1'), msg('u2')]);
+    expect(results.map((r) => r.kind)).toEqual(['imported', 'imported']);
+    expect(seen).toEqual(['$2a$04$computed', '$2a$04$computed']);
+  });
+
+  it('falls back to one by one when the group path throws, logging no credential', async () => {
+    const { store, data } = fakeStore({ u1: 'NEW', u2: 'NEW' });
+    const warnings: string[] = [];
+    const d: ProcessingDeps = {
+      ...deps(
+        store,
+        async (id) => {
+          data.delete(id);
+          return { kind: 'imported', user: {} as never };
+        },
+        async () => {
+          throw new Error(`boom ${SECRET}`);
+        },
+      ),
+      warn: (message, fields) => void warnings.push(`${message} ${JSON.stringify(fields)}`),
+    };
+    const results = await processStagedUsers(d, [msg('u1'), msg('u2')]);
+    expect(results.map((r) => r.kind)).toEqual(['imported', 'imported']);
+    expect(data.size).toBe(0);
+    expect(warnings.join('\n')).toContain('one by one');
+    expect(warnings.join('\n')).not.toContain(SECRET);
   });
 });

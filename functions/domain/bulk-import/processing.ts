@@ -7,7 +7,13 @@
  * PROCESSING), FAILED is only ever written conditionally on the row's current status, and a
  * redelivery of an imported user finds no row (or finds its user already there) and does nothing.
  */
-import type { ImportConfig, ImportOutcome, ImportRequest } from '#functions/domain/import/import-user.js';
+import type {
+  GroupImportRequest,
+  GroupImportResult,
+  ImportConfig,
+  ImportOutcome,
+  ImportRequest,
+} from '#functions/domain/import/import-user.js';
 import type { ImportMessage } from './message.js';
 import { describeError, scrubSecrets } from './secrets.js';
 import type { StagingStore } from './staging-ports.js';
@@ -26,6 +32,8 @@ export interface ProcessingDeps {
   readonly loadApp: (appId: string) => Promise<AppImportContext | undefined>;
   /** THE import function (functions/domain/import/import-user.ts), bound to its dependencies. */
   readonly importUser: (request: ImportRequest) => Promise<ImportOutcome>;
+  /** THE import function's group path (importUserGroup), bound to its dependencies. */
+  readonly importUserGroup: (request: GroupImportRequest) => Promise<GroupImportResult>;
   readonly now: () => number;
   readonly newId: () => string;
   readonly warn: (message: string, fields: Record<string, unknown>) => void;
@@ -63,7 +71,11 @@ export const javaList = (errors: readonly string[]) => `[${errors.join(', ')}]`;
  * PROCESSING); the user already present → its row is removed, no FAILED. Anything thrown is
  * transient: the error is remembered on the row (for the DLQ consumer) and `retry` returned.
  */
-export async function processStagedUser(deps: ProcessingDeps, message: ImportMessage): Promise<ProcessingResult> {
+export async function processStagedUser(
+  deps: ProcessingDeps,
+  message: ImportMessage,
+  hashes?: ReadonlyMap<string, string>,
+): Promise<ProcessingResult> {
   const { appId, id } = message;
   let user: Parameters<typeof scrubSecrets>[1];
   try {
@@ -88,7 +100,8 @@ export async function processStagedUser(deps: ProcessingDeps, message: ImportMes
       appId,
       user: validation.user,
       config: app.config,
-      extraWrites: deps.store.importedWrites(appId, id),
+      extraWrites: deps.store.importedWrites(appId, [id]),
+      ...(hashes ? { hashes } : {}),
     });
     switch (outcome.kind) {
       case 'imported':
@@ -116,6 +129,75 @@ export async function processStagedUser(deps: ProcessingDeps, message: ImportMes
     deps.warn('staged user import failed transiently; it will be retried', { appId, id, error: text });
     return { kind: 'retry', error: text };
   }
+}
+
+const messageKey = (m: Pick<ImportMessage, 'appId' | 'id'>) => `${m.appId}\u0000${m.id}`;
+
+/**
+ * Imports the staged users a worker batch names (design §6), with the fewest writes that keep
+ * every invariant: per app, the rows are claimed together (one transaction, one counter update)
+ * and the users that re-validate are imported together (importUserGroup: one transaction per
+ * group, one update per counter item). Whatever that fast path does not finish — an invalid
+ * user, a conflict anywhere in a group, an error — goes through {@link processStagedUser} one
+ * message at a time, so every user ends exactly as it would alone. Results are in message order;
+ * a message repeated within the batch shares its twin's result.
+ */
+export async function processStagedUsers(
+  deps: ProcessingDeps,
+  messages: readonly ImportMessage[],
+): Promise<ProcessingResult[]> {
+  const done = new Map<string, ProcessingResult>();
+  const hashes = new Map<string, string>();
+  const byApp = new Map<string, string[]>();
+  for (const m of messages) {
+    const ids = byApp.get(m.appId) ?? [];
+    if (!ids.includes(m.id)) ids.push(m.id);
+    byApp.set(m.appId, ids);
+  }
+  for (const [appId, ids] of byApp) {
+    if (ids.length < 2) continue;
+    try {
+      const rows = await deps.store.claimMany(appId, ids, deps.now());
+      const app = await deps.loadApp(appId);
+      if (!app) continue;
+      const users: ImportUser[] = [];
+      for (const [id, row] of rows) {
+        if (!row) {
+          done.set(messageKey({ appId, id }), { kind: 'skipped', reason: 'no NEW or PROCESSING row' });
+          continue;
+        }
+        const validation = validateImportUser(
+          revalidationInput(row.user),
+          { ...app.validation, now: deps.now(), newId: deps.newId },
+          { idMode: 'readStored' },
+        );
+        if (validation.ok) users.push(validation.user);
+      }
+      if (users.length < 2) continue;
+      const result = await deps.importUserGroup({
+        appId,
+        config: app.config,
+        users,
+        extraWritesFor: (userIds) => deps.store.importedWrites(appId, userIds),
+      });
+      for (const id of result.imported) done.set(messageKey({ appId, id }), { kind: 'imported' });
+      for (const [id, hash] of result.hashes) hashes.set(id, hash);
+    } catch (error) {
+      // Nothing is lost: every user not marked done takes the one-by-one path below (which
+      // records a credential-free error per row if it fails too). Only the error's name is
+      // logged here: its text could quote any of the group's users.
+      deps.warn('grouped import failed; importing these users one by one', {
+        appId,
+        error: error instanceof Error ? error.name : 'unknown error',
+      });
+    }
+  }
+  const pending = [
+    ...new Map(messages.filter((m) => !done.has(messageKey(m))).map((m) => [messageKey(m), m])).values(),
+  ];
+  const results = await Promise.all(pending.map((m) => processStagedUser(deps, m, hashes)));
+  for (const [i, m] of pending.entries()) done.set(messageKey(m), results[i] as ProcessingResult);
+  return messages.map((m) => done.get(messageKey(m)) as ProcessingResult);
 }
 
 /** The message a FAILED row gets when its retries ran out without a recorded error. */

@@ -43,12 +43,17 @@ export interface StagingStore {
   get(appId: string, id: string): Promise<StagedUserRecord | undefined>;
   /** NEW → PROCESSING (a PROCESSING row stays). Undefined when the row is gone or FAILED. */
   claim(appId: string, id: string, now: number): Promise<StagedUserRecord | undefined>;
+  /** {@link claim} for several rows at once (fewer writes); by id, undefined where `claim` would be. */
+  claimMany(appId: string, ids: readonly string[], now: number): Promise<Map<string, StagedUserRecord | undefined>>;
   /** `from` → FAILED with `message`; false when the row is gone or no longer in `from`. */
   fail(appId: string, id: string, from: 'NEW' | 'PROCESSING', message: string, now: number): Promise<boolean>;
   /** Remembers a transient error on a NEW/PROCESSING row (best effort). */
   noteTransientError(appId: string, id: string, message: string, now: number): Promise<void>;
-  /** Transaction items that delete a PROCESSING row with its counter share (the import's extra writes). */
-  importedWrites(appId: string, id: string): object[];
+  /**
+   * Transaction items that delete these PROCESSING rows with their counter share (the import's
+   * extra writes): one delete per row, then one counter update for all of them.
+   */
+  importedWrites(appId: string, ids: readonly string[]): object[];
   /** Deletes a PROCESSING row whose user already exists; false when it is not PROCESSING any more. */
   removeImported(appId: string, id: string): Promise<boolean>;
   /** Deletes the rows that exist (any status); returns the ids it deleted. */

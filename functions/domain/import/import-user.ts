@@ -21,7 +21,7 @@ import {
   type UserWritePlan,
   type WriteEntity,
 } from '#functions/domain/users/ports.js';
-import { TransientWriteError, writeWithRetry } from '#functions/domain/users/write.js';
+import { TransientWriteError, writeGroupWithRetry, writeWithRetry } from '#functions/domain/users/write.js';
 
 export { TransientWriteError as TransientImportError } from '#functions/domain/users/write.js';
 
@@ -50,6 +50,11 @@ export interface ImportRequest {
    * the bulk worker's "delete my staged row". Their failures are reported by index.
    */
   readonly extraWrites?: readonly object[];
+  /**
+   * Hashes already computed for this user's plain-text passwords, by login method (superTokensUserId),
+   * e.g. by {@link importUserGroup} before it handed the user back: never hash twice.
+   */
+  readonly hashes?: ReadonlyMap<string, string>;
 }
 
 export type ImportOutcome =
@@ -200,8 +205,48 @@ const failed = (errors: string[], extraWriteIndexes: number[] = []): ImportOutco
   extraWriteIndexes,
 });
 
+/** Group writes tried per group: the first, then again without the users a conflict named. */
+const GROUP_ROUNDS = 3;
+
 /** Attempts when only the metadata guard failed (someone else changed that metadata meanwhile). */
 const METADATA_ATTEMPTS = 3;
+
+/** The feature checks of §5.3 that need no storage (E019, E037); undefined when they pass. */
+function featureFailure(user: ImportUser, config: ImportConfig): ImportOutcome | undefined {
+  if (user.loginMethods.some((lm) => lm.isPrimary) && !config.accountLinkingEnabled && !config.mfaEnabled) {
+    return failed([IMPORT_MESSAGES.accountLinkingDisabled]);
+  }
+  if (user.totpDevices.length > 0 && !config.mfaEnabled) return failed([IMPORT_MESSAGES.mfaDisabled]);
+  return undefined;
+}
+
+/**
+ * Hashes the plain-text passwords of `user` not in `known` (CPU-bound: before any transaction,
+ * never inside a retry loop); returns every hash by login method.
+ */
+async function hashesFor(
+  deps: ImportDeps,
+  user: ImportUser,
+  config: ImportConfig,
+  known: ReadonlyMap<string, string> = new Map(),
+): Promise<Map<string, string>> {
+  const hash = deps.hashPassword ?? defaultHash;
+  const hashes = new Map<string, string>();
+  for (const lm of user.loginMethods) {
+    if (lm.recipeId !== 'emailpassword' || lm.passwordHash !== undefined || lm.plainTextPassword === undefined)
+      continue;
+    hashes.set(lm.superTokensUserId, known.get(lm.superTokensUserId) ?? (await hash(lm.plainTextPassword, config)));
+  }
+  return hashes;
+}
+
+const withHashes = (records: readonly UserRecord[], hashes: ReadonlyMap<string, string>): UserRecord[] =>
+  records.map((r) => ({
+    ...r,
+    loginMethods: r.loginMethods.map((lm) =>
+      hashes.has(lm.recipeUserId) ? { ...lm, passwordHash: hashes.get(lm.recipeUserId) as string } : lm,
+    ),
+  }));
 
 /**
  * Imports one user atomically. Returns the outcome; throws {@link TransientImportError} when
@@ -209,33 +254,14 @@ const METADATA_ATTEMPTS = 3;
  */
 export async function importUser(deps: ImportDeps, request: ImportRequest): Promise<ImportOutcome> {
   const { user, config, appId } = request;
-  if (user.loginMethods.some((lm) => lm.isPrimary) && !config.accountLinkingEnabled && !config.mfaEnabled) {
-    return failed([IMPORT_MESSAGES.accountLinkingDisabled]);
-  }
-  if (user.totpDevices.length > 0 && !config.mfaEnabled) return failed([IMPORT_MESSAGES.mfaDisabled]);
+  const refused = featureFailure(user, config);
+  if (refused) return refused;
 
-  let records = importRecords(user);
-  const actions = deps.store.countActions(appId, importPlan(user, records, request.extraWrites));
+  const unhashed = importRecords(user);
+  const actions = deps.store.countActions(appId, importPlan(user, unhashed, request.extraWrites));
   if (actions > MAX_ACTIONS_PER_WRITE) return failed([tooLargeMessage(actions)]);
 
-  // Hashing is CPU-bound and happens before the transaction, never inside a retry loop.
-  const hash = deps.hashPassword ?? defaultHash;
-  const plainByMethod = new Map(
-    user.loginMethods.flatMap((lm) =>
-      lm.recipeId === 'emailpassword' && lm.passwordHash === undefined && lm.plainTextPassword !== undefined
-        ? [[lm.superTokensUserId, lm.plainTextPassword] as const]
-        : [],
-    ),
-  );
-  const hashes = new Map<string, string>();
-  for (const [id, plain] of plainByMethod) hashes.set(id, await hash(plain, config));
-  records = records.map((r) => ({
-    ...r,
-    loginMethods: r.loginMethods.map((lm) =>
-      hashes.has(lm.recipeUserId) ? { ...lm, passwordHash: hashes.get(lm.recipeUserId) as string } : lm,
-    ),
-  }));
-
+  const records = withHashes(unhashed, await hashesFor(deps, user, config, request.hashes));
   const plan = importPlan(user, records, request.extraWrites);
   const ownIds = new Set(records.map((r) => r.userId));
   for (let attempt = 0; attempt < METADATA_ATTEMPTS; attempt++) {
@@ -257,4 +283,103 @@ export async function importUser(deps: ImportDeps, request: ImportRequest): Prom
     // Only the metadata guard failed: re-read the metadata and try again.
   }
   throw new TransientWriteError(IMPORT_MESSAGES.metadataBusy);
+}
+
+export interface GroupImportRequest {
+  readonly appId: string;
+  readonly config: ImportConfig;
+  readonly users: readonly ImportUser[];
+  /**
+   * Writes that must commit atomically with exactly these users (the worker: delete their staged
+   * rows): one per user, in the order given, then any shared ones. A failed i-th write is the
+   * i-th user's.
+   */
+  readonly extraWritesFor: (userIds: readonly string[]) => readonly object[];
+}
+
+export interface GroupImportResult {
+  /** Users imported now (their extra writes committed with them). */
+  readonly imported: ReadonlySet<string>;
+  /** Hashes computed for the plain-text passwords of the others, by login method: pass them to {@link importUser}. */
+  readonly hashes: ReadonlyMap<string, string>;
+}
+
+/**
+ * The bulk worker's fast path: imports users TOGETHER, in as few transactions as the action limit
+ * allows, each user's items written exactly as {@link importUser} writes them, with one update per
+ * counter item per transaction instead of one per user (write units are what an import costs).
+ *
+ * All or nothing per transaction: when a group cannot commit as a whole (a conflict, two users of
+ * the group needing the same key, a row that changed), nothing of it is written; the users the
+ * cancellation names leave the group and the rest is tried again (a few rounds). Users not in
+ * `imported` are for the caller to import one by one with {@link importUser}, where each gets
+ * exactly the outcome it would have had alone. So this function never decides a failure; it only
+ * saves writes. A group whose write throws is simply not imported here.
+ */
+export async function importUserGroup(deps: ImportDeps, request: GroupImportRequest): Promise<GroupImportResult> {
+  const { appId, config } = request;
+  const imported = new Set<string>();
+  const hashes = new Map<string, string>();
+  const prepared: { user: ImportUser; plan: UserWritePlan }[] = [];
+  for (const user of request.users) {
+    if (featureFailure(user, config)) continue;
+    const own = await hashesFor(deps, user, config);
+    for (const [id, hash] of own) hashes.set(id, hash);
+    prepared.push({ user, plan: importPlan(user, withHashes(importRecords(user), own)) });
+  }
+
+  // Greedy packing under the action limit (a user too large even alone is left to importUser,
+  // which reports it).
+  const groups: (typeof prepared)[] = [];
+  let current: typeof prepared = [];
+  const fits = (group: typeof prepared) =>
+    deps.store.countGroupActions(
+      appId,
+      group.map((p) => p.plan),
+      request.extraWritesFor(group.map((p) => p.user.id)),
+    ) <= MAX_ACTIONS_PER_WRITE;
+  for (const entry of prepared) {
+    if (fits([...current, entry])) {
+      current.push(entry);
+      continue;
+    }
+    if (current.length > 0) groups.push(current);
+    current = fits([entry]) ? [entry] : [];
+  }
+  if (current.length > 0) groups.push(current);
+
+  for (const initial of groups) {
+    let group = initial;
+    // A conflict names the users it came from: they leave the group (importUser will word their
+    // failure) and the rest is tried again, a few rounds at most.
+    for (let round = 0; round < GROUP_ROUNDS && group.length >= 2; round++) {
+      const ids = group.map((p) => p.user.id);
+      let result: Awaited<ReturnType<typeof writeGroupWithRetry>>;
+      try {
+        result = await writeGroupWithRetry(
+          deps,
+          appId,
+          group.map((p) => p.plan),
+          request.extraWritesFor(ids),
+        );
+      } catch {
+        // Nothing of this group was written (a transaction is atomic): its users take the
+        // one-by-one path, which meets the same error again if it was not transient.
+        break;
+      }
+      if (result.ok) {
+        for (const id of ids) imported.add(id);
+        break;
+      }
+      const culprits = new Set<number>();
+      result.failed.forEach((entity, i) => {
+        const plan = result.plans?.[i];
+        if (plan !== undefined) culprits.add(plan);
+        else if (entity.kind === 'extra' && entity.index < ids.length) culprits.add(entity.index);
+      });
+      if (culprits.size === 0) break;
+      group = group.filter((_, i) => !culprits.has(i));
+    }
+  }
+  return { imported, hashes };
 }

@@ -52,8 +52,16 @@ export interface UserWritePlan {
 
 export type WriteResult =
   | { readonly ok: true }
-  /** Conditions failed: the entities, in action order (one per failing action). */
-  | { readonly ok: false; readonly retryable: false; readonly failed: readonly WriteEntity[] }
+  /**
+   * Conditions failed: the entities, in action order (one per failing action), and for a group
+   * write, per entity the index of the plan it belongs to (undefined for shared and extra writes).
+   */
+  | {
+      readonly ok: false;
+      readonly retryable: false;
+      readonly failed: readonly WriteEntity[];
+      readonly plans?: readonly (number | undefined)[];
+    }
   /** TransactionConflict / throttling: nothing was written; try again. */
   | { readonly ok: false; readonly retryable: true };
 
@@ -110,6 +118,14 @@ export interface UserStore {
   /** How many DynamoDB actions a plan needs (refuse before hashing when above the limit). */
   countActions(appId: string, plan: UserWritePlan): number;
   write(appId: string, plan: UserWritePlan): Promise<WriteResult>;
+  /** {@link countActions} of several plans written together (with `extra` writes of the group). */
+  countGroupActions(appId: string, plans: readonly UserWritePlan[], extra?: readonly object[]): number;
+  /**
+   * Several plans (and `extra`, e.g. the bulk worker's staged-row deletions) in ONE transaction,
+   * sharing one update per counter item. Extra writes are reported by index over the plans'
+   * `extra` lists followed by `extra`. A key two plans both need fails the group (as a duplicate).
+   */
+  writeGroup(appId: string, plans: readonly UserWritePlan[], extra?: readonly object[]): Promise<WriteResult>;
   /** Deletes roles, metadata and TOTP devices stored under these user ids (after a user removal). */
   purgeUserIdData(appId: string, userIds: readonly string[]): Promise<void>;
 }
