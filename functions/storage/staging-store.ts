@@ -9,7 +9,9 @@ import { randomUUID } from 'node:crypto';
 import {
   BatchGetCommand,
   BatchWriteCommand,
+  DeleteCommand,
   GetCommand,
+  PutCommand,
   QueryCommand,
   type QueryCommandOutput,
   TransactWriteCommand,
@@ -27,20 +29,21 @@ import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { type AwsError, classifyCancellation, isTransientError } from './dynamo-errors.js';
 import {
-  pendingIndexPartition,
-  pendingIndexSortKey,
-  pendingIndexSortKeyBefore,
   STAGED_COUNTER_SHARDS,
   STAGED_COUNTER_SK,
   STAGED_INDEX_SHARDS,
   STAGED_SK,
   STAGED_STATUSES,
+  STAGING_APP_MARKER_SK,
+  STAGING_APPS_INDEX_PARTITION,
   shardOf,
   stagedCounterPartition,
   stagedStatusIndexPartition,
   stagedStatusIndexSortKey,
   stagedUserPartition,
+  stagingAppMarkerPartition,
 } from './keys/staging.js';
+import { queryAll } from './query.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 type Item = Record<string, unknown>;
@@ -141,8 +144,6 @@ function newRowItem(appId: string, user: ImportUser, now: number): Item {
     sentAt: now,
     GSI1PK: stagedStatusIndexPartition(appId, 'NEW', shard),
     GSI1SK: stagedStatusIndexSortKey(now, user.id),
-    GSI2PK: pendingIndexPartition(shard),
-    GSI2SK: pendingIndexSortKey(now, appId, user.id),
   };
 }
 
@@ -216,7 +217,29 @@ async function batchGetRows(appId: string, ids: readonly string[], full = false)
 // ------------------------------------------------------------------------------------------------
 // Writes
 
+const markerKey = (appId: string) => ({ PK: stagingAppMarkerPartition(appId), SK: STAGING_APP_MARKER_SK });
+
+/**
+ * A staging request takes well under this (API Gateway answers within 30 s): a marker older than
+ * this whose app has nothing pending belongs to no request still writing rows.
+ */
+const MARKER_QUIET_MS = 10 * 60_000;
+
 async function insertNew(appId: string, users: readonly ImportUser[], now: number): Promise<{ collidedIds: string[] }> {
+  // Before any row: the reconciler must know this app has rows to look after.
+  await getDocumentClient().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...markerKey(appId),
+        entityType: 'BULK_IMPORT_APP',
+        appId,
+        stagedAt: now,
+        GSI2PK: STAGING_APPS_INDEX_PARTITION,
+        GSI2SK: appId,
+      },
+    }),
+  );
   const collided: string[] = [];
   const groups = [...groupBy(users, (u) => counterShard(u.id)).entries()];
   // Each counter shard's chunks run one after another (no transaction conflicts on the counter
@@ -323,7 +346,7 @@ async function fail(
       Update: {
         TableName: tableName(),
         Key: rowKey(appId, id),
-        UpdateExpression: 'SET #s = :f, errorMessage = :m, updatedAt = :now, GSI1PK = :g REMOVE GSI2PK, GSI2SK',
+        UpdateExpression: 'SET #s = :f, errorMessage = :m, updatedAt = :now, GSI1PK = :g',
         ConditionExpression: 'attribute_exists(PK) AND #s = :from',
         ExpressionAttributeNames: { '#s': 'status' },
         ExpressionAttributeValues: {
@@ -424,15 +447,10 @@ async function markSent(appId: string, id: string, now: number): Promise<void> {
       new UpdateCommand({
         TableName: tableName(),
         Key: rowKey(appId, id),
-        UpdateExpression: 'SET sentAt = :now, GSI2SK = :sk',
+        UpdateExpression: 'SET sentAt = :now',
         ConditionExpression: 'attribute_exists(PK) AND #s IN (:n, :p)',
         ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: {
-          ':now': now,
-          ':sk': pendingIndexSortKey(now, appId, id),
-          ':n': 'NEW',
-          ':p': 'PROCESSING',
-        },
+        ExpressionAttributeValues: { ':now': now, ':n': 'NEW', ':p': 'PROCESSING' },
       }),
     );
   } catch (error) {
@@ -542,37 +560,74 @@ async function count(appId: string, status?: StagedStatus): Promise<number> {
   return total;
 }
 
+/**
+ * The reconciler's read: per marked app (GSI2 `BULK#APPS`) that still has NEW/PROCESSING rows
+ * (its counters say so), the GSI1 partitions of those two statuses, keeping rows last sent before
+ * the cut-off. Reads are cheap next to writes (a Query is billed per 4 KB read, a row is under
+ * 1 KB), so rows carry no index entry of their own for this — that would cost an index write when
+ * staged, claimed and imported. A marker whose app has nothing pending and that no recent request
+ * refreshed is removed (conditionally on its time, so a request staging now keeps it).
+ */
 async function pendingSentBefore(
   sentBefore: number,
   visit: (page: readonly PendingRef[]) => Promise<void>,
 ): Promise<void> {
-  const shards = Array.from({ length: STAGED_INDEX_SHARDS }, (_, shard) => shard);
-  await forEachLimited(shards, 4, async (shard) => {
-    let startKey: Item | undefined;
-    do {
-      const out: QueryCommandOutput = await getDocumentClient().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: 'GSI2',
-          KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :before',
-          ExpressionAttributeValues: {
-            ':pk': pendingIndexPartition(shard),
-            ':before': pendingIndexSortKeyBefore(sentBefore),
-          },
-          ProjectionExpression: 'appId, #i',
-          ExpressionAttributeNames: { '#i': 'id' },
-          Limit: 200,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      const page = ((out.Items as Item[] | undefined) ?? []).map((i) => ({
-        appId: i.appId as string,
-        id: i.id as string,
-      }));
-      if (page.length > 0) await visit(page);
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
+  const markers = await queryAll({
+    TableName: tableName(),
+    IndexName: 'GSI2',
+    KeyConditionExpression: 'GSI2PK = :pk',
+    ExpressionAttributeValues: { ':pk': STAGING_APPS_INDEX_PARTITION },
+    ProjectionExpression: 'appId, stagedAt',
   });
+  for (const marker of markers) {
+    const appId = marker.appId as string;
+    const stagedAt = marker.stagedAt as number;
+    if ((await count(appId, 'NEW')) + (await count(appId, 'PROCESSING')) === 0) {
+      if (stagedAt < Date.now() - MARKER_QUIET_MS) await removeMarker(appId, stagedAt);
+      continue;
+    }
+    const partitions = (['NEW', 'PROCESSING'] as const).flatMap((status) =>
+      Array.from({ length: STAGED_INDEX_SHARDS }, (_, shard) => stagedStatusIndexPartition(appId, status, shard)),
+    );
+    await forEachLimited(partitions, 4, async (pk) => {
+      let startKey: Item | undefined;
+      do {
+        const out: QueryCommandOutput = await getDocumentClient().send(
+          new QueryCommand({
+            TableName: tableName(),
+            IndexName: 'GSI1',
+            KeyConditionExpression: 'GSI1PK = :pk',
+            FilterExpression: 'sentAt < :before',
+            ExpressionAttributeValues: { ':pk': pk, ':before': sentBefore },
+            ProjectionExpression: 'appId, #i',
+            ExpressionAttributeNames: { '#i': 'id' },
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        const page = ((out.Items as Item[] | undefined) ?? []).map((i) => ({
+          appId: i.appId as string,
+          id: i.id as string,
+        }));
+        if (page.length > 0) await visit(page);
+        startKey = out.LastEvaluatedKey;
+      } while (startKey);
+    });
+  }
+}
+
+async function removeMarker(appId: string, stagedAt: number): Promise<void> {
+  try {
+    await getDocumentClient().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: markerKey(appId),
+        ConditionExpression: 'stagedAt = :t',
+        ExpressionAttributeValues: { ':t': stagedAt },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -615,7 +670,10 @@ export async function purgeAppStagedUsers(appId: string): Promise<void> {
       startKey = out.LastEvaluatedKey;
     } while (startKey);
   });
-  await deleteKeys(Array.from({ length: STAGED_COUNTER_SHARDS }, (_, shard) => counterKey(appId, shard)));
+  await deleteKeys([
+    ...Array.from({ length: STAGED_COUNTER_SHARDS }, (_, shard) => counterKey(appId, shard)),
+    markerKey(appId),
+  ]);
 }
 
 export const stagingStore: StagingStore = {

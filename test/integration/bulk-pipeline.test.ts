@@ -1,6 +1,8 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importMessage } from '#functions/domain/bulk-import/message.js';
 import { reconcileStagedUsers } from '#functions/domain/bulk-import/reconcile.js';
+import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { importPublisher, stagingStore } from '#functions/storage/staging-deps.js';
 import { createImportWorker } from '#functions/workers/import-worker/handler.js';
 import type { ImportQueuePair } from '../../bin/local/sqs.js';
@@ -193,5 +195,37 @@ describe('import pipeline (BulkImportFlowTest, ProcessBulkImportUsersCronJobTest
       Date.now() + 1,
     );
     expect(again.resent).toBe(0);
+  });
+
+  it('the reconciler forgets an app once nothing is pending and no request staged for a while; staging marks it again', async () => {
+    const appId = await createApp({}, [], 'bulk');
+    const marker = { PK: `APP#${appId}#BULKAPP`, SK: 'PENDING' };
+    const read = async () =>
+      (await getDocumentClient().send(new GetCommand({ TableName: tableName(), Key: marker, ConsistentRead: true })))
+        .Item;
+    const reconcile = () =>
+      reconcileStagedUsers({ store: stagingStore, publisher: importPublisher, now: Date.now }, Date.now() - 60_000);
+    expect(await read()).toBeUndefined();
+    expect((await stage(appId, [epUser(1, {}, 'm')])).status).toBe(200);
+    expect(await read()).toMatchObject({ appId });
+    await withPipeline(() => waitUntilDone(appId));
+    // Nothing pending, but the marker is recent: a request may still be writing rows.
+    await reconcile();
+    expect(await read()).toBeDefined();
+    await getDocumentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: marker,
+        UpdateExpression: 'SET stagedAt = :old',
+        ExpressionAttributeValues: { ':old': Date.now() - 3_600_000 },
+      }),
+    );
+    await reconcile();
+    expect(await read()).toBeUndefined();
+    expect((await stage(appId, [epUser(2, {}, 'm')])).status).toBe(200);
+    expect(await read()).toBeDefined();
+    const removed = await call('POST', '/recipe/multitenancy/app/remove', { body: { appId } });
+    expect(removed.json.status).toBe('OK');
+    expect(await read()).toBeUndefined();
   });
 });

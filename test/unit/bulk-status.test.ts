@@ -7,10 +7,10 @@ import {
   toListedUser,
 } from '#functions/domain/bulk-import/status.js';
 import {
-  pendingIndexSortKey,
   shardOf,
   stagedStatusIndexPartition,
   stagedStatusIndexSortKey,
+  stagingAppMarkerPartition,
 } from '#functions/storage/keys/staging.js';
 
 describe('status API input', () => {
@@ -82,7 +82,7 @@ describe('staging keys', () => {
   it('builds app-prefixed, sortable keys and spreads ids over shards', () => {
     expect(stagedStatusIndexPartition('app1', 'NEW', 3)).toBe('APP#app1#BULK#NEW#3');
     expect(stagedStatusIndexSortKey(42, 'u1')).toBe('000000000000042#u1');
-    expect(pendingIndexSortKey(42, 'app1', 'u1')).toBe('000000000000042#app1#u1');
+    expect(stagingAppMarkerPartition('app1')).toBe('APP#app1#BULKAPP');
     const counts = new Array(16).fill(0);
     for (let i = 0; i < 1600; i++) counts[shardOf(crypto.randomUUID(), 16)]++;
     expect(Math.min(...counts)).toBeGreaterThan(50);

@@ -6,9 +6,11 @@
  * - GSI1 `APP#<a>#BULK#<status>#<shard>` / `<createdAt>#<id>`: the staged users of one status,
  *   newest first. Sharded (16): a 10,000-user request must not put 10,000 index writes into one
  *   index partition (≈1,000 writes/s each); readers merge the shards.
- * - GSI2 `BULK#PENDING#<shard>` / `<sentAt>#<appId>#<id>`: present only while a row is NEW or
- *   PROCESSING; the reconciler finds rows whose message was last sent before a cut-off without
- *   enumerating apps or scanning.
+ * - No second index entry per row: the reconciler reads the NEW and PROCESSING partitions of
+ *   GSI1 of the apps that staged users (a read per 4 KB is far cheaper than an index write per
+ *   row on staging, claim and import). Those apps carry a marker `APP#<a>#BULKAPP` / `PENDING`,
+ *   in GSI2 `BULK#APPS` / `<appId>`, written by every staging request and removed by the
+ *   reconciler once the app has nothing pending.
  * - `APP#<a>#BCOUNT#<shard>` / `COUNT`: per-status counters (`NEW`, `PROCESSING`, `FAILED`),
  *   sharded (32) and changed in the same transaction as every status change or row deletion.
  */
@@ -30,11 +32,10 @@ export const stagedStatusIndexPartition = (appId: string, status: StagedStatus, 
   `${appPartition(appId)}#BULK#${status}#${shard}`;
 export const stagedStatusIndexSortKey = (createdAt: number, id: string) => `${pad(createdAt)}#${id}`;
 
-/** GSI2: rows awaiting import, by the time their message was last sent. */
-export const pendingIndexPartition = (shard: number) => `BULK#PENDING#${shard}`;
-export const pendingIndexSortKey = (sentAt: number, appId: string, id: string) => `${pad(sentAt)}#${appId}#${id}`;
-/** Upper bound (exclusive) of pending sort keys sent before `sentAt`. */
-export const pendingIndexSortKeyBefore = (sentAt: number) => pad(sentAt);
+/** The marker of an app that has (or recently had) staged users; GSI2 lists the marked apps. */
+export const stagingAppMarkerPartition = (appId: string) => `${appPartition(appId)}#BULKAPP`;
+export const STAGING_APP_MARKER_SK = 'PENDING';
+export const STAGING_APPS_INDEX_PARTITION = 'BULK#APPS';
 
 export const stagedCounterPartition = (appId: string, shard: number) => `${appPartition(appId)}#BCOUNT#${shard}`;
 export const STAGED_COUNTER_SK = 'COUNT';
