@@ -17,8 +17,8 @@ import { machineInfo, markdown, type Row, writeResults } from './lib/report.js';
 import { startRuntime } from './lib/runtime.js';
 import { measure, type RunPlan, round } from './lib/stats.js';
 import { cheapBcryptHash } from './lib/users.js';
-import { bareClient, runBareImport } from './measurements/bare-transactions.js';
-import { costModel, recordImport } from './measurements/cost-model.js';
+import { bareClient, runBareBatchImport } from './measurements/bare-batches.js';
+import { costModel, recordImport, unitNotes } from './measurements/cost-model.js';
 import { memoryRun } from './measurements/memory.js';
 import { hashingPool, plainImportRun, runtimeBcryptCost } from './measurements/plain-import.js';
 import { hashFormats, prepareSignIn, signInRun } from './measurements/signin.js';
@@ -73,10 +73,10 @@ async function main(): Promise<void> {
       users: 1_000_000,
       concurrency: importWorker.source.maxConcurrency,
       workerMemoryMb: importWorker.memoryMb,
-      transactionalFactor: 1,
     });
-    results.costModel = { sample: recorded.sample, model };
+    results.costModel = { sample: recorded.sample, model, breakdown: recorded.breakdown };
     log(`  per user: ${JSON.stringify(recorded.sample)}`);
+    for (const line of unitNotes(recorded.sample)) log(`  ${line}`);
     log(`  1M users: $${round(model.totalUsd)} in ${round(model.wallMinutes, 1)} min (${model.wallArithmetic})`);
 
     // 1 + 2. Staging latency and end-to-end import (hashes given) vs bare transactions.
@@ -92,7 +92,7 @@ async function main(): Promise<void> {
           passwordHash: hash,
           hashingAlgorithm: 'BCRYPT',
         });
-        const bare = await runBareImport(client, recorded.plan, SIZES.stageUsers, concurrency);
+        const bare = await runBareBatchImport(client, recorded.plan, SIZES.stageUsers, runtime.workerConcurrency);
         return {
           stageMs: app.stageMs,
           appUsersPerSecond: app.usersPerSecond,
@@ -234,12 +234,21 @@ async function main(): Promise<void> {
   }
   const totalSeconds = round((performance.now() - started) / 1000, 1);
   const meta = { mode: quick ? 'quick' : 'full', date: new Date().toISOString(), totalSeconds, machine, inMemory };
-  const model = (results.costModel as { model: ReturnType<typeof costModel> }).model;
+  const cost = results.costModel as {
+    model: ReturnType<typeof costModel>;
+    sample: Parameters<typeof unitNotes>[0];
+    breakdown: string[];
+  };
+  const model = cost.model;
   const notes = [
     'System under test: the local runtime (`bin/local.ts`) as a child process over HTTP; baselines in the bench process against the same DynamoDB Local.',
-    `Bare transactions: the recorded write plan (staging transactions, then per user the worker's TransactWriteItems) replayed with fresh keys, ${concurrency} users in flight (local pollers × batch size); reads not replayed.`,
+    `Bare transactions: the recorded write plan (staging transactions, then per SQS batch of ${batchSize} users the worker's TransactWriteItems in order) replayed with fresh ids and emails, ${runtime.workerConcurrency} batches (${concurrency} users) in flight (local pollers × batch size); reads not replayed.`,
     `5. Cost model, 1,000,000 users: $${round(model.totalUsd)} (target ≤ $10), ${round(model.wallMinutes, 1)} min (target ≤ 30): ${model.wallArithmetic}.`,
     ...model.lines.map((l) => `   ${l.item}: ${l.arithmetic} = $${round(l.usd, 3)}`),
+    `   Request units: computed from the recorded calls with AWS's rules (bench/lib/billing.ts), not DynamoDB Local's ConsumedCapacity, which does not apply them. Item size = UTF-8 attribute names + values (string bytes; number ≈ significant digits / 2 + 1; boolean/null 1; list/map 3 + per element 1 + size). Standard write: 1 WRU per started KB of the larger of the item before and after (delete: the deleted item; a missing item still 1). Transactional Put/Update/Delete: 2 per started KB; ConditionCheck: counted as a transactional write of its item (2 per KB, min 2; the conservative reading). Each GSI (GSI1-3, projection ALL), per written item: keys appear → 1 per KB of the new image; disappear → 1 per KB of the old; same keys → 1 per KB if any attribute changed, else 0; keys changed → 2 (delete old + put new), each per KB of its image; index writes are never doubled. Reads: 1 RRU per started 4 KB consistent, 0.5 eventual (Query: of the summed items read), TransactGet 2. Before/after images come from consistent reads by an unrecorded client around each write (units pass); timings from a second pass without them. Failed/cancelled calls: table units counted as if written, no index units, flagged.`,
+    ...unitNotes(cost.sample).map((l) => `   ${l}`),
+    ...cost.breakdown.map((l) => `   ${l}`),
+    "4. Sign-in: one imported user per format, in an app of its own (the Firebase one with its `firebase_password_hashing_signer_key`); sign-ins sequential over HTTP; bare verify in the bench process: bcrypt and argon2id with hash-wasm, Firebase scrypt with the core's own `verifyPassword` (#functions/domain/passwords) and the same signer key. The Firebase hash is built by the bench (bench/lib/firebase-scrypt.ts: hash-wasm scrypt + AES-256-CTR, checked against Firebase's published example) with Firebase's project parameters rounds 8, mem_cost 14, salt separator Bw==.",
     ...plainNotes(results),
     ...memoryNotes(results),
   ];

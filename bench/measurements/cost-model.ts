@@ -3,18 +3,44 @@
  *
  * In-process (see lib/in-process.ts): stage `users` into a fresh app with the real staging use
  * case (no queue message), then run the real import worker handler on SQS events of `batchSize`
- * records, one invocation at a time (as one Lambda instance would), recording every DynamoDB call
- * with ReturnConsumedCapacity 'TOTAL'. Per imported user: read/write capacity units, calls,
- * transactions and their action counts, and handler milliseconds (≈ Lambda billed duration).
+ * records, one invocation at a time (as one Lambda instance would), recording every DynamoDB call.
+ * Two passes over fresh apps:
+ * - units pass: the recorder reads item images around every write and computes the request units
+ *   with AWS's billing rules (lib/billing.ts), and keeps DynamoDB Local's own ConsumedCapacity
+ *   ('INDEXES') beside them as a cross-check; the write plan comes from this pass;
+ * - timing pass: no image reads (they would slow the calls down), only the handler milliseconds
+ *   (≈ Lambda billed duration).
+ * Per imported user: read/write units (staging vs worker; table vs each index; Local's figure),
+ * calls, transactions and their action counts, and handler milliseconds.
  */
-import type { InProcess, RecordedCall } from '../lib/in-process.js';
+import { STAGED_COUNTER_SHARDS } from '#functions/storage/keys/staging.js';
+import {
+  type ComputedUnits,
+  INDEX_NAMES,
+  type InProcess,
+  type RecordedAction,
+  type RecordedCall,
+  type ReportedCapacity,
+} from '../lib/in-process.js';
 import { createApp, type Runtime } from '../lib/runtime.js';
+import { round } from '../lib/stats.js';
 import { cheapBcryptHash, importUsers, shortId } from '../lib/users.js';
 
 export interface WritePlan {
+  /** The app the recording imported into (its id appears in every key). */
+  readonly appId: string;
   /** Recorded staging TransactWriteItems inputs (rows + counter update). */
   readonly staging: Record<string, unknown>[];
-  /** Per user, in order: the worker's TransactWriteItems inputs (claim, import). */
+  /** Per SQS batch, in order: its users and the worker's TransactWriteItems inputs, as recorded. */
+  readonly batches: {
+    readonly users: { readonly id: string; readonly email: string }[];
+    readonly transactions: Record<string, unknown>[];
+  }[];
+  /**
+   * Per user, in order: the worker's TransactWriteItems that name the user, restricted to this
+   * user's own items and the items no single user owns (counters): the per-user view of the
+   * batch transactions (the per-user breakdown of the notes).
+   */
   readonly perUser: {
     readonly id: string;
     readonly appId: string;
@@ -23,35 +49,116 @@ export interface WritePlan {
   }[];
 }
 
+/** Request units per imported user of one phase. */
+export interface PhaseUnits {
+  /** Computed with AWS's rules (lib/billing.ts): what the cost model uses. */
+  readonly readUnitsPerUser: number;
+  /** Table + index write units. */
+  readonly writeUnitsPerUser: number;
+  readonly tableWriteUnitsPerUser: number;
+  /** Per global secondary index. */
+  readonly indexWriteUnitsPerUser: Record<string, number>;
+  /** DynamoDB Local's ConsumedCapacity ('INDEXES'), summed the same way; for comparison only. */
+  readonly local: {
+    readonly readUnitsPerUser: number;
+    readonly writeUnitsPerUser: number;
+    /** Null when Local gave no table breakdown for some write call. */
+    readonly tableWriteUnitsPerUser: number | null;
+    readonly indexWriteUnitsPerUser: Record<string, number>;
+    /** Calls for which Local reported no capacity at all (not in its sums). */
+    readonly callsWithoutCapacityPerUser: number;
+  };
+  /** Calls that failed (condition failure, cancelled transaction); their units are counted. */
+  readonly failedCallsPerUser: number;
+  readonly transactionsPerUser: number;
+}
+
 export interface CostSample {
   readonly users: number;
-  readonly staging: { readUnitsPerUser: number; writeUnitsPerUser: number; transactionsPerUser: number };
-  readonly worker: {
-    readUnitsPerUser: number;
-    writeUnitsPerUser: number;
-    callsPerUser: Record<string, number>;
-    /** Calls per user for which DynamoDB Local reported no capacity (their units are NOT counted). */
-    callsWithoutCapacityPerUser: number;
-    transactionsPerUser: number;
-    actionsPerTransaction: number[];
-    handlerMsPerUser: number;
-    handlerMsPerInvocation: number;
-    batchSize: number;
+  readonly staging: PhaseUnits;
+  readonly worker: PhaseUnits & {
+    readonly callsPerUser: Record<string, number>;
+    readonly actionsPerTransaction: number[];
+    readonly handlerMsPerUser: number;
+    readonly handlerMsPerInvocation: number;
+    readonly batchSize: number;
   };
 }
 
-const isTransaction = (c: RecordedCall) => /^TransactWrite/.test(c.command);
+const isTransaction = (c: RecordedCall) => c.command === 'TransactWriteItemsCommand';
 
 export function transactItems(input: Record<string, unknown>): unknown[] {
   return (input.TransactItems as unknown[] | undefined) ?? [];
 }
 
-export async function recordImport(
+const zeroIndexes = () => Object.fromEntries(INDEX_NAMES.map((n) => [n, 0]));
+
+/** Sums the recorded calls of one phase into per-user units. */
+export function phaseUnits(calls: readonly RecordedCall[], users: number): PhaseUnits {
+  const per = (x: number) => x / users;
+  let read = 0;
+  let table = 0;
+  const indexes = zeroIndexes();
+  let localRead = 0;
+  let localWrite = 0;
+  let localTable: number | null = 0;
+  const localIndexes = zeroIndexes();
+  let missing = 0;
+  for (const c of calls) {
+    if (c.computed === undefined && c.kind !== 'other') throw new Error(`no computed units for ${c.command}`);
+    if (c.computed) {
+      read += c.computed.readUnits;
+      table += c.computed.tableWriteUnits;
+      for (const n of INDEX_NAMES) indexes[n] = (indexes[n] ?? 0) + (c.computed.indexWriteUnits[n] ?? 0);
+    }
+    const r = c.reported;
+    if (!r) {
+      if (c.kind !== 'other') missing++;
+      continue;
+    }
+    if (c.kind === 'read') localRead += r.total;
+    if (c.kind === 'write') {
+      localWrite += r.total;
+      localTable = r.table === undefined || localTable === null ? null : localTable + r.table;
+      for (const n of INDEX_NAMES) localIndexes[n] = (localIndexes[n] ?? 0) + (r.indexes[n] ?? 0);
+    }
+  }
+  const indexSum = Object.values(indexes).reduce((s, x) => s + x, 0);
+  return {
+    readUnitsPerUser: per(read),
+    writeUnitsPerUser: per(table + indexSum),
+    tableWriteUnitsPerUser: per(table),
+    indexWriteUnitsPerUser: Object.fromEntries(Object.entries(indexes).map(([n, x]) => [n, per(x)])),
+    local: {
+      readUnitsPerUser: per(localRead),
+      writeUnitsPerUser: per(localWrite),
+      tableWriteUnitsPerUser: localTable === null ? null : per(localTable),
+      indexWriteUnitsPerUser: Object.fromEntries(Object.entries(localIndexes).map(([n, x]) => [n, per(x)])),
+      callsWithoutCapacityPerUser: per(missing),
+    },
+    failedCallsPerUser: per(calls.filter((c) => !c.ok).length),
+    transactionsPerUser: per(calls.filter(isTransaction).length),
+  };
+}
+
+interface Pass {
+  readonly appId: string;
+  readonly prefix: string;
+  readonly messages: { appId: string; id: string }[];
+  readonly calls: RecordedCall[];
+  /** Per importBatch invocation: the messages and the index range of its calls. */
+  readonly batches: { messages: { appId: string; id: string }[]; from: number; to: number }[];
+  readonly handlerMs: number;
+  readonly invocations: number;
+}
+
+async function pass(
   runtime: Runtime,
   inProcess: InProcess,
   users: number,
   batchSize: number,
-): Promise<{ sample: CostSample; plan: WritePlan }> {
+  images: boolean,
+): Promise<Pass> {
   const appId = `cost-${shortId()}`;
   await createApp(runtime, appId);
   const hash = await cheapBcryptHash('bench-password');
@@ -61,52 +168,216 @@ export async function recordImport(
     passwordHash: hash,
     hashingAlgorithm: 'BCRYPT',
   });
+  inProcess.images = images;
   inProcess.calls.length = 0;
-  inProcess.phase = 'staging';
-  const messages = await inProcess.stage(appId, payload);
-  inProcess.phase = 'worker';
-  let handlerMs = 0;
-  let invocations = 0;
-  for (let i = 0; i < messages.length; i += batchSize) {
-    handlerMs += await inProcess.importBatch(messages.slice(i, i + batchSize));
-    invocations++;
+  try {
+    inProcess.phase = 'staging';
+    const messages = await inProcess.stage(appId, payload);
+    inProcess.phase = 'worker';
+    let handlerMs = 0;
+    let invocations = 0;
+    const batches: Pass['batches'] = [];
+    for (let i = 0; i < messages.length; i += batchSize) {
+      const from = inProcess.calls.length;
+      const batch = messages.slice(i, i + batchSize);
+      handlerMs += await inProcess.importBatch(batch);
+      batches.push({ messages: batch, from, to: inProcess.calls.length });
+      invocations++;
+    }
+    return { appId, prefix, messages, calls: [...inProcess.calls], batches, handlerMs, invocations };
+  } finally {
+    inProcess.phase = 'idle';
+    inProcess.images = true;
   }
-  const staging = inProcess.calls.filter((c) => c.phase === 'staging');
-  const worker = inProcess.calls.filter((c) => c.phase === 'worker');
-  const sum = (calls: RecordedCall[], f: (c: RecordedCall) => number) => calls.reduce((s, c) => s + f(c), 0);
+}
+
+export async function recordImport(
+  runtime: Runtime,
+  inProcess: InProcess,
+  users: number,
+  batchSize: number,
+): Promise<{ sample: CostSample; plan: WritePlan; breakdown: string[] }> {
+  const units = await pass(runtime, inProcess, users, batchSize, true);
+  const timing = await pass(runtime, inProcess, users, batchSize, false);
+  const n = units.messages.length;
+  const staging = units.calls.filter((c) => c.phase === 'staging');
+  const worker = units.calls.filter((c) => c.phase === 'worker');
   const callsPerUser: Record<string, number> = {};
-  for (const c of worker) callsPerUser[c.command] = (callsPerUser[c.command] ?? 0) + 1 / messages.length;
+  for (const c of worker) callsPerUser[c.command] = (callsPerUser[c.command] ?? 0) + 1 / n;
   const workerTx = worker.filter(isTransaction);
   const sample: CostSample = {
-    users: messages.length,
-    staging: {
-      readUnitsPerUser: sum(staging, (c) => c.readUnits) / messages.length,
-      writeUnitsPerUser: sum(staging, (c) => c.writeUnits) / messages.length,
-      transactionsPerUser: staging.filter(isTransaction).length / messages.length,
-    },
+    users: n,
+    staging: phaseUnits(staging, n),
     worker: {
-      readUnitsPerUser: sum(worker, (c) => c.readUnits) / messages.length,
-      writeUnitsPerUser: sum(worker, (c) => c.writeUnits) / messages.length,
+      ...phaseUnits(worker, n),
       callsPerUser,
-      callsWithoutCapacityPerUser: worker.filter((c) => c.capacityMissing).length / messages.length,
-      transactionsPerUser: workerTx.length / messages.length,
       actionsPerTransaction: [...new Set(workerTx.map((c) => transactItems(c.input).length))].sort((a, b) => a - b),
-      handlerMsPerUser: handlerMs / messages.length,
-      handlerMsPerInvocation: handlerMs / invocations,
+      handlerMsPerUser: timing.handlerMs / timing.messages.length,
+      handlerMsPerInvocation: timing.handlerMs / timing.invocations,
       batchSize,
     },
   };
+  // Messages are sent in request order.
+  const recorded = units.messages.map((m, i) => ({ id: m.id, email: `${units.prefix}-${i}@example.com` }));
+  const email = new Map(recorded.map((u) => [u.id, u.email]));
+  const names = (text: string, u: { id: string; email: string }) => text.includes(u.id) || text.includes(u.email);
   const plan: WritePlan = {
+    appId: units.appId,
     staging: staging.filter(isTransaction).map((c) => c.input),
-    perUser: messages.map((m, i) => ({
-      id: m.id,
-      appId,
-      // Messages are sent in request order.
-      email: `${prefix}-${i}@example.com`,
-      transactions: workerTx.filter((c) => JSON.stringify(c.input).includes(m.id)).map((c) => c.input),
+    batches: units.batches.map((b) => ({
+      users: b.messages.map((m) => ({ id: m.id, email: email.get(m.id) ?? '' })),
+      transactions: units.calls
+        .slice(b.from, b.to)
+        .filter(isTransaction)
+        .map((c) => c.input),
+    })),
+    perUser: recorded.map((u) => ({
+      ...u,
+      appId: units.appId,
+      transactions: workerTx
+        .filter((c) => names(JSON.stringify(c.input), u))
+        .map((c) => ({
+          ...c.input,
+          TransactItems: transactItems(c.input).filter((item) => {
+            const text = JSON.stringify(item);
+            return names(text, u) || !recorded.some((other) => names(text, other));
+          }),
+        })),
     })),
   };
-  return { sample, plan };
+  return { sample, plan, breakdown: userBreakdown(units.calls, plan.perUser) };
+}
+
+// ------------------------------------------------------------------------------------------------
+// Where the units of one typical user go
+
+const COMMAND = (c: string) => c.replace(/Command$/, '');
+const STAGED_COUNTER_ENTITY = 'BULK_IMPORT_COUNTER';
+
+function describeWrite(u: ComputedUnits): string {
+  const parts = [`table ${round(u.tableWriteUnits)} WRU`];
+  for (const n of INDEX_NAMES)
+    if ((u.indexWriteUnits[n] ?? 0) > 0) parts.push(`${n} ${round(u.indexWriteUnits[n] ?? 0)}`);
+  return parts.join(', ');
+}
+
+function describeLocal(r: ReportedCapacity | undefined, kind: RecordedCall['kind']): string {
+  if (!r) return 'Local: none reported';
+  if (kind === 'read') return `Local: ${round(r.total)} RRU`;
+  const parts = [`table ${r.table === undefined ? '?' : round(r.table)}`];
+  for (const n of INDEX_NAMES) if ((r.indexes[n] ?? 0) > 0) parts.push(`${n} ${round(r.indexes[n] ?? 0)}`);
+  return `Local: ${round(r.total)} (${parts.join(', ')})`;
+}
+
+function callUnits(c: RecordedCall): number {
+  if (!c.computed) return 0;
+  const idx = Object.values(c.computed.indexWriteUnits).reduce((s, x) => s + x, 0);
+  return c.computed.readUnits + c.computed.tableWriteUnits + idx;
+}
+
+const actionUnits = (a: RecordedAction) => a.units.table + Object.values(a.units.indexes).reduce((s, x) => s + x, 0);
+
+function describeAction(a: RecordedAction, mask: (text: string) => string): string {
+  const idx = INDEX_NAMES.filter((n) => (a.units.indexes[n] ?? 0) > 0).map((n) => `, ${n} ${a.units.indexes[n]}`);
+  const what = a.entityType ?? `absent item (SK ${mask(String(a.key.SK ?? '?'))})`;
+  return `${a.kind} ${what} ${a.beforeBytes} B → ${a.afterBytes} B: table ${a.units.table}${idx.join('')}`;
+}
+
+/**
+ * Lines for the report: every call that names the median user (by computed units), with its
+ * computed units and DynamoDB Local's figure; for writes, this user's items and the shared ones
+ * (counters) action by action, and this user's share (own items + shared items ÷ users named by
+ * the call). Then what the calls naming no user cost per user, and the staging counters' weight.
+ */
+export function userBreakdown(
+  calls: readonly RecordedCall[],
+  users: readonly { readonly id: string; readonly email: string }[],
+): string[] {
+  if (users.length === 0) return [];
+  const text = new Map(calls.map((c) => [c, JSON.stringify(c.input)]));
+  const names = (json: string, u: { id: string; email: string }) => json.includes(u.id) || json.includes(u.email);
+  const named = (c: RecordedCall) => users.filter((u) => names(text.get(c) ?? '', u));
+  const owner = (a: RecordedAction) => users.find((u) => names(JSON.stringify(a.key), u));
+  // Each user's share of every call: own actions, plus shared actions and reads split evenly.
+  const share = new Map(users.map((u) => [u.id, 0]));
+  for (const c of calls) {
+    const who = named(c);
+    if (who.length === 0) continue;
+    let common = c.computed?.readUnits ?? 0;
+    for (const a of c.actions) {
+      const o = owner(a);
+      if (o) share.set(o.id, (share.get(o.id) ?? 0) + actionUnits(a));
+      else common += actionUnits(a);
+    }
+    for (const u of who) share.set(u.id, (share.get(u.id) ?? 0) + common / who.length);
+  }
+  const ranked = users.map((u, i) => ({ ...u, i, units: share.get(u.id) ?? 0 })).sort((a, b) => a.units - b.units);
+  const typical = ranked[Math.floor(ranked.length / 2)] as (typeof ranked)[number];
+  const mask = (t: string) => t.split(typical.id).join('<id>').split(typical.email).join('<email>');
+  const lines = [
+    `Units of one typical user (user ${typical.i + 1} of ${users.length}, the median by its share of the calls naming it: ${round(typical.units)} units), computed with AWS's rules | DynamoDB Local's figure for the whole call:`,
+  ];
+  const counters = new Map<string, number>();
+  for (const c of calls) {
+    const who = named(c);
+    if (!who.some((u) => u.id === typical.id)) continue;
+    const label = `${c.phase} ${COMMAND(c.command)}`;
+    const k = (counters.get(label) ?? 0) + 1;
+    counters.set(label, k);
+    const failed = c.ok ? '' : ` FAILED (${c.error}; units still counted)`;
+    const forWhom = who.length > 1 ? ` for ${who.length} users` : '';
+    if (c.kind === 'read') {
+      const consistent = (text.get(c) ?? '').includes('"ConsistentRead":true') ? 'consistent' : 'eventual';
+      lines.push(
+        `${label} #${k} (${consistent}${forWhom}): ${round(c.computed?.readUnits ?? 0)} RRU | ${describeLocal(c.reported, c.kind)}${failed}`,
+      );
+      continue;
+    }
+    if (c.kind !== 'write' || !c.computed) continue;
+    const size = c.actions.length;
+    lines.push(
+      `${label} #${k} (${size} action${size === 1 ? '' : 's'}${forWhom}): ${describeWrite(c.computed)} | ${describeLocal(c.reported, c.kind)}${failed}`,
+    );
+    let own = 0;
+    let common = 0;
+    let hidden = 0;
+    for (const a of c.actions) {
+      const o = owner(a);
+      if (o && o.id !== typical.id) {
+        hidden++;
+        continue;
+      }
+      if (o) own += actionUnits(a);
+      else common += actionUnits(a);
+      lines.push(`   ${o ? 'own' : 'shared'}: ${describeAction(a, mask)}`);
+    }
+    if (hidden > 0) lines.push(`   (+ ${hidden} actions on the other ${who.length - 1} users' items)`);
+    if (who.length > 1) {
+      lines.push(
+        `   this user's share: ${round(own)} own + ${round(common)} shared ÷ ${who.length} = ${round(own + common / who.length)} WRU`,
+      );
+    }
+  }
+  // Calls naming no user at all: per-request and per-batch lookups (app, tenants, roles).
+  const unnamed = calls.filter((c) => named(c).length === 0);
+  const unnamedRead = unnamed.reduce((s, c) => s + (c.computed?.readUnits ?? 0), 0);
+  const unnamedWrite = unnamed.reduce((s, c) => s + callUnits(c) - (c.computed?.readUnits ?? 0), 0);
+  const stagingTx = calls.filter((c) => c.phase === 'staging' && isTransaction(c));
+  const counterUnits = stagingTx
+    .flatMap((c) => c.actions)
+    .filter((a) => a.entityType === STAGED_COUNTER_ENTITY)
+    .reduce((s, a) => s + actionUnits(a), 0);
+  // A 10,000-user request: each counter shard's users in transactions of 99 rows + 1 counter update.
+  const atScale = (STAGED_COUNTER_SHARDS * Math.ceil(10_000 / STAGED_COUNTER_SHARDS / 99)) / 10_000;
+  const counterPerTx = stagingTx.length > 0 ? counterUnits / stagingTx.length : 0;
+  const perUserHere = counterUnits / users.length;
+  lines.push(
+    `Calls naming no user (app/tenant/role lookups per request or batch): ${unnamed.length} calls, ${round(unnamedRead / users.length, 3)} RRU and ${round(unnamedWrite / users.length, 3)} WRU per user.`,
+    `Staging counter updates: ${stagingTx.length} staging transactions for ${users.length} users (one per ${STAGED_COUNTER_SHARDS}-way counter shard touched, 99 rows at most), ${round(perUserHere)} WRU per user for the counters here. ` +
+      `A 10,000-user request needs ≈ ${round(atScale, 4)} transactions per user, i.e. ≈ ${round(atScale * counterPerTx, 3)} counter WRU per user: ` +
+      `at that request size staging costs ≈ ${round(perUserHere - atScale * counterPerTx)} WRU per user less than measured here (the model keeps the measured figure).`,
+  );
+  return lines;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -115,9 +386,10 @@ export async function recordImport(
 /**
  * Prices (USD, us-east-1, as published on the AWS pricing pages; check before quoting):
  * - DynamoDB on-demand: $0.625 per million write request units, $0.125 per million read request
- *   units (aws.amazon.com/dynamodb/pricing/on-demand, after the Nov 2024 reduction). A
- *   transactional write costs 2 WRU per KB; DynamoDB Local's ConsumedCapacity is used as reported
- *   (see `transactionalFactor`).
+ *   units (aws.amazon.com/dynamodb/pricing/on-demand, after the Nov 2024 reduction). The units
+ *   are the ones computed with AWS's rules from the recorded calls (lib/billing.ts: transactional
+ *   writes 2 per KB, index writes 1 per KB per index entry written or removed), not DynamoDB
+ *   Local's ConsumedCapacity.
  * - Lambda arm64: $0.0000133334 per GB-second, $0.20 per million requests (aws.amazon.com/lambda/pricing).
  * - SQS standard: $0.40 per million requests, 64 KB chunks (aws.amazon.com/sqs/pricing).
  * - API Gateway HTTP API: $1.00 per million requests (aws.amazon.com/api-gateway/pricing).
@@ -143,13 +415,16 @@ export interface CostModel {
 
 export function costModel(
   sample: CostSample,
-  options: { users: number; concurrency: number; workerMemoryMb: number; transactionalFactor: number },
+  options: { users: number; concurrency: number; workerMemoryMb: number },
 ): CostModel {
   const n = options.users;
   const gb = options.workerMemoryMb / 1024;
+  const s = sample.staging;
   const w = sample.worker;
-  const wru = (sample.staging.writeUnitsPerUser + w.writeUnitsPerUser) * options.transactionalFactor;
-  const rru = sample.staging.readUnitsPerUser + w.readUnitsPerUser;
+  const wru = s.writeUnitsPerUser + w.writeUnitsPerUser;
+  const tableWru = s.tableWriteUnitsPerUser + w.tableWriteUnitsPerUser;
+  const indexWru = wru - tableWru;
+  const rru = s.readUnitsPerUser + w.readUnitsPerUser;
   const invocations = n / w.batchSize;
   const gbSeconds = (n * w.handlerMsPerUser * gb) / 1000;
   // Per 10 users: one SendMessageBatch, one ReceiveMessage, one DeleteMessageBatch (+ empty polls, ignored).
@@ -157,13 +432,17 @@ export function costModel(
   const stagingRequests = n / 10_000;
   const lines = [
     {
-      item: 'DynamoDB writes',
-      arithmetic: `${n} users × ${wru.toFixed(2)} WRU × $${PRICES.dynamodbWriteUnitPerMillion}/M`,
+      item: 'DynamoDB writes (AWS rules)',
+      arithmetic:
+        `${n} users × ${wru.toFixed(2)} WRU (staging ${s.writeUnitsPerUser.toFixed(2)} + worker ${w.writeUnitsPerUser.toFixed(2)}; ` +
+        `table ${tableWru.toFixed(2)} + indexes ${indexWru.toFixed(2)}) × $${PRICES.dynamodbWriteUnitPerMillion}/M`,
       usd: n * wru * (PRICES.dynamodbWriteUnitPerMillion / 1e6),
     },
     {
-      item: 'DynamoDB reads',
-      arithmetic: `${n} users × ${rru.toFixed(2)} RRU × $${PRICES.dynamodbReadUnitPerMillion}/M`,
+      item: 'DynamoDB reads (AWS rules)',
+      arithmetic:
+        `${n} users × ${rru.toFixed(2)} RRU (staging ${s.readUnitsPerUser.toFixed(2)} + worker ${w.readUnitsPerUser.toFixed(2)}) ` +
+        `× $${PRICES.dynamodbReadUnitPerMillion}/M`,
       usd: n * rru * (PRICES.dynamodbReadUnitPerMillion / 1e6),
     },
     {
@@ -195,10 +474,29 @@ export function costModel(
     concurrency: options.concurrency,
     workerMemoryGb: gb,
     lines,
-    totalUsd: lines.reduce((s, l) => s + l.usd, 0),
+    totalUsd: lines.reduce((sum, l) => sum + l.usd, 0),
     wallMinutes,
     wallArithmetic:
       `${options.concurrency} concurrent invocations × ${w.batchSize} users / ${w.handlerMsPerInvocation.toFixed(0)} ms ` +
       `= ${usersPerSecond.toFixed(0)} users/s → ${n} users in ${wallMinutes.toFixed(1)} min`,
   };
+}
+
+/** Report lines comparing the computed units with DynamoDB Local's figure, phase by phase. */
+export function unitNotes(sample: CostSample): string[] {
+  const fmt = (x: number | null) => (x === null ? '?' : String(round(x)));
+  const idx = (r: Record<string, number>) => INDEX_NAMES.map((n) => `${n} ${fmt(r[n] ?? 0)}`).join(', ');
+  return (['staging', 'worker'] as const).map((phase) => {
+    const p = sample[phase];
+    const l = p.local;
+    const diff = p.writeUnitsPerUser - l.writeUnitsPerUser;
+    return (
+      `${phase}: computed ${fmt(p.writeUnitsPerUser)} WRU/user (table ${fmt(p.tableWriteUnitsPerUser)}; ${idx(p.indexWriteUnitsPerUser)}), ` +
+      `${fmt(p.readUnitsPerUser)} RRU/user | DynamoDB Local reported ${fmt(l.writeUnitsPerUser)} WRU/user ` +
+      `(table ${fmt(l.tableWriteUnitsPerUser)}; ${idx(l.indexWriteUnitsPerUser)}), ${fmt(l.readUnitsPerUser)} RRU/user` +
+      `${l.callsWithoutCapacityPerUser > 0 ? `, no figure for ${fmt(l.callsWithoutCapacityPerUser)} calls/user` : ''}; ` +
+      `difference ${diff >= 0 ? '+' : ''}${fmt(diff)} WRU/user` +
+      `${p.failedCallsPerUser > 0 ? `; ${fmt(p.failedCallsPerUser)} failed calls/user (units counted)` : ''}`
+    );
+  });
 }

@@ -1,20 +1,35 @@
 /**
  * Measurement 4: sign-in latency per hash format, against a bare verify of the same hash.
- * One user per format is imported (`POST /bulk-import/import`, the hash given); each run then
- * signs in `requests` times sequentially over HTTP, and verifies the same hash `requests` times
- * in the bench process with hash-wasm (the library the core verifies with). p50/p99 per run.
+ * One user per format is imported (`POST /bulk-import/import`, the hash given) into an app of its
+ * own (with the format's app config, e.g. the Firebase signer key); each run then signs in
+ * `requests` times sequentially over HTTP, and verifies the same hash `requests` times in the
+ * bench process with the core's own `verifyPassword` (#functions/domain/passwords — what sign-in
+ * runs, minus HTTP, lookup and response), given the same app settings (the Firebase signer key).
+ * p50/p99 per run.
  */
-import { argon2id, argon2Verify, bcrypt, bcryptVerify } from 'hash-wasm';
-import { callOk, createApp, type Runtime } from '../lib/runtime.js';
+import { randomBytes } from 'node:crypto';
+import { argon2id, bcrypt } from 'hash-wasm';
+import { verifyPassword } from '#functions/domain/passwords/index.js';
+import { firebaseScryptHash } from '../lib/firebase-scrypt.js';
+import { callOk, type Runtime } from '../lib/runtime.js';
 import { percentile } from '../lib/stats.js';
 import { shortId } from '../lib/users.js';
 
 export interface HashFormat {
   readonly name: string;
-  readonly hashingAlgorithm: 'BCRYPT' | 'ARGON2';
+  readonly hashingAlgorithm: 'BCRYPT' | 'ARGON2' | 'FIREBASE_SCRYPT';
   readonly hash: string;
+  /** The app's core config the format needs (e.g. `firebase_password_hashing_signer_key`). */
+  readonly coreConfig?: Readonly<Record<string, string>>;
   readonly verify: (password: string, hash: string) => Promise<boolean>;
 }
+
+/**
+ * Firebase project parameters as Firebase's password hash config shows them for every project:
+ * rounds 8, mem_cost 14 (N = 16,384, 16 MiB), salt separator `Bw==`; a random 64-byte signer key
+ * and a 16-byte per-user salt.
+ */
+const FIREBASE = { rounds: 8, memCost: 14, saltSeparator: 'Bw==' } as const;
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -25,7 +40,7 @@ export async function hashFormats(): Promise<HashFormat[]> {
       name: 'bcrypt (cost 10)',
       hashingAlgorithm: 'BCRYPT',
       hash: await bcrypt({ password: PASSWORD, salt: salt(), costFactor: 10, outputType: 'encoded' }),
-      verify: (password, hash) => bcryptVerify({ password, hash }),
+      verify: async (password, hash) => (await verifyPassword(password, hash, { firebaseSignerKey: undefined })).ok,
     },
     {
       name: 'argon2id (m=19456 t=2 p=1)',
@@ -39,15 +54,34 @@ export async function hashFormats(): Promise<HashFormat[]> {
         hashLength: 32,
         outputType: 'encoded',
       }),
-      verify: (password, hash) => argon2Verify({ password, hash }),
+      verify: async (password, hash) => (await verifyPassword(password, hash, { firebaseSignerKey: undefined })).ok,
     },
+    await firebaseFormat(),
   ];
+}
+
+async function firebaseFormat(): Promise<HashFormat> {
+  const signerKey = randomBytes(64).toString('base64');
+  const hash = await firebaseScryptHash({
+    password: PASSWORD,
+    salt: randomBytes(16).toString('base64'),
+    signerKey,
+    ...FIREBASE,
+  });
+  return {
+    name: `firebase scrypt (m=${FIREBASE.memCost} r=${FIREBASE.rounds} s=${FIREBASE.saltSeparator})`,
+    hashingAlgorithm: 'FIREBASE_SCRYPT',
+    hash,
+    coreConfig: { firebase_password_hashing_signer_key: signerKey },
+    // What sign-in runs: the module's verifyPassword with the app's signer key.
+    verify: async (password, stored) => (await verifyPassword(password, stored, { firebaseSignerKey: signerKey })).ok,
+  };
 }
 
 export async function prepareSignIn(runtime: Runtime, format: HashFormat): Promise<{ appId: string; email: string }> {
   const appId = `signin-${shortId()}`;
   const email = `signin-${shortId()}@example.com`;
-  await createApp(runtime, appId);
+  await callOk(runtime, 'PUT', '/recipe/multitenancy/app/v2', { appId, coreConfig: format.coreConfig ?? {} });
   await callOk(runtime, 'POST', `/appid-${appId}/bulk-import/import`, {
     loginMethods: [
       { recipeId: 'emailpassword', email, passwordHash: format.hash, hashingAlgorithm: format.hashingAlgorithm },
