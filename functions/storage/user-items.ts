@@ -61,7 +61,19 @@ export function shardOf(userId: string): number {
 
 export const keyString = (key: Key) => `${key.PK}\u0000${key.SK}`;
 
-function userItem(appId: string, user: UserRecord): DerivedItem {
+/** The attributes that place a user in a tenant's newest-first list (GSI1). */
+const tenantListEntry = (appId: string, tenantId: string, user: UserRecord) => ({
+  GSI1PK: tenantUsersIndexPartition(appId, tenantId),
+  GSI1SK: tenantUsersIndexSortKey(user.timeJoined, user.userId),
+  recipeMask: recipeMask(user),
+});
+
+/**
+ * The USER item. It is also the user's entry in the list of its first tenant (`home`): most users
+ * belong to one tenant, and a separate membership item for it would cost a transactional write
+ * and an index write more per user created.
+ */
+function userItem(appId: string, user: UserRecord, home: string | undefined): DerivedItem {
   const shard = shardOf(user.userId);
   return {
     key: { PK: userPartition(appId, user.userId), SK: USER_SK },
@@ -70,6 +82,7 @@ function userItem(appId: string, user: UserRecord): DerivedItem {
       entityType: ENTITY.user,
       GSI2PK: appUsersIndexPartition(appId, shard),
       GSI2SK: appUsersIndexSortKey(user.userId),
+      ...(home !== undefined ? tenantListEntry(appId, home, user) : {}),
       appId,
       userId: user.userId,
       isPrimaryUser: user.isPrimaryUser,
@@ -171,22 +184,21 @@ type LoginMethodAccountInfo = Pick<LoginMethodRecord, 'email' | 'phoneNumber' | 
  * caller treats the repeat as a conflict.
  */
 export function deriveItems(appId: string, user: UserRecord): DerivedItem[] {
-  const items: DerivedItem[] = [userItem(appId, user)];
   const tenants = userTenantIds(user);
-  const mask = recipeMask(user);
-  for (const tenantId of tenants) {
+  const [home, ...others] = tenants;
+  const items: DerivedItem[] = [userItem(appId, user, home)];
+  // Every other tenant: a membership item carrying the list entry.
+  for (const tenantId of others) {
     items.push({
       key: { PK: userPartition(appId, user.userId), SK: userTenantSortKey(tenantId) },
       entity: { kind: 'user', userId: user.userId },
       item: {
         entityType: ENTITY.tenant,
-        GSI1PK: tenantUsersIndexPartition(appId, tenantId),
-        GSI1SK: tenantUsersIndexSortKey(user.timeJoined, user.userId),
+        ...tenantListEntry(appId, tenantId, user),
         appId,
         tenantId,
         userId: user.userId,
         timeJoined: user.timeJoined,
-        recipeMask: mask,
       },
     });
   }

@@ -121,11 +121,14 @@ describe('listing helpers', () => {
 });
 
 describe('derived items', () => {
-  it('writes one item per uniqueness rule, tenant membership, link and mapping', () => {
-    const keys = deriveItems('a', linked).map((d) => `${d.key.PK} ${d.key.SK}`);
+  it('writes one item per uniqueness rule, tenant membership beyond the first, link and mapping', () => {
+    const derived = deriveItems('a', linked);
+    const keys = derived.map((d) => `${d.key.PK} ${d.key.SK}`);
+    // The USER item is the list entry of the first tenant; other tenants get a membership item.
+    expect(derived[0]?.item).toMatchObject({ GSI1PK: 'APP#a#T#public#USERS', recipeMask: 7 });
+    expect(derived[1]?.item).toMatchObject({ GSI1PK: 'APP#a#T#t1#USERS', recipeMask: 7 });
     expect(keys).toEqual([
       'APP#a#U#u1 USER',
-      'APP#a#U#u1 TENANT#public',
       'APP#a#U#u1 TENANT#t1',
       'APP#a#T#public#EMAIL#a@x.com UNIQUE#emailpassword',
       'APP#a#U#u2 LINK',

@@ -4,8 +4,9 @@
  *
  * - `APP#<a>#U#<userId>` is a user's partition. SK `USER` holds the user (primary or standalone
  *   recipe user) with its login methods embedded; SK `LINK` on a linked recipe user's own
- *   partition points to its primary; SK `TENANT#<t>` items place the user in a tenant and carry
- *   the GSI1 entry of the per-tenant "users newest first" index; SK `METADATA`, `ROLE#<t>#<role>`
+ *   partition points to its primary. The USER item carries the GSI1 entry of the per-tenant
+ *   "users newest first" index for the user's first tenant; SK `TENANT#<t>` items do so for each
+ *   further tenant (most users have one tenant: no extra item). SK `METADATA`, `ROLE#<t>#<role>`
  *   and `TOTP#<deviceName>` hold metadata, role assignments and TOTP devices of that user id.
  * - `APP#<a>#T#<t>#EMAIL#<email>`, `…#PHONE#<phone>`, `…#TP#<thirdPartyId>#<thirdPartyUserId>` are
  *   account-info partitions: fixed sort keys (`UNIQUE#<recipe>`, `PRIMARY`) make uniqueness a
