@@ -44,9 +44,19 @@ class TooLargeError extends Error {}
 
 function readBody(request: IncomingMessage): Promise<Buffer> {
   return new Promise((resolveBody, reject) => {
+    // Over the limit: the rest is read and dropped before the 413 goes out. Answering (and closing)
+    // while the client still sends would fail its request with EPIPE/ECONNRESET instead of a 413.
+    let over = false;
+    const tooLarge = () => {
+      over = true;
+      request.removeAllListeners('data');
+      request.once('end', () => reject(new TooLargeError()));
+      request.once('close', () => reject(new TooLargeError()));
+      request.resume();
+    };
     const declared = Number(request.headers['content-length']);
     if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
-      reject(new TooLargeError());
+      tooLarge();
       return;
     }
     const chunks: Buffer[] = [];
@@ -54,14 +64,15 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
-        request.removeAllListeners('data');
-        request.resume();
-        reject(new TooLargeError());
+        chunks.length = 0;
+        tooLarge();
         return;
       }
       chunks.push(chunk);
     });
-    request.on('end', () => resolveBody(Buffer.concat(chunks)));
+    request.on('end', () => {
+      if (!over) resolveBody(Buffer.concat(chunks));
+    });
     request.on('error', reject);
   });
 }

@@ -4,6 +4,7 @@ import { ENV } from '#functions/shared/env.js';
 import { WORKERS } from '#functions/workers.js';
 import { startLocalSqs } from './sqs.js';
 import { type SqsPoller, type SqsWorkerHandler, startSqsPoller } from './sqs-poller.js';
+import { startWorkerPool, type WorkerPool } from './worker-pool.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -62,7 +63,11 @@ export const LOCAL_IMPORT_QUEUE = 'auth-core-import';
  * locally a failed message comes back after 30 s so a poison user reaches FAILED in minutes.
  */
 export const LOCAL_VISIBILITY_TIMEOUT_SECONDS = 30;
-/** Import batches handled at once locally (the stack allows more; this machine has few cores). */
+/**
+ * Import batches received at once locally (the stack allows more). Never fewer than the worker's
+ * execution contexts (one per core, worker-pool.ts), so every core hashes; a spare batch is ready
+ * for a context while its previous one is being acknowledged.
+ */
 const LOCAL_WORKER_CONCURRENCY = 4;
 export const LOCAL_RECONCILE_EVERY_MS = 60_000;
 /** Locally a row is re-sent when its message was last sent this long ago (AWS: 15 min). */
@@ -70,24 +75,47 @@ export const LOCAL_RESEND_AFTER_MS = 5 * 60_000;
 
 type Loaded = { handler: (...args: never[]) => Promise<unknown> };
 
-async function loadWorker(id: string): Promise<Loaded['handler']> {
+function definitionOf(id: string) {
   const definition = WORKERS.find((w) => w.id === id);
   if (!definition) throw new Error(`worker ${id} is not in functions/workers.ts`);
+  return definition;
+}
+
+/** Loads a worker's handler in this thread (the light ones: DLQ consumer, reconciler). */
+async function loadWorker(id: string): Promise<Loaded['handler']> {
+  const definition = definitionOf(id);
   const module = (await import(pathToFileURL(resolve(REPO_ROOT, definition.handler)).href)) as Partial<Loaded>;
   if (typeof module.handler !== 'function') throw new Error(`${definition.handler} does not export handler`);
   return module.handler;
 }
 
 function workerDefinition(id: string) {
-  const definition = WORKERS.find((w) => w.id === id);
-  if (!definition || definition.source.kind === 'schedule') throw new Error(`worker ${id} is not a queue worker`);
+  const definition = definitionOf(id);
+  if (definition.source.kind === 'schedule') throw new Error(`worker ${id} is not a queue worker`);
   return { definition, source: definition.source };
 }
 
 /**
- * fauxqs with the import queue and its DLQ, a poller per queue worker, and the reconciler: once
- * at start-up for every row sent before this runtime started (fauxqs lost those messages when
- * the previous run stopped), then on a timer.
+ * Runs the import worker, which hashes plain-text passwords (CPU-bound), in a pool of worker
+ * threads — one execution context per core, as each Lambda invocation has its own instance and
+ * vCPU — so hashing uses every core and never blocks this thread (HTTP server, pollers).
+ */
+async function importWorkerPool(context: ServiceContext): Promise<WorkerPool> {
+  const definition = definitionOf('import-worker');
+  return startWorkerPool({
+    name: definition.id,
+    handlerPath: resolve(REPO_ROOT, definition.handler),
+    env: context.env,
+    memoryMb: definition.memoryMb,
+    report: context.report,
+  });
+}
+
+/**
+ * fauxqs with the import queue and its DLQ, a poller per queue worker (the import worker's
+ * batches run in worker threads, see importWorkerPool), and the reconciler: once at start-up for
+ * every row sent before this runtime started (fauxqs lost those messages when the previous run
+ * stopped), then on a timer.
  */
 export const importPipelineService: LocalService = {
   name: 'the import pipeline',
@@ -103,25 +131,36 @@ export const importPipelineService: LocalService = {
     context.env[ENV.importDlqUrl] = sqs.dlqUrl;
 
     const pollers: SqsPoller[] = [];
+    let pool: WorkerPool | undefined;
+    let importConcurrency = LOCAL_WORKER_CONCURRENCY;
     let timer: NodeJS.Timeout | undefined;
     let reconciling: Promise<void> | undefined;
     const stop = async () => {
       if (timer) clearInterval(timer);
       await reconciling;
+      // The pollers let their batches in flight finish, then the pool ends its threads.
       await Promise.all(pollers.map((p) => p.stop()));
+      await pool?.stop();
       await sqs.stop();
     };
+    const starting = importWorkerPool(context).then((started) => {
+      pool = started;
+      return started;
+    });
     try {
-      const [worker, dlqConsumer, reconciler] = await Promise.all(
-        ['import-worker', 'dlq-consumer', 'reconciler'].map(loadWorker),
-      );
+      const [workers, dlqConsumer, reconciler] = await Promise.all([
+        starting,
+        loadWorker('dlq-consumer'),
+        loadWorker('reconciler'),
+      ]);
+      importConcurrency = Math.max(LOCAL_WORKER_CONCURRENCY, workers.size);
       const queues = [
         {
           id: 'import-worker',
-          handler: worker,
+          handler: workers.invoke,
           url: sqs.queueUrl,
           arn: sqs.queueArn,
-          concurrency: LOCAL_WORKER_CONCURRENCY,
+          concurrency: importConcurrency,
         },
         { id: 'dlq-consumer', handler: dlqConsumer, url: sqs.dlqUrl, arn: sqs.dlqArn, concurrency: 1 },
       ];
@@ -158,13 +197,15 @@ export const importPipelineService: LocalService = {
       timer = setInterval(() => reconcile(Date.now() - LOCAL_RESEND_AFTER_MS), LOCAL_RECONCILE_EVERY_MS);
       timer.unref();
     } catch (error) {
+      await starting.catch(() => undefined);
       await stop();
       throw error;
     }
     return {
       banner: [
         `SQS:       fauxqs at ${sqs.endpoint} (queue ${LOCAL_IMPORT_QUEUE}, DLQ ${LOCAL_IMPORT_QUEUE}-dlq; in memory)`,
-        `Import:    worker ×${LOCAL_WORKER_CONCURRENCY}, DLQ consumer, reconciler every ${LOCAL_RECONCILE_EVERY_MS / 60_000} min`,
+        `Import:    worker ×${importConcurrency} (batches at once, in ${pool?.size} worker threads), ` +
+          `DLQ consumer, reconciler every ${LOCAL_RECONCILE_EVERY_MS / 60_000} min`,
       ],
       stop,
     };

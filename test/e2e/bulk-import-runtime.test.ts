@@ -29,6 +29,11 @@ it('npm start imports staged users without any extra step, and logs no credentia
   started.push(runtime);
   await runtime.waitUntilReady();
   expect(runtime.stdout).toMatch(/SQS: +fauxqs at http:\/\/127\.0\.0\.1:\d+/);
+  // The import worker runs in worker threads, one per core (bin/local/worker-pool.ts).
+  const [, batches, threads] =
+    runtime.stdout.match(/Import: +worker ×(\d+) \(batches at once, in (\d+) worker threads\)/) ?? [];
+  expect(Number(threads)).toBeGreaterThanOrEqual(2);
+  expect(Number(batches)).toBeGreaterThanOrEqual(Number(threads));
   const users = Array.from({ length: 30 }, (_, i) => ({
     loginMethods: [
       i === 0
@@ -53,4 +58,32 @@ it('npm start imports staged users without any extra step, and logs no credentia
   expect(runtime.stdout).not.toContain(PLAIN);
   expect(runtime.stdout).not.toContain(HASH);
   expect(runtime.stderr).not.toContain(PLAIN);
+});
+
+it('keeps answering while the worker threads hash, and stops cleanly on SIGTERM mid-import', async () => {
+  const runtime = await LocalProcess.start({ args: ['--in-memory'], env: { BCRYPT_LOG_ROUNDS: '10' } });
+  started.push(runtime);
+  await runtime.waitUntilReady();
+  const users = Array.from({ length: 80 }, (_, i) => ({
+    loginMethods: [{ recipeId: 'emailpassword', email: `term${i}@example.com`, plainTextPassword: PLAIN }],
+  }));
+  const staged = await json(`${runtime.url}/bulk-import/users`, { method: 'POST', body: JSON.stringify({ users }) });
+  expect(staged.status).toBe(200);
+  // Wait until batches are being hashed (some users imported, most not).
+  const deadline = Date.now() + 60_000;
+  while ((await pending(runtime.url)) === users.length) {
+    if (Date.now() > deadline) throw new Error('the import did not start');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  // Hashing runs in worker threads: the HTTP server is not blocked by it.
+  const before = performance.now();
+  expect((await fetch(`${runtime.url}/hello`)).status).toBe(200);
+  expect(performance.now() - before).toBeLessThan(2000);
+
+  const signalled = Date.now();
+  runtime.kill('SIGTERM');
+  expect(await runtime.exited).toEqual({ code: 0, signal: null });
+  expect(Date.now() - signalled).toBeLessThan(20_000);
+  expect(runtime.stdout).toContain('Stopped.');
+  expect(runtime.stderr).not.toMatch(/threw|died|failed/);
 });
