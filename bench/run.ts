@@ -1,5 +1,7 @@
 /**
- * `npm run bench [-- --quick] [-- --persisted]`: the benchmark harness (not part of `npm test`).
+ * `npm run bench [-- --quick] [-- --persisted] [-- --only=2,6] [-- --runs=N]`: the benchmark
+ * harness (not part of `npm test`). `--only` picks measurements (1 and 2 run together; 5, the cost model, always runs:
+ * it records the write plan the baseline of 2 replays).
  *
  * System under test: the real local runtime as a child process (what `npm start` runs: DynamoDB
  * Local, fauxqs, the Lambda-like pollers, the same handlers), driven over HTTP. Baselines run in
@@ -26,6 +28,10 @@ import { stageAndImport } from './measurements/staging-import.js';
 
 const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick');
+const onlyArg = process.argv.slice(2).find((a) => a.startsWith('--only='));
+const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : undefined;
+/** Whether measurement `n` runs (`--only=1` and `--only=2` both mean the staging + import pair). */
+const want = (n: 1 | 3 | 4 | 6) => !only || only.has(String(n)) || (n === 1 && only.has('2'));
 const SIZES = quick
   ? {
       stageUsers: 200,
@@ -41,12 +47,16 @@ const SIZES = quick
       stageUsers: 10_000,
       costUsers: 200,
       signInRequests: 200,
-      plan: { warmup: 1, runs: 5 },
+      plan: { warmup: 1, runs: 3 },
       plainUsers: 1_000,
       runtimeEnv: {},
       memory: { chunks: 10, chunkSize: 10_000, plan: { warmup: 0, runs: 3 } },
     };
-const plan: RunPlan = SIZES.plan;
+const runsArg = process.argv.slice(2).find((a) => a.startsWith('--runs='));
+/** `--runs=N` overrides the measured runs of every measurement (figures for publishing need ≥ 3). */
+const runs = runsArg ? Math.max(1, Number(runsArg.slice('--runs='.length)) || 1) : undefined;
+const plan: RunPlan = runs ? { ...SIZES.plan, runs } : SIZES.plan;
+const memoryPlan: RunPlan = runs ? { ...SIZES.memory.plan, runs } : SIZES.memory.plan;
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
@@ -80,160 +90,193 @@ async function main(): Promise<void> {
     log(`  1M users: $${round(model.totalUsd)} in ${round(model.wallMinutes, 1)} min (${model.wallArithmetic})`);
 
     // 1 + 2. Staging latency and end-to-end import (hashes given) vs bare transactions.
-    log(`1+2. stage ${SIZES.stageUsers} users → count 0, vs bare transactions at ${concurrency} in flight`);
-    const hash = await cheapBcryptHash('bench-password');
-    const client = bareClient(runtime.dynamodbEndpoint);
-    const importRuns = await measure(
-      'import',
-      plan,
-      async () => {
-        const app = await stageAndImport(runtime, SIZES.stageUsers, {
-          kind: 'hash',
-          passwordHash: hash,
-          hashingAlgorithm: 'BCRYPT',
-        });
-        const bare = await runBareBatchImport(client, recorded.plan, SIZES.stageUsers, runtime.workerConcurrency);
-        return {
-          stageMs: app.stageMs,
-          appUsersPerSecond: app.usersPerSecond,
-          bareUsersPerSecond: bare.usersPerSecond,
-          ratio: app.usersPerSecond / bare.usersPerSecond,
-        };
-      },
-      log,
-    );
-    results.stagingAndImport = { users: SIZES.stageUsers, concurrency, runs: importRuns };
-    rows.push(
-      {
-        measurement: `1. Staging ${SIZES.stageUsers} users`,
-        metric: 'POST latency',
-        unit: 'ms',
-        summary: importRuns.stageMs as never,
-      },
-      {
-        measurement: '2. Import, hashes given',
-        metric: 'end to end',
-        unit: 'users/s',
-        summary: importRuns.appUsersPerSecond as never,
-      },
-      {
-        measurement: '2. Import, hashes given',
-        metric: 'bare transactions',
-        unit: 'users/s',
-        summary: importRuns.bareUsersPerSecond as never,
-      },
-      {
-        measurement: '2. Import, hashes given',
-        metric: 'ratio',
-        unit: '×',
-        summary: importRuns.ratio as never,
-        target: '≥ 0.7',
-      },
-    );
-
-    // 3. Import with plain-text passwords vs bare hashing (same library and cost, all cores).
-    const cost = await runtimeBcryptCost({ API_KEYS: undefined, LOG_LEVEL: 'warn', ...SIZES.runtimeEnv });
-    const pool = hashingPool();
-    log(
-      `3. stage ${SIZES.plainUsers} plain-text users (BCRYPT cost ${cost}) → count 0, vs bare hashing ×${pool.workers}`,
-    );
-    try {
-      const plainRuns = await measure('plain', plan, () => plainImportRun(runtime, pool, SIZES.plainUsers, cost), log);
-      results.plainTextImport = {
-        users: SIZES.plainUsers,
-        bcryptCost: cost,
-        hashingWorkers: pool.workers,
-        runs: plainRuns,
-      };
+    if (want(1)) await stagingAndImport();
+    async function stagingAndImport() {
+      log(`1+2. stage ${SIZES.stageUsers} users → count 0, vs bare transactions at ${concurrency} in flight`);
+      const hash = await cheapBcryptHash('bench-password');
+      const client = bareClient(runtime.dynamodbEndpoint);
+      const importRuns = await measure(
+        'import',
+        plan,
+        async () => {
+          const app = await stageAndImport(runtime, SIZES.stageUsers, {
+            kind: 'hash',
+            passwordHash: hash,
+            hashingAlgorithm: 'BCRYPT',
+          });
+          const bare = await runBareBatchImport(client, recorded.plan, SIZES.stageUsers, runtime.workerConcurrency);
+          return {
+            stageMs: app.stageMs,
+            appUsersPerSecond: app.usersPerSecond,
+            bareUsersPerSecond: bare.usersPerSecond,
+            ratio: app.usersPerSecond / bare.usersPerSecond,
+          };
+        },
+        log,
+      );
+      results.stagingAndImport = { users: SIZES.stageUsers, concurrency, runs: importRuns };
       rows.push(
         {
-          measurement: `3. Import, plain-text (bcrypt ${cost})`,
+          measurement: `1. Staging ${SIZES.stageUsers} users`,
+          metric: 'POST latency',
+          unit: 'ms',
+          summary: importRuns.stageMs as never,
+        },
+        {
+          measurement: '2. Import, hashes given',
           metric: 'end to end',
           unit: 'users/s',
-          summary: plainRuns.appUsersPerSecond as never,
+          summary: importRuns.appUsersPerSecond as never,
         },
         {
-          measurement: `3. Import, plain-text (bcrypt ${cost})`,
-          metric: `bare hashing ×${pool.workers}`,
-          unit: 'hashes/s',
-          summary: plainRuns.bareHashesPerSecond as never,
+          measurement: '2. Import, hashes given',
+          metric: 'bare transactions',
+          unit: 'users/s',
+          summary: importRuns.bareUsersPerSecond as never,
         },
         {
-          measurement: `3. Import, plain-text (bcrypt ${cost})`,
+          measurement: '2. Import, hashes given',
           metric: 'ratio',
           unit: '×',
-          summary: plainRuns.ratio as never,
-          target: '≥ 0.8',
+          summary: importRuns.ratio as never,
+          target: '≥ 0.7',
         },
       );
-    } finally {
-      await pool.close();
+    }
+
+    // 3. Import with plain-text passwords vs bare hashing (same library and cost, all cores).
+    if (want(3)) await plainImport();
+    async function plainImport() {
+      const cost = await runtimeBcryptCost({ API_KEYS: undefined, LOG_LEVEL: 'warn', ...SIZES.runtimeEnv });
+      const pool = hashingPool();
+      log(
+        `3. stage ${SIZES.plainUsers} plain-text users (BCRYPT cost ${cost}) → count 0, vs bare hashing ×${pool.workers}`,
+      );
+      try {
+        const plainRuns = await measure(
+          'plain',
+          plan,
+          () => plainImportRun(runtime, pool, SIZES.plainUsers, cost),
+          log,
+        );
+        results.plainTextImport = {
+          users: SIZES.plainUsers,
+          bcryptCost: cost,
+          hashingWorkers: pool.workers,
+          runs: plainRuns,
+        };
+        rows.push(
+          {
+            measurement: `3. Import, plain-text (bcrypt ${cost})`,
+            metric: 'end to end',
+            unit: 'users/s',
+            summary: plainRuns.appUsersPerSecond as never,
+          },
+          {
+            measurement: `3. Import, plain-text (bcrypt ${cost})`,
+            metric: `bare hashing ×${pool.workers}`,
+            unit: 'hashes/s',
+            summary: plainRuns.bareHashesPerSecond as never,
+          },
+          {
+            measurement: `3. Import, plain-text (bcrypt ${cost})`,
+            metric: 'ratio',
+            unit: '×',
+            summary: plainRuns.ratio as never,
+            target: '≥ 0.8',
+          },
+        );
+      } finally {
+        await pool.close();
+      }
     }
 
     // 4. Sign-in per hash format vs bare verify.
-    log('4. sign-in vs bare verify');
-    const signIn: Record<string, unknown> = {};
-    for (const format of await hashFormats()) {
-      const target = await prepareSignIn(runtime, format);
-      const runs = await measure(
-        format.name,
-        plan,
-        () => signInRun(runtime, format, target, SIZES.signInRequests),
-        log,
-      );
-      signIn[format.name] = { requestsPerRun: SIZES.signInRequests, runs };
-      for (const [metric, unit] of [
-        ['signInP50', 'ms'],
-        ['signInP99', 'ms'],
-        ['verifyP50', 'ms'],
-        ['verifyP99', 'ms'],
-        ['ratioP50', '×'],
-      ] as const) {
-        rows.push({ measurement: `4. Sign-in ${format.name}`, metric, unit, summary: runs[metric] as never });
+    if (want(4)) await signInLatency();
+    async function signInLatency() {
+      log('4. sign-in vs bare verify');
+      const signIn: Record<string, unknown> = {};
+      for (const format of await hashFormats()) {
+        const target = await prepareSignIn(runtime, format);
+        const runs = await measure(
+          format.name,
+          plan,
+          () => signInRun(runtime, format, target, SIZES.signInRequests),
+          log,
+        );
+        signIn[format.name] = { requestsPerRun: SIZES.signInRequests, runs };
+        for (const [metric, unit] of [
+          ['signInP50', 'ms'],
+          ['signInP99', 'ms'],
+          ['verifyP50', 'ms'],
+          ['verifyP99', 'ms'],
+          ['ratioP50', '×'],
+        ] as const) {
+          rows.push({ measurement: `4. Sign-in ${format.name}`, metric, unit, summary: runs[metric] as never });
+        }
       }
+      results.signIn = signIn;
     }
-    results.signIn = signIn;
 
-    // 6. Peak RSS of the runtime (node + DynamoDB Local) per tenth of a large import.
-    const { chunks, chunkSize } = SIZES.memory;
-    const memoryUsers = chunks * chunkSize;
-    log(`6. RSS during an import of ${chunks} × ${chunkSize} users (VmRSS every 500 ms)`);
-    const memoryRuns = await measure('rss', SIZES.memory.plan, () => memoryRun(runtime, chunks, chunkSize), log);
-    results.memory = { users: memoryUsers, chunks, chunkSize, intervalMs: 500, runs: memoryRuns };
-    for (const [name, label] of [
-      ['node', 'runtime node'],
-      ['dynamodb', 'DynamoDB Local JVM'],
-    ] as const) {
-      const measurement = `6. RSS, ${memoryUsers} users, ${label}`;
-      rows.push(
-        { measurement, metric: 'peak', unit: 'MB', summary: memoryRuns[`${name}PeakMb`] as never },
-        {
-          measurement,
-          metric: 'slope of tenth peaks',
-          unit: 'MB per 10k users',
-          summary: memoryRuns[`${name}SlopeMbPer10k`] as never,
-          target: '≈ 0 (flat)',
-        },
-        {
-          measurement,
-          metric: 'last / first tenth peak',
-          unit: '×',
-          summary: memoryRuns[`${name}LastFirstRatio`] as never,
-          target: '≈ 1 (flat)',
-        },
-      );
+    // 6. Peak RSS of the runtime (node + DynamoDB Local) per tenth of a large import, on a runtime
+    // of its own that persists its data as `npm start` does (an in-memory DynamoDB Local holds
+    // every user in its heap, which grows with the data by design).
+    if (want(6)) await memory();
+    async function memory() {
+      const { chunks, chunkSize } = SIZES.memory;
+      const memoryUsers = chunks * chunkSize;
+      log(`6. RSS during an import of ${chunks} × ${chunkSize} users (VmRSS every 500 ms; persisted DynamoDB Local)`);
+      const persisted = await startRuntime({ inMemory: false, env: SIZES.runtimeEnv });
+      let memoryRuns: Awaited<ReturnType<typeof measure>>;
+      try {
+        memoryRuns = await measure('rss', memoryPlan, () => memoryRun(persisted, chunks, chunkSize), log);
+      } finally {
+        await persisted.stop();
+      }
+      results.memory = { users: memoryUsers, chunks, chunkSize, intervalMs: 500, runs: memoryRuns };
+      for (const [name, label] of [
+        ['node', 'runtime node'],
+        ['dynamodb', 'DynamoDB Local JVM'],
+      ] as const) {
+        const measurement = `6. RSS, ${memoryUsers} users, ${label}`;
+        rows.push(
+          { measurement, metric: 'peak', unit: 'MB', summary: memoryRuns[`${name}PeakMb`] as never },
+          {
+            measurement,
+            metric: 'slope of tenth peaks',
+            unit: 'MB per 10k users',
+            summary: memoryRuns[`${name}SlopeMbPer10k`] as never,
+            target: '≈ 0 (flat)',
+          },
+          {
+            measurement,
+            metric: 'last / first tenth peak',
+            unit: '×',
+            summary: memoryRuns[`${name}LastFirstRatio`] as never,
+            target: '≈ 1 (flat)',
+          },
+        );
+      }
+      rows.push({
+        measurement: `6. RSS, ${memoryUsers} users`,
+        metric: 'import throughput',
+        unit: 'users/s',
+        summary: memoryRuns.usersPerSecond as never,
+      });
     }
-    rows.push({
-      measurement: `6. RSS, ${memoryUsers} users`,
-      metric: 'import throughput',
-      unit: 'users/s',
-      summary: memoryRuns.usersPerSecond as never,
-    });
   } finally {
     await runtime.stop();
   }
   const totalSeconds = round((performance.now() - started) / 1000, 1);
-  const meta = { mode: quick ? 'quick' : 'full', date: new Date().toISOString(), totalSeconds, machine, inMemory };
+  const meta = {
+    mode: quick ? 'quick' : 'full',
+    ...(only ? { only: [...only].sort().join(',') } : {}),
+    date: new Date().toISOString(),
+    totalSeconds,
+    machine,
+    inMemory,
+    ...(runs ? { runs } : {}),
+  };
   const cost = results.costModel as {
     model: ReturnType<typeof costModel>;
     sample: Parameters<typeof unitNotes>[0];
@@ -245,10 +288,10 @@ async function main(): Promise<void> {
     `Bare transactions: the recorded write plan (staging transactions, then per SQS batch of ${batchSize} users the worker's TransactWriteItems in order) replayed with fresh ids and emails, ${runtime.workerConcurrency} batches (${concurrency} users) in flight (local pollers × batch size); reads not replayed.`,
     `5. Cost model, 1,000,000 users: $${round(model.totalUsd)} (target ≤ $10), ${round(model.wallMinutes, 1)} min (target ≤ 30): ${model.wallArithmetic}.`,
     ...model.lines.map((l) => `   ${l.item}: ${l.arithmetic} = $${round(l.usd, 3)}`),
-    `   Request units: computed from the recorded calls with AWS's rules (bench/lib/billing.ts), not DynamoDB Local's ConsumedCapacity, which does not apply them. Item size = UTF-8 attribute names + values (string bytes; number ≈ significant digits / 2 + 1; boolean/null 1; list/map 3 + per element 1 + size). Standard write: 1 WRU per started KB of the larger of the item before and after (delete: the deleted item; a missing item still 1). Transactional Put/Update/Delete: 2 per started KB; ConditionCheck: counted as a transactional write of its item (2 per KB, min 2; the conservative reading). Each GSI (GSI1-3, projection ALL), per written item: keys appear → 1 per KB of the new image; disappear → 1 per KB of the old; same keys → 1 per KB if any attribute changed, else 0; keys changed → 2 (delete old + put new), each per KB of its image; index writes are never doubled. Reads: 1 RRU per started 4 KB consistent, 0.5 eventual (Query: of the summed items read), TransactGet 2. Before/after images come from consistent reads by an unrecorded client around each write (units pass); timings from a second pass without them. Failed/cancelled calls: table units counted as if written, no index units, flagged.`,
+    `   Request units: computed from the recorded calls with AWS's rules (bench/lib/billing.ts), not DynamoDB Local's ConsumedCapacity, which does not apply them. Item size = UTF-8 attribute names + values (string bytes; number ≈ significant digits / 2 + 1; boolean/null 1; list/map 3 + per element 1 + size). Standard write: 1 WRU per started KB of the larger of the item before and after (delete: the deleted item; a missing item still 1). Transactional Put/Update/Delete: 2 per started KB; ConditionCheck: a transactional write of its item (2 per KB, min 2; AWS documents no rule for it, and 2 WCU is what real DynamoDB reports per the dynamodb-conformance suite). Each GSI (GSI1-3, projection ALL), per written item: keys appear → 1 per KB of the new image; disappear → 1 per KB of the old; same keys → 1 per KB if any attribute changed, else 0; keys changed → 2 (delete old + put new), each per KB of its image; index writes are never doubled. Reads: 1 RRU per started 4 KB consistent, 0.5 eventual (Query: of the summed items read), TransactGet 2. Before/after images come from consistent reads by an unrecorded client around each write (units pass); timings from a second pass without them. Failed/cancelled calls: table units counted as if written, no index units, flagged.`,
     ...unitNotes(cost.sample).map((l) => `   ${l}`),
     ...cost.breakdown.map((l) => `   ${l}`),
-    "4. Sign-in: one imported user per format, in an app of its own (the Firebase one with its `firebase_password_hashing_signer_key`); sign-ins sequential over HTTP; bare verify in the bench process: bcrypt and argon2id with hash-wasm, Firebase scrypt with the core's own `verifyPassword` (#functions/domain/passwords) and the same signer key. The Firebase hash is built by the bench (bench/lib/firebase-scrypt.ts: hash-wasm scrypt + AES-256-CTR, checked against Firebase's published example) with Firebase's project parameters rounds 8, mem_cost 14, salt separator Bw==.",
+    "4. Sign-in: one imported user per format, in an app of its own (the Firebase one with its `firebase_password_hashing_signer_key`); sign-ins sequential over HTTP; bare verify in the bench process: the core's own `verifyPassword` (#functions/domain/passwords: what sign-in runs, without HTTP, lookup and response), with the same signer key for Firebase. The Firebase hash is built by the bench (bench/lib/firebase-scrypt.ts: hash-wasm scrypt + AES-256-CTR, checked against Firebase's published example) with Firebase's project parameters rounds 8, mem_cost 14, salt separator Bw==.",
     ...plainNotes(results),
     ...memoryNotes(results),
   ];
@@ -259,7 +302,7 @@ async function main(): Promise<void> {
 
 function plainNotes(results: Record<string, unknown>): string[] {
   const r = results.plainTextImport as { bcryptCost: number; hashingWorkers: number } | undefined;
-  if (!r) return ['3. Plain-text import: not measured (an earlier step failed).'];
+  if (!r) return ['3. Plain-text import: not measured in this run (see --only, or an earlier step failed).'];
   return [
     `3. Plain-text import: the app's default BCRYPT at the runtime's \`bcrypt_log_rounds\` = ${r.bcryptCost}${quick ? ' (BCRYPT_LOG_ROUNDS=8 in quick mode)' : ''}; baseline: the same number of hash-wasm bcrypt hashes at cost ${r.bcryptCost} on ${r.hashingWorkers} worker threads (one per core), in the bench process, between the runtime's runs; ratio = users/s ÷ hashes/s.`,
   ];
@@ -269,7 +312,7 @@ function memoryNotes(results: Record<string, unknown>): string[] {
   const r = results.memory as
     | { users: number; chunks: number; chunkSize: number; runs: Record<string, { median: number }> }
     | undefined;
-  if (!r) return ['6. RSS: not measured (an earlier step failed).'];
+  if (!r) return ['6. RSS: not measured in this run (see --only, or an earlier step failed).'];
   const tenths = (name: string) =>
     Array.from({ length: 10 }, (_, i) => round(r.runs[`${name}Tenth${i + 1}Mb`]?.median ?? Number.NaN, 0)).join(', ');
   return [

@@ -76,6 +76,11 @@ export interface PhaseUnits {
 export interface CostSample {
   readonly users: number;
   readonly staging: PhaseUnits;
+  /**
+   * The staging counter updates (one per counter shard touched per transaction of ≤ 99 rows): per
+   * user as measured on this small request, and as a 10,000-user request (the model's unit) pays.
+   */
+  readonly stagingCounters: { readonly measuredWruPerUser: number; readonly at10kWruPerUser: number };
   readonly worker: PhaseUnits & {
     readonly callsPerUser: Record<string, number>;
     readonly actionsPerTransaction: number[];
@@ -208,6 +213,7 @@ export async function recordImport(
   const sample: CostSample = {
     users: n,
     staging: phaseUnits(staging, n),
+    stagingCounters: stagingCounters(units.calls, n),
     worker: {
       ...phaseUnits(worker, n),
       callsPerUser,
@@ -362,22 +368,29 @@ export function userBreakdown(
   const unnamed = calls.filter((c) => named(c).length === 0);
   const unnamedRead = unnamed.reduce((s, c) => s + (c.computed?.readUnits ?? 0), 0);
   const unnamedWrite = unnamed.reduce((s, c) => s + callUnits(c) - (c.computed?.readUnits ?? 0), 0);
+  const stagingShare = stagingCounters(calls, users.length);
+  lines.push(
+    `Calls naming no user (app/tenant/role lookups per request or batch): ${unnamed.length} calls, ${round(unnamedRead / users.length, 3)} RRU and ${round(unnamedWrite / users.length, 3)} WRU per user.`,
+    `Staging counter updates: one per ${STAGED_COUNTER_SHARDS}-way counter shard touched per transaction of ≤ 99 rows: ${round(stagingShare.measuredWruPerUser)} WRU per user on this ${users.length}-user request, ` +
+      `≈ ${round(stagingShare.at10kWruPerUser, 3)} on a 10,000-user request, which is what the model prices (staging requests of 10,000 users).`,
+  );
+  return lines;
+}
+
+/** The staging counter updates per user, as measured and at 10,000 users per request. */
+function stagingCounters(
+  calls: readonly RecordedCall[],
+  users: number,
+): { measuredWruPerUser: number; at10kWruPerUser: number } {
   const stagingTx = calls.filter((c) => c.phase === 'staging' && isTransaction(c));
   const counterUnits = stagingTx
     .flatMap((c) => c.actions)
     .filter((a) => a.entityType === STAGED_COUNTER_ENTITY)
     .reduce((s, a) => s + actionUnits(a), 0);
+  const perTransaction = stagingTx.length > 0 ? counterUnits / stagingTx.length : 0;
   // A 10,000-user request: each counter shard's users in transactions of 99 rows + 1 counter update.
-  const atScale = (STAGED_COUNTER_SHARDS * Math.ceil(10_000 / STAGED_COUNTER_SHARDS / 99)) / 10_000;
-  const counterPerTx = stagingTx.length > 0 ? counterUnits / stagingTx.length : 0;
-  const perUserHere = counterUnits / users.length;
-  lines.push(
-    `Calls naming no user (app/tenant/role lookups per request or batch): ${unnamed.length} calls, ${round(unnamedRead / users.length, 3)} RRU and ${round(unnamedWrite / users.length, 3)} WRU per user.`,
-    `Staging counter updates: ${stagingTx.length} staging transactions for ${users.length} users (one per ${STAGED_COUNTER_SHARDS}-way counter shard touched, 99 rows at most), ${round(perUserHere)} WRU per user for the counters here. ` +
-      `A 10,000-user request needs ≈ ${round(atScale, 4)} transactions per user, i.e. ≈ ${round(atScale * counterPerTx, 3)} counter WRU per user: ` +
-      `at that request size staging costs ≈ ${round(perUserHere - atScale * counterPerTx)} WRU per user less than measured here (the model keeps the measured figure).`,
-  );
-  return lines;
+  const transactionsAt10k = STAGED_COUNTER_SHARDS * Math.ceil(10_000 / STAGED_COUNTER_SHARDS / 99);
+  return { measuredWruPerUser: counterUnits / users, at10kWruPerUser: (transactionsAt10k * perTransaction) / 10_000 };
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -421,8 +434,12 @@ export function costModel(
   const gb = options.workerMemoryMb / 1024;
   const s = sample.staging;
   const w = sample.worker;
-  const wru = s.writeUnitsPerUser + w.writeUnitsPerUser;
-  const tableWru = s.tableWriteUnitsPerUser + w.tableWriteUnitsPerUser;
+  // Staging priced as 10,000-user requests: the measured request was small, so its counter
+  // updates (table units) weigh more per user than they would.
+  const counterSaving = sample.stagingCounters.measuredWruPerUser - sample.stagingCounters.at10kWruPerUser;
+  const stagingWru = s.writeUnitsPerUser - counterSaving;
+  const wru = stagingWru + w.writeUnitsPerUser;
+  const tableWru = s.tableWriteUnitsPerUser - counterSaving + w.tableWriteUnitsPerUser;
   const indexWru = wru - tableWru;
   const rru = s.readUnitsPerUser + w.readUnitsPerUser;
   const invocations = n / w.batchSize;
@@ -434,7 +451,7 @@ export function costModel(
     {
       item: 'DynamoDB writes (AWS rules)',
       arithmetic:
-        `${n} users × ${wru.toFixed(2)} WRU (staging ${s.writeUnitsPerUser.toFixed(2)} + worker ${w.writeUnitsPerUser.toFixed(2)}; ` +
+        `${n} users × ${wru.toFixed(2)} WRU (staging ${stagingWru.toFixed(2)} at 10,000 users per request [${s.writeUnitsPerUser.toFixed(2)} measured on ${sample.users}] + worker ${w.writeUnitsPerUser.toFixed(2)}; ` +
         `table ${tableWru.toFixed(2)} + indexes ${indexWru.toFixed(2)}) × $${PRICES.dynamodbWriteUnitPerMillion}/M`,
       usd: n * wru * (PRICES.dynamodbWriteUnitPerMillion / 1e6),
     },
