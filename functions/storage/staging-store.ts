@@ -43,7 +43,7 @@ import {
   stagedUserPartition,
   stagingAppMarkerPartition,
 } from './keys/staging.js';
-import { queryAll } from './query.js';
+import { queryAll, queryPages } from './query.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 type Item = Record<string, unknown>;
@@ -543,6 +543,11 @@ async function list(
 }
 
 async function count(appId: string, status?: StagedStatus): Promise<number> {
+  return countOf(appId, status ? [status] : STAGED_STATUSES);
+}
+
+/** Rows of these statuses, from one consistent read of the counter shards. */
+async function countOf(appId: string, statuses: readonly StagedStatus[]): Promise<number> {
   const table = tableName();
   let keys: Item[] = Array.from({ length: STAGED_COUNTER_SHARDS }, (_, shard) => counterKey(appId, shard));
   let total = 0;
@@ -553,7 +558,7 @@ async function count(appId: string, status?: StagedStatus): Promise<number> {
       new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }),
     );
     for (const item of (out.Responses?.[table] as Item[] | undefined) ?? []) {
-      for (const s of status ? [status] : STAGED_STATUSES) total += Number(item[s] ?? 0);
+      for (const s of statuses) total += Number(item[s] ?? 0);
     }
     keys = (out.UnprocessedKeys?.[table]?.Keys as Item[] | undefined) ?? [];
   }
@@ -582,7 +587,7 @@ async function pendingSentBefore(
   for (const marker of markers) {
     const appId = marker.appId as string;
     const stagedAt = marker.stagedAt as number;
-    if ((await count(appId, 'NEW')) + (await count(appId, 'PROCESSING')) === 0) {
+    if ((await countOf(appId, ['NEW', 'PROCESSING'])) === 0) {
       if (stagedAt < Date.now() - MARKER_QUIET_MS) await removeMarker(appId, stagedAt);
       continue;
     }
@@ -590,27 +595,17 @@ async function pendingSentBefore(
       Array.from({ length: STAGED_INDEX_SHARDS }, (_, shard) => stagedStatusIndexPartition(appId, status, shard)),
     );
     await forEachLimited(partitions, 4, async (pk) => {
-      let startKey: Item | undefined;
-      do {
-        const out: QueryCommandOutput = await getDocumentClient().send(
-          new QueryCommand({
-            TableName: tableName(),
-            IndexName: 'GSI1',
-            KeyConditionExpression: 'GSI1PK = :pk',
-            FilterExpression: 'sentAt < :before',
-            ExpressionAttributeValues: { ':pk': pk, ':before': sentBefore },
-            ProjectionExpression: 'appId, #i',
-            ExpressionAttributeNames: { '#i': 'id' },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        const page = ((out.Items as Item[] | undefined) ?? []).map((i) => ({
-          appId: i.appId as string,
-          id: i.id as string,
-        }));
-        if (page.length > 0) await visit(page);
-        startKey = out.LastEvaluatedKey;
-      } while (startKey);
+      for await (const items of queryPages({
+        TableName: tableName(),
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk',
+        FilterExpression: 'sentAt < :before',
+        ExpressionAttributeValues: { ':pk': pk, ':before': sentBefore },
+        ProjectionExpression: 'appId, #i',
+        ExpressionAttributeNames: { '#i': 'id' },
+      })) {
+        if (items.length > 0) await visit(items.map((i) => ({ appId: i.appId as string, id: i.id as string })));
+      }
     });
   }
 }
@@ -654,21 +649,15 @@ export async function purgeAppStagedUsers(appId: string): Promise<void> {
     Array.from({ length: STAGED_INDEX_SHARDS }, (_, shard) => stagedStatusIndexPartition(appId, s, shard)),
   );
   await forEachLimited(partitions, 4, async (pk) => {
-    let startKey: Item | undefined;
-    do {
-      const out: QueryCommandOutput = await getDocumentClient().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: 'GSI1',
-          KeyConditionExpression: 'GSI1PK = :pk',
-          ExpressionAttributeValues: { ':pk': pk },
-          ProjectionExpression: 'PK, SK',
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      await deleteKeys(((out.Items as Item[] | undefined) ?? []).map((i) => ({ PK: i.PK, SK: i.SK })));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
+    for await (const items of queryPages({
+      TableName: tableName(),
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': pk },
+      ProjectionExpression: 'PK, SK',
+    })) {
+      await deleteKeys(items.map((i) => ({ PK: i.PK, SK: i.SK })));
+    }
   });
   await deleteKeys([
     ...Array.from({ length: STAGED_COUNTER_SHARDS }, (_, shard) => counterKey(appId, shard)),
