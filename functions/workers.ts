@@ -17,7 +17,12 @@ export interface WorkerDefinition {
   /** Repository-relative path of the module that exports `handler`. */
   readonly handler: string;
   readonly source: WorkerSource;
-  readonly access: { readonly table: 'read' | 'write'; readonly queue?: 'send' };
+  readonly access: {
+    readonly table: 'read' | 'write';
+    readonly queue?: 'send';
+    /** Reads how many messages the import queue and its DLQ hold (sqs:GetQueueAttributes on both). */
+    readonly backlog?: 'read';
+  };
   readonly timeoutSeconds: number;
   readonly memoryMb: number;
 }
@@ -44,7 +49,7 @@ export const WORKERS: readonly WorkerDefinition[] = [
     id: 'reconciler',
     handler: 'functions/workers/reconciler/handler.ts',
     source: { kind: 'schedule', everyMinutes: 5 },
-    access: { table: 'write', queue: 'send' },
+    access: { table: 'write', queue: 'send', backlog: 'read' },
     timeoutSeconds: 300,
     memoryMb: 1024,
   },

@@ -51,6 +51,9 @@ export class WorkersStack extends Stack {
       });
       fn.bindTable(props.table, worker.access.table);
       if (worker.access.queue) fn.bindQueue(importQueue.queue, worker.access.queue, ENV.importQueueUrl);
+      if (worker.access.backlog) {
+        fn.watchQueue(importQueue.queue, ENV.importQueueUrl).watchQueue(importQueue.deadLetterQueue, ENV.importDlqUrl);
+      }
 
       const { source } = worker;
       switch (source.kind) {

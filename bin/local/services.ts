@@ -70,7 +70,10 @@ export const LOCAL_VISIBILITY_TIMEOUT_SECONDS = 30;
  */
 const LOCAL_WORKER_CONCURRENCY = 4;
 export const LOCAL_RECONCILE_EVERY_MS = 60_000;
-/** Locally a row is re-sent when its message was last sent this long ago (AWS: 15 min). */
+/**
+ * Locally, once the queues are empty, a row is re-sent when its message was last sent this long
+ * ago (AWS: 15 min); while they hold messages, after BUSY_RESEND_AFTER_MS as on AWS.
+ */
 export const LOCAL_RESEND_AFTER_MS = 5 * 60_000;
 
 type Loaded = { handler: (...args: never[]) => Promise<unknown> };
@@ -181,10 +184,10 @@ export const importPipelineService: LocalService = {
           }),
         );
       }
-      const reconcile = (sentBefore: number) => {
+      const reconcile = (detail: { sentBefore: number } | { resendAfterMs: number }) => {
         if (reconciling) return;
-        const run = reconciler as unknown as (event: { detail: { sentBefore: number } }) => Promise<{ resent: number }>;
-        reconciling = run({ detail: { sentBefore } })
+        const run = reconciler as unknown as (event: { detail: typeof detail }) => Promise<{ resent: number }>;
+        reconciling = run({ detail })
           .then((r) => {
             if (r.resent > 0) context.say(`Reconciler: re-sent ${r.resent} staged user(s) for import.`);
           })
@@ -193,8 +196,8 @@ export const importPipelineService: LocalService = {
             reconciling = undefined;
           });
       };
-      reconcile(startedAt);
-      timer = setInterval(() => reconcile(Date.now() - LOCAL_RESEND_AFTER_MS), LOCAL_RECONCILE_EVERY_MS);
+      reconcile({ sentBefore: startedAt });
+      timer = setInterval(() => reconcile({ resendAfterMs: LOCAL_RESEND_AFTER_MS }), LOCAL_RECONCILE_EVERY_MS);
       timer.unref();
     } catch (error) {
       await starting.catch(() => undefined);

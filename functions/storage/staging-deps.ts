@@ -7,11 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { getBaseConfig, resolveEffectiveConfig } from '#functions/config/index.js';
 import { type ImportPublisher, importMessageSchema } from '#functions/domain/bulk-import/message.js';
 import type { AppImportContext, ProcessingDeps } from '#functions/domain/bulk-import/processing.js';
+import type { ImportBacklog } from '#functions/domain/bulk-import/reconcile.js';
 import { importUser, importUserGroup } from '#functions/domain/import/import-user.js';
 import { getSqsClient } from '#functions/shared/clients.js';
 import { ENV, requireEnv } from '#functions/shared/env.js';
 import { logger } from '#functions/shared/logger.js';
 import { createSqsPublisher } from '#functions/shared/publisher.js';
+import { createQueueBacklog } from '#functions/shared/queue-backlog.js';
 import { importValidationContext } from './import-context.js';
 import { stagingStore } from './staging-store.js';
 import { loadTenantPair } from './tenant-store.js';
@@ -25,6 +27,12 @@ export const importPublisher: ImportPublisher = createSqsPublisher({
   queueUrl: () => requireEnv(ENV.importQueueUrl),
   client: getSqsClient,
   groupId: (m) => m.appId,
+});
+
+/** What the import queue and its dead-letter queue hold (the reconciler's view of the backlog). */
+export const importBacklog: ImportBacklog = createQueueBacklog({
+  client: getSqsClient,
+  queueUrls: () => [requireEnv(ENV.importQueueUrl), requireEnv(ENV.importDlqUrl)],
 });
 
 /** The app's current roles, tenants, switches and import config; undefined when the app is gone. */

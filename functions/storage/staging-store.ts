@@ -40,6 +40,7 @@ import {
   stagedCounterPartition,
   stagedStatusIndexPartition,
   stagedStatusIndexSortKey,
+  stagedStatusIndexSortKeyBefore,
   stagedUserPartition,
   stagingAppMarkerPartition,
 } from './keys/staging.js';
@@ -598,9 +599,14 @@ async function pendingSentBefore(
       for await (const items of queryPages({
         TableName: tableName(),
         IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
+        // A row is created no later than its last send: only rows created before the cut-off are read.
+        KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK < :created',
         FilterExpression: 'sentAt < :before',
-        ExpressionAttributeValues: { ':pk': pk, ':before': sentBefore },
+        ExpressionAttributeValues: {
+          ':pk': pk,
+          ':created': stagedStatusIndexSortKeyBefore(sentBefore),
+          ':before': sentBefore,
+        },
         ProjectionExpression: 'appId, #i',
         ExpressionAttributeNames: { '#i': 'id' },
       })) {

@@ -111,6 +111,13 @@ export class ServiceFunction extends NodejsFunction {
     return this;
   }
 
+  /** Read access to `queue`'s message counts (sqs:GetQueueAttributes, nothing else); `envName` carries its URL. */
+  watchQueue(queue: IQueue, envName: string): this {
+    queue.grant(this, 'sqs:GetQueueAttributes');
+    this.addEnvironment(envName, queue.queueUrl);
+    return this;
+  }
+
   /**
    * Makes `queue` this function's SQS event source with partial batch responses (the handler
    * returns `batchItemFailures`), which also grants exactly the consume actions on it (and its

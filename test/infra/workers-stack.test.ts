@@ -138,8 +138,9 @@ describe('worker functions', () => {
     for (const fn of functions) {
       const worker = workerById.get(fn.routeId)!;
       const variables: Record<string, unknown> = fn.properties.Environment?.Variables ?? {};
-      const usesQueue = worker.access.queue !== undefined || worker.source.kind === 'import-queue';
-      const usesDlq = worker.source.kind === 'import-dlq';
+      const watches = worker.access.backlog === 'read';
+      const usesQueue = worker.access.queue !== undefined || worker.source.kind === 'import-queue' || watches;
+      const usesDlq = worker.source.kind === 'import-dlq' || watches;
       expect(imported(variables[ENV.tableName]), fn.routeId).toBe(tableId);
       expect(ENV.importQueueUrl in variables, fn.routeId).toBe(usesQueue);
       if (usesQueue) expect(imported(variables[ENV.importQueueUrl]), fn.routeId).toBe(queueId);
@@ -278,6 +279,21 @@ describe('least privilege from worker.access and worker.source', () => {
         ).toEqual([]);
       }
       if (own !== null) expect(Object.keys(byQueue), fn.routeId).toContain(own);
+    }
+  });
+
+  it("lets workers that watch the backlog read both queues' message counts, and nothing else of the DLQ", () => {
+    const watchers = WORKERS.filter((w) => w.access.backlog === 'read');
+    expect(watchers.map((w) => w.id)).toEqual(['reconciler']);
+    for (const fn of functions) {
+      const worker = workerById.get(fn.routeId)!;
+      const byQueue = sqsActionsByQueue(fn);
+      if (worker.access.backlog === 'read') {
+        expect(byQueue.main, fn.routeId).toContain('sqs:GetQueueAttributes');
+        expect(byQueue.dlq, fn.routeId).toEqual(['sqs:GetQueueAttributes']);
+      } else if (worker.source.kind !== 'import-dlq') {
+        expect(byQueue.dlq, fn.routeId).toBeUndefined();
+      }
     }
   });
 

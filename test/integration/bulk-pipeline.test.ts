@@ -1,10 +1,13 @@
+import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importMessage } from '#functions/domain/bulk-import/message.js';
 import { reconcileStagedUsers } from '#functions/domain/bulk-import/reconcile.js';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
-import { importPublisher, stagingStore } from '#functions/storage/staging-deps.js';
+import { STAGED_SK, stagedStatusIndexSortKey, stagedUserPartition } from '#functions/storage/keys/staging.js';
+import { importBacklog, importPublisher, stagingStore } from '#functions/storage/staging-deps.js';
 import { createImportWorker } from '#functions/workers/import-worker/handler.js';
+import { handler as reconcilerHandler } from '#functions/workers/reconciler/handler.js';
 import type { ImportQueuePair } from '../../bin/local/sqs.js';
 import {
   BCRYPT_HASH,
@@ -18,11 +21,13 @@ import {
   listAll,
   purgeQueue,
   signIn,
+  sqsClient,
   stage,
   stagedCount,
   startPipeline,
   useOwnQueues,
   userCount,
+  waitFor,
   waitUntilDone,
 } from './bulk-support.js';
 
@@ -195,6 +200,81 @@ describe('import pipeline (BulkImportFlowTest, ProcessBulkImportUsersCronJobTest
       Date.now() + 1,
     );
     expect(again.resent).toBe(0);
+  });
+
+  it('the scheduled reconciler leaves messages waiting in a backlog alone and re-sends only rows whose message is gone', async () => {
+    await purgeQueue(pair.queueUrl);
+    const appId = await createApp({}, [], 'bulk');
+    const staged = await stage(appId, [epUser(1, {}, 'q'), epUser(2, {}, 'q'), epUser(3, {}, 'q')]);
+    const ids: string[] = staged.json.users.map((u: any) => u.userId as string);
+    const rowKey = (id: string) => ({ PK: stagedUserPartition(appId, id), SK: STAGED_SK });
+    // As if staged and sent `ago` ms ago (created and sent at the same moment, as staging does).
+    const backdate = (id: string, ago: number) =>
+      getDocumentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: rowKey(id),
+          UpdateExpression: 'SET createdAt = :t, sentAt = :t, GSI1SK = :sk',
+          ExpressionAttributeValues: { ':t': Date.now() - ago, ':sk': stagedStatusIndexSortKey(Date.now() - ago, id) },
+        }),
+      );
+    const sentAt = async (id: string) =>
+      (
+        await getDocumentClient().send(
+          new GetCommand({ TableName: tableName(), Key: rowKey(id), ConsistentRead: true }),
+        )
+      ).Item?.sentAt as number;
+    const HOUR = 3_600_000;
+    for (const id of ids) await backdate(id, HOUR);
+    // Rows sent before the last 30 min whose message was lost, once the queues are empty.
+    const reconcile = () => reconcilerHandler({ detail: { resendAfterMs: 30 * 60_000 } });
+
+    // Their three messages still wait in the queue (a backlog): nothing is sent twice.
+    const before = Date.now();
+    await reconcile();
+    for (const id of ids) expect(await sentAt(id)).toBeLessThan(before - HOUR / 2);
+    // A row sent more than 6 h ago is re-sent even while the queue is busy.
+    await backdate(ids[0]!, 7 * HOUR);
+    await reconcile();
+    expect(await sentAt(ids[0]!)).toBeGreaterThanOrEqual(before);
+    for (const id of ids.slice(1)) expect(await sentAt(id)).toBeLessThan(before - HOUR / 2);
+    // The queue loses its messages (a local runtime restarted): both queues are empty, so every
+    // row sent more than 30 min ago is re-sent, and a row sent since is not.
+    await purgeQueue(pair.queueUrl);
+    expect(await importBacklog.isDrained()).toBe(true);
+    const lost = Date.now();
+    await backdate(ids[0]!, HOUR);
+    const fresh = await stage(appId, [epUser(4, {}, 'q')]);
+    const freshId = fresh.json.users[0].userId as string;
+    const freshSentAt = await sentAt(freshId);
+    await purgeQueue(pair.queueUrl);
+    await reconcile();
+    for (const id of ids) expect(await sentAt(id)).toBeGreaterThanOrEqual(lost);
+    expect(await sentAt(freshId)).toBe(freshSentAt);
+    await withPipeline(async () => {
+      await waitFor(async () => (await userCount(appId)) === 3);
+    });
+    expect(await stagedCount(appId, 'NEW')).toBe(1);
+    expect(await userCount(appId)).toBe(3);
+  });
+
+  it('sees the backlog: messages waiting, in flight and in the DLQ keep the queues from counting as empty', async () => {
+    await purgeQueue(pair.queueUrl);
+    await purgeQueue(pair.dlqUrl);
+    expect(await importBacklog.isDrained()).toBe(true);
+    await sqsClient().send(new SendMessageCommand({ QueueUrl: pair.dlqUrl, MessageBody: '{}' }));
+    expect(await importBacklog.isDrained()).toBe(false);
+    await purgeQueue(pair.dlqUrl);
+    await sqsClient().send(new SendMessageCommand({ QueueUrl: pair.queueUrl, MessageBody: '{}' }));
+    expect(await importBacklog.isDrained()).toBe(false);
+    const received = await sqsClient().send(new ReceiveMessageCommand({ QueueUrl: pair.queueUrl, WaitTimeSeconds: 1 }));
+    expect(received.Messages).toHaveLength(1);
+    // Received but not deleted: a worker is handling it.
+    expect(await importBacklog.isDrained()).toBe(false);
+    await sqsClient().send(
+      new DeleteMessageCommand({ QueueUrl: pair.queueUrl, ReceiptHandle: received.Messages![0]!.ReceiptHandle }),
+    );
+    expect(await importBacklog.isDrained()).toBe(true);
   });
 
   it('the reconciler forgets an app once nothing is pending and no request staged for a while; staging marks it again', async () => {

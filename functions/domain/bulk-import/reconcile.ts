@@ -7,10 +7,42 @@
 import { type ImportPublisher, importMessage } from './message.js';
 import type { StagingStore } from './staging-ports.js';
 
-/** On AWS: well beyond the queue's visibility timeout (6 × 60 s) and a normal backlog. */
+/**
+ * Once the queues are empty, a row is re-sent when its message was sent this long ago. On AWS:
+ * well beyond the lag of SQS's approximate message counts (about a minute).
+ */
 export const DEFAULT_RESEND_AFTER_MS = 15 * 60_000;
+/**
+ * While the queues still hold messages, a row's message may simply be waiting behind a backlog
+ * (100,000 plain-text users take hours): it is re-sent only when it was sent this long ago, so a
+ * lost message is found even on a queue that never empties, and a backlog is not sent twice.
+ */
+export const BUSY_RESEND_AFTER_MS = 6 * 3_600_000;
 
 const MARK_PARALLELISM = 25;
+
+/** The import queue and its dead-letter queue, as far as the reconciler needs to see them. */
+export interface ImportBacklog {
+  /** True when neither queue holds a message: none waiting, in flight (being handled) or delayed. */
+  isDrained(): Promise<boolean>;
+}
+
+/**
+ * The cut-off of a scheduled run. When both queues are empty, every message sent before now has
+ * been handled (the user imported or FAILED) or lost, so a row still NEW/PROCESSING that was sent
+ * before `now - resendAfterMs` lost its message. When they are not empty, its message may still
+ * be queued: only rows sent before `now - busyResendAfterMs` are re-sent. The queues are looked at
+ * before the rows are read, so a row sent after that look is never taken for lost.
+ */
+export async function resendCutoff(
+  backlog: ImportBacklog,
+  now: number,
+  resendAfterMs = DEFAULT_RESEND_AFTER_MS,
+  busyResendAfterMs = BUSY_RESEND_AFTER_MS,
+): Promise<number> {
+  const drained = await backlog.isDrained();
+  return now - (drained ? resendAfterMs : Math.max(resendAfterMs, busyResendAfterMs));
+}
 
 export interface ReconcileDeps {
   readonly store: StagingStore;

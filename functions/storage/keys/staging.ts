@@ -31,6 +31,8 @@ const pad = (ms: number) => String(Math.max(0, Math.trunc(ms))).padStart(15, '0'
 export const stagedStatusIndexPartition = (appId: string, status: StagedStatus, shard: number) =>
   `${appPartition(appId)}#BULK#${status}#${shard}`;
 export const stagedStatusIndexSortKey = (createdAt: number, id: string) => `${pad(createdAt)}#${id}`;
+/** Every sort key below this one belongs to a row created before `createdAt`. */
+export const stagedStatusIndexSortKeyBefore = (createdAt: number) => pad(createdAt);
 
 /** The marker of an app that has (or recently had) staged users; GSI2 lists the marked apps. */
 export const stagingAppMarkerPartition = (appId: string) => `${appPartition(appId)}#BULKAPP`;

@@ -1,15 +1,28 @@
-import { DEFAULT_RESEND_AFTER_MS, reconcileStagedUsers } from '#functions/domain/bulk-import/reconcile.js';
+import {
+  DEFAULT_RESEND_AFTER_MS,
+  reconcileStagedUsers,
+  resendCutoff,
+} from '#functions/domain/bulk-import/reconcile.js';
 import { logger } from '#functions/shared/logger.js';
-import { importPublisher, stagingStore } from '#functions/storage/staging-deps.js';
+import { importBacklog, importPublisher, stagingStore } from '#functions/storage/staging-deps.js';
+
+const msOrUndefined = (value: unknown) =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 
 /**
  * Scheduled reconciler (EventBridge on AWS, a timer locally): re-sends staged rows that stayed
- * NEW/PROCESSING past the threshold. `detail.sentBefore` (epoch ms) overrides the cut-off; the
- * local runtime uses it at start-up, when every message of the previous run is gone.
+ * NEW/PROCESSING although their message is gone (see resendCutoff: it looks at the import queue
+ * and its DLQ first). `detail.sentBefore` (epoch ms) sets the cut-off outright: the local runtime
+ * uses it at start-up, when every message of the previous run is gone. `detail.resendAfterMs`
+ * replaces the default age of a row sent before the queues emptied (the local runtime's timer).
  */
-export const handler = async (event?: { detail?: { sentBefore?: unknown } }): Promise<{ resent: number }> => {
-  const requested = event?.detail?.sentBefore;
-  const sentBefore = typeof requested === 'number' ? requested : Date.now() - DEFAULT_RESEND_AFTER_MS;
+export const handler = async (event?: {
+  detail?: { sentBefore?: unknown; resendAfterMs?: unknown };
+}): Promise<{ resent: number }> => {
+  const detail = event?.detail;
+  const sentBefore =
+    msOrUndefined(detail?.sentBefore) ??
+    (await resendCutoff(importBacklog, Date.now(), msOrUndefined(detail?.resendAfterMs) ?? DEFAULT_RESEND_AFTER_MS));
   const result = await reconcileStagedUsers(
     { store: stagingStore, publisher: importPublisher, now: Date.now },
     sentBefore,
