@@ -26,6 +26,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { DEFAULT_ROUTE_PATH, gatewayPaths, type RouteDefinition } from '#functions/routes.js';
 import { ENV } from '#functions/shared/env.js';
+import { shardOf } from '#functions/storage/kit/shard.js';
 import { DEFAULT_ROUTE_MEMORY_MB, DEFAULT_ROUTE_TIMEOUT_SECONDS, ROUTE_GROUP_COUNT } from './constants.js';
 import { ServiceFunction } from './constructs/service-function.js';
 import { pascalCase } from './names.js';
@@ -121,12 +122,7 @@ export class ApiStack extends Stack {
 
 /** Stable nested-stack assignment of a route: FNV-1a hash of its id, modulo ROUTE_GROUP_COUNT. */
 export function routeGroupOf(routeId: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < routeId.length; i++) {
-    hash ^= routeId.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash % ROUTE_GROUP_COUNT;
+  return shardOf(routeId, ROUTE_GROUP_COUNT);
 }
 
 export interface RouteGroupStackProps extends NestedStackProps, RouteWiring {

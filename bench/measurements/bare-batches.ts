@@ -13,6 +13,11 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { forEachLimited } from '#functions/storage/kit/chunk.js';
+import {
+  PARALLELISM as STAGING_PARALLELISM,
+  ROWS_PER_TRANSACTION as STAGING_ROWS_PER_TRANSACTION,
+} from '#functions/storage/staging/rows.js';
 import { transactItems, type WritePlan } from './cost-model.js';
 
 /** A plain client on the runtime's DynamoDB Local, outside the handlers' (recorded) one. */
@@ -25,18 +30,6 @@ export function bareClient(endpoint: string): DynamoDBDocumentClient {
       maxAttempts: 8,
     }),
     { marshallOptions: { removeUndefinedValues: true } },
-  );
-}
-
-const STAGING_ROWS_PER_TRANSACTION = 99;
-const STAGING_PARALLELISM = 8;
-
-async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) await work(items[next++] as T);
-    }),
   );
 }
 
@@ -92,8 +85,8 @@ export async function runBareBatchImport(
     await client.send(new TransactWriteCommand({ TransactItems: items as never, ClientRequestToken: randomUUID() }));
   };
   const start = performance.now();
-  await pool(stagingBatches, STAGING_PARALLELISM, send);
-  await pool(batches, batchesInFlight, async (txs) => {
+  await forEachLimited(stagingBatches, STAGING_PARALLELISM, send);
+  await forEachLimited(batches, batchesInFlight, async (txs) => {
     for (const tx of txs) await send(tx);
   });
   const ms = performance.now() - start;

@@ -14,6 +14,7 @@
  * calls, transactions and their action counts, and handler milliseconds.
  */
 import { STAGED_COUNTER_SHARDS } from '#functions/storage/keys/staging.js';
+import { ROWS_PER_TRANSACTION, stagedCounter } from '#functions/storage/staging/rows.js';
 import {
   type ComputedUnits,
   INDEX_NAMES,
@@ -258,7 +259,7 @@ export async function recordImport(
 // Where the units of one typical user go
 
 const COMMAND = (c: string) => c.replace(/Command$/, '');
-const STAGED_COUNTER_ENTITY = 'BULK_IMPORT_COUNTER';
+const STAGED_COUNTER_ENTITY = stagedCounter.type;
 
 function describeWrite(u: ComputedUnits): string {
   const parts = [`table ${round(u.tableWriteUnits)} WRU`];
@@ -371,7 +372,7 @@ export function userBreakdown(
   const stagingShare = stagingCounters(calls, users.length);
   lines.push(
     `Calls naming no user (app/tenant/role lookups per request or batch): ${unnamed.length} calls, ${round(unnamedRead / users.length, 3)} RRU and ${round(unnamedWrite / users.length, 3)} WRU per user.`,
-    `Staging counter updates: one per ${STAGED_COUNTER_SHARDS}-way counter shard touched per transaction of ≤ 99 rows: ${round(stagingShare.measuredWruPerUser)} WRU per user on this ${users.length}-user request, ` +
+    `Staging counter updates: one per ${STAGED_COUNTER_SHARDS}-way counter shard touched per transaction of ≤ ${ROWS_PER_TRANSACTION} rows: ${round(stagingShare.measuredWruPerUser)} WRU per user on this ${users.length}-user request, ` +
       `≈ ${round(stagingShare.at10kWruPerUser, 3)} on a 10,000-user request, which is what the model prices (staging requests of 10,000 users).`,
   );
   return lines;
@@ -388,8 +389,8 @@ function stagingCounters(
     .filter((a) => a.entityType === STAGED_COUNTER_ENTITY)
     .reduce((s, a) => s + actionUnits(a), 0);
   const perTransaction = stagingTx.length > 0 ? counterUnits / stagingTx.length : 0;
-  // A 10,000-user request: each counter shard's users in transactions of 99 rows + 1 counter update.
-  const transactionsAt10k = STAGED_COUNTER_SHARDS * Math.ceil(10_000 / STAGED_COUNTER_SHARDS / 99);
+  // A 10,000-user request: each counter shard's users in transactions of ROWS_PER_TRANSACTION rows + 1 counter update.
+  const transactionsAt10k = STAGED_COUNTER_SHARDS * Math.ceil(10_000 / STAGED_COUNTER_SHARDS / ROWS_PER_TRANSACTION);
   return { measuredWruPerUser: counterUnits / users, at10kWruPerUser: (transactionsAt10k * perTransaction) / 10_000 };
 }
 

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn as spawnProcess, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn as spawnProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
@@ -19,12 +19,6 @@ export function freePort(): Promise<number> {
       );
     });
   });
-}
-
-/** True when a Java runtime is on PATH (DynamoDB Local needs Java 17+). */
-export function javaAvailable(): boolean {
-  const result = spawnSync('java', ['-version'], { stdio: 'ignore' });
-  return !result.error && result.status === 0;
 }
 
 export interface DynamoDbLocal {

@@ -4,18 +4,23 @@
  * entry. The secret is only ever read by code that verifies codes; listing projects it away so
  * it never leaves DynamoDB on that path.
  */
-
 import { defaultTotpDeviceName } from '#functions/domain/totp/names.js';
-import type { TotpDeviceView, TotpStore } from '#functions/domain/totp/service.js';
-import { tableName } from '#functions/shared/clients.js';
-import { userDataIndexKeys } from './keys/metadata.js';
+import type { TotpDeviceView, TotpStore } from '#functions/domain/totp/ports.js';
+import { userDataIndexPartitionOf } from './keys/metadata.js';
 import { TOTP_SORT_PREFIX, totpDeviceSortKey, userPartition } from './keys/totp.js';
-import { queryAll } from './query.js';
-import type { TransactWriteItem } from './role-store.js';
+import { defineEntity, queryAll, type Table, type TransactItem } from './kit/index.js';
 
-export type { TransactWriteItem } from './role-store.js';
-
-const ENTITY = 'TOTP_DEVICE';
+type Device = { appId: string; userId: string; deviceName: string };
+export const totpDeviceEntity = defineEntity({
+  type: 'TOTP_DEVICE',
+  key: (d: Device) => ({ PK: userPartition(d.appId, d.userId), SK: totpDeviceSortKey(d.deviceName) }),
+  indexes: {
+    GSI3: {
+      pk: (d: Device) => userDataIndexPartitionOf(d.appId, d.userId),
+      sk: (d: Device) => totpDeviceSortKey(d.deviceName),
+    },
+  },
+});
 
 /** A device to store; the secret is base32 text as the reference core keeps it. */
 export interface TotpDeviceInput {
@@ -37,24 +42,25 @@ export interface TotpDeviceInput {
  * user brings several devices, name them first with `assignTotpDeviceNames` (domain/totp/names.ts),
  * which applies the reference's rule across the batch.
  */
-export function totpDevicePut(appId: string, userId: string, device: TotpDeviceInput): TransactWriteItem {
+export function totpDevicePut(table: Table, appId: string, userId: string, device: TotpDeviceInput): TransactItem {
   const deviceName = device.deviceName ?? defaultTotpDeviceName(0);
-  const key = { PK: userPartition(appId, userId), SK: totpDeviceSortKey(deviceName) };
+  const d = { appId, userId, deviceName };
   return {
     Put: {
-      TableName: tableName(),
-      Item: {
-        ...key,
-        entityType: ENTITY,
-        userId,
-        deviceName,
-        secretKey: device.secretKey,
-        period: device.period,
-        skew: device.skew,
-        verified: true,
-        createdAt: Date.now(),
-        ...userDataIndexKeys(appId, userId, key.SK),
-      },
+      TableName: table.name,
+      Item: totpDeviceEntity.item(
+        d,
+        {
+          userId,
+          deviceName,
+          secretKey: device.secretKey,
+          period: device.period,
+          skew: device.skew,
+          verified: true,
+          createdAt: Date.now(),
+        },
+        { GSI3: d },
+      ),
       ConditionExpression: 'attribute_not_exists(PK)',
     },
   };
@@ -64,25 +70,21 @@ export function totpDevicePut(appId: string, userId: string, device: TotpDeviceI
  * Access pattern "TOTP devices of a user id": Query `APP#<a>#U#<userId>`, SK begins_with `TOTP#`,
  * projecting name, period, skew and verified only (sorted by name).
  */
-export async function listTotpDevices(appId: string, userId: string): Promise<TotpDeviceView[]> {
-  const devices: TotpDeviceView[] = [];
-  const items = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-    ExpressionAttributeValues: { ':pk': userPartition(appId, userId), ':sk': TOTP_SORT_PREFIX },
-    ProjectionExpression: 'deviceName, period, skew, verified',
-    ConsistentRead: true,
-  });
-  for (const item of items) {
-    devices.push({
-      name: item.deviceName as string,
-      period: item.period as number,
-      skew: item.skew as number,
-      verified: item.verified as boolean,
-    });
-  }
-  return devices;
+export async function listTotpDevices(table: Table, appId: string, userId: string): Promise<TotpDeviceView[]> {
+  const items = await queryAll(
+    table,
+    { pk: userPartition(appId, userId), sk: { beginsWith: TOTP_SORT_PREFIX } },
+    { attributes: ['deviceName', 'period', 'skew', 'verified'], consistent: true },
+  );
+  return items.map((item) => ({
+    name: item.deviceName as string,
+    period: item.period as number,
+    skew: item.skew as number,
+    verified: item.verified as boolean,
+  }));
 }
 
-/** The DynamoDB implementation of the TOTP use cases' storage port. */
-export const totpStore: TotpStore = { listTotpDevices };
+/** The TOTP use cases' storage port for one table. */
+export function createTotpStore(table: Table): TotpStore {
+  return { listTotpDevices: (appId, userId) => listTotpDevices(table, appId, userId) };
+}

@@ -7,7 +7,8 @@
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importUserGroup } from '#functions/domain/import/import-user.js';
-import { userStore } from '#functions/storage/user-store.js';
+import { storesOf } from '#functions/wiring/stores.js';
+import { baseTable } from '#functions/wiring/tables.js';
 import { createImportWorker } from '#functions/workers/import-worker/handler.js';
 import {
   appItems,
@@ -118,7 +119,7 @@ function observedWorker() {
   const groupImported: number[] = [];
   const worker = createImportWorker({
     importUserGroup: async (request) => {
-      const result = await importUserGroup({ store: userStore }, request);
+      const result = await importUserGroup({ store: storesOf(baseTable).users }, request);
       groupImported.push(result.imported.size);
       return result;
     },

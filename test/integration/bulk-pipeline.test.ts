@@ -5,7 +5,9 @@ import { importMessage } from '#functions/domain/bulk-import/message.js';
 import { reconcileStagedUsers } from '#functions/domain/bulk-import/reconcile.js';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { STAGED_SK, stagedStatusIndexSortKey, stagedUserPartition } from '#functions/storage/keys/staging.js';
-import { importBacklog, importPublisher, stagingStore } from '#functions/storage/staging-deps.js';
+import { importBacklog, importPublisher, reconcilerDeps, workerStagingStore } from '#functions/wiring/bulk-import.js';
+import { storesOf } from '#functions/wiring/stores.js';
+import { baseTable } from '#functions/wiring/tables.js';
 import { createImportWorker } from '#functions/workers/import-worker/handler.js';
 import { handler as reconcilerHandler } from '#functions/workers/reconciler/handler.js';
 import type { ImportQueuePair } from '../../bin/local/sqs.js';
@@ -139,7 +141,7 @@ describe('import pipeline (BulkImportFlowTest, ProcessBulkImportUsersCronJobTest
     await importPublisher.publish(ids.map((id: string) => importMessage(appId, id)));
     await withPipeline(
       async () => {
-        await reconcileStagedUsers({ store: stagingStore, publisher: importPublisher, now: Date.now }, Date.now() + 1);
+        await reconcileStagedUsers(reconcilerDeps(), Date.now() + 1);
         await waitUntilDone(appId);
       },
       { concurrency: 6 },
@@ -155,7 +157,7 @@ describe('import pipeline (BulkImportFlowTest, ProcessBulkImportUsersCronJobTest
     const { importUser: realImport, importUserGroup: realGroup } = await import(
       '#functions/domain/import/import-user.js'
     );
-    const { userStore } = await import('#functions/storage/user-store.js');
+    const userStore = storesOf(baseTable).users;
     const poison = () => new Error(`storage unavailable near ${BCRYPT_HASH}`);
     // Storage fails whenever this user is written, alone or in a group.
     const worker = createImportWorker({
@@ -181,24 +183,18 @@ describe('import pipeline (BulkImportFlowTest, ProcessBulkImportUsersCronJobTest
     const staged = await stage(appId, [epUser(1, {}, 'c'), epUser(2, {}, 'c')]);
     const ids = staged.json.users.map((u: any) => u.userId as string);
     // A worker claimed the first row and was killed; the queue (in memory) lost every message.
-    await stagingStore.claim(appId, ids[0], Date.now());
+    await workerStagingStore().claim(appId, ids[0], Date.now());
     await purgeQueue(pair.queueUrl);
     expect(await stagedCount(appId, 'PROCESSING')).toBe(1);
     await withPipeline(async () => {
-      const { resent } = await reconcileStagedUsers(
-        { store: stagingStore, publisher: importPublisher, now: Date.now },
-        Date.now() + 1,
-      );
+      const { resent } = await reconcileStagedUsers(reconcilerDeps(), Date.now() + 1);
       expect(resent).toBeGreaterThanOrEqual(2);
       await waitUntilDone(appId);
     });
     expect(await userCount(appId)).toBe(2);
     expect(await stagedCount(appId)).toBe(0);
     // Idempotent: nothing is left to re-send.
-    const again = await reconcileStagedUsers(
-      { store: stagingStore, publisher: importPublisher, now: Date.now },
-      Date.now() + 1,
-    );
+    const again = await reconcileStagedUsers(reconcilerDeps(), Date.now() + 1);
     expect(again.resent).toBe(0);
   });
 
@@ -283,8 +279,7 @@ describe('import pipeline (BulkImportFlowTest, ProcessBulkImportUsersCronJobTest
     const read = async () =>
       (await getDocumentClient().send(new GetCommand({ TableName: tableName(), Key: marker, ConsistentRead: true })))
         .Item;
-    const reconcile = () =>
-      reconcileStagedUsers({ store: stagingStore, publisher: importPublisher, now: Date.now }, Date.now() - 60_000);
+    const reconcile = () => reconcileStagedUsers(reconcilerDeps(), Date.now() - 60_000);
     expect(await read()).toBeUndefined();
     expect((await stage(appId, [epUser(1, {}, 'm')])).status).toBe(200);
     expect(await read()).toMatchObject({ appId });

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { type ImportConfig, importUser as importDirect } from '#functions/domain/import/import-user.js';
-import { tableName } from '#functions/shared/clients.js';
-import { userStore } from '#functions/storage/user-store.js';
+import { storesOf } from '#functions/wiring/stores.js';
+import { baseTable } from '#functions/wiring/tables.js';
 import {
   appItems,
   call,
@@ -15,6 +15,7 @@ import {
   keysOf,
 } from './users-support.js';
 
+const { users: userStore, staging } = storesOf(baseTable);
 const logs = captureLogs();
 const SECRETS = ['pw-atomic-1', 'pw-atomic-2', 'TOTPSECRETATOMIC'];
 afterAll(() => {
@@ -155,27 +156,25 @@ describe('atomicity of one user import', () => {
     expect(keysOf(await appItems(appId))).toEqual(items);
   });
 
-  it('commits caller writes atomically and reports their condition failures by index', async () => {
+  it('commits companion writes atomically and reports their condition failures by index', async () => {
     const appId = await createApp({ account_linking_enabled: true, mfa_enabled: true });
-    const marker = { PK: `APP#${appId}#TEST#marker`, SK: 'ROW' };
-    const put = { Put: { TableName: tableName(), Item: { ...marker, entityType: 'TEST' } } };
+    // A staged row, claimed: the import deletes it in the user's own transaction.
+    const staged = normalised('extra1@x.com');
+    await staging.insertNew(appId, [staged], Date.now());
+    expect((await staging.claim(appId, staged.id, Date.now()))?.status).toBe('PROCESSING');
     const ok = await importDirect(
       { store: userStore },
-      { appId, user: normalised('extra1@x.com'), config: CONFIG, extraWrites: [put] },
+      { appId, user: staged, config: CONFIG, companions: { importedStagedRows: [staged.id] } },
     );
     expect(ok.kind).toBe('imported');
-    const missing = {
-      ConditionCheck: {
-        TableName: tableName(),
-        Key: { PK: `APP#${appId}#TEST#absent`, SK: 'ROW' },
-        ConditionExpression: 'attribute_exists(PK)',
-      },
-    };
+    expect(await staging.get(appId, staged.id)).toBeUndefined();
+    expect(await staging.count(appId, 'PROCESSING')).toBe(0);
+
+    // A row that is not PROCESSING (here: absent) cancels the whole write.
     const before = keysOf(await appItems(appId));
-    expect(before).toContain(`${marker.PK} ${marker.SK}`);
     const refused = await importDirect(
       { store: userStore },
-      { appId, user: normalised('extra2@x.com'), config: CONFIG, extraWrites: [missing] },
+      { appId, user: normalised('extra2@x.com'), config: CONFIG, companions: { importedStagedRows: ['absent-row'] } },
     );
     expect(refused).toEqual({ kind: 'extra-write-failed', extraWriteIndexes: [0] });
     expect(keysOf(await appItems(appId))).toEqual(before);

@@ -2,6 +2,7 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getDocumentClient } from '#functions/shared/clients.js';
 import { metadataMergeWrite } from '#functions/storage/metadata-store.js';
+import { baseTable } from '#functions/wiring/tables.js';
 import { call, uniqueAppId } from '../helpers/core-client.js';
 
 const appId = uniqueAppId('meta');
@@ -109,8 +110,8 @@ describe('user metadata', () => {
 describe('metadataMergeWrite (import transaction element)', () => {
   it('merges into the current metadata and fails if it changed since the read', async () => {
     await put('imported', { a: 1, b: 2 });
-    const write = await metadataMergeWrite(appId, 'imported', { b: null, c: 3 });
-    const stale = await metadataMergeWrite(appId, 'imported', { d: 4 });
+    const write = await metadataMergeWrite(baseTable, appId, 'imported', { b: null, c: 3 });
+    const stale = await metadataMergeWrite(baseTable, appId, 'imported', { d: 4 });
     await getDocumentClient().send(new TransactWriteCommand({ TransactItems: [write] }));
     expect((await get('imported')).json.metadata).toEqual({ a: 1, c: 3 });
 
@@ -121,8 +122,8 @@ describe('metadataMergeWrite (import transaction element)', () => {
   });
 
   it('creates metadata for a new id, guarded against a concurrent creation', async () => {
-    const write = await metadataMergeWrite(appId, 'fresh', { x: null, y: 'v' });
-    const racing = await metadataMergeWrite(appId, 'fresh', { z: 1 });
+    const write = await metadataMergeWrite(baseTable, appId, 'fresh', { x: null, y: 'v' });
+    const racing = await metadataMergeWrite(baseTable, appId, 'fresh', { z: 1 });
     await getDocumentClient().send(new TransactWriteCommand({ TransactItems: [write] }));
     expect((await get('fresh')).json.metadata).toEqual({ y: 'v' });
     await expect(getDocumentClient().send(new TransactWriteCommand({ TransactItems: [racing] }))).rejects.toMatchObject(

@@ -2,6 +2,7 @@ import { ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { expect, it } from 'vitest';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { totpDevicePut } from '#functions/storage/totp-store.js';
+import { baseTable } from '#functions/wiring/tables.js';
 import { call, uniqueAppId } from '../helpers/core-client.js';
 
 /** Test-only Scan: every item whose partition belongs to the app. */
@@ -39,8 +40,8 @@ it('deleting an app deletes its roles, assignments, metadata and TOTP devices (u
   await getDocumentClient().send(
     new TransactWriteCommand({
       TransactItems: [
-        totpDevicePut(appId, 'ext-1', { secretKey: 'SECRETSECRET', period: 30, skew: 1 }),
-        totpDevicePut(appId, 'ext-1', { deviceName: 'x', secretKey: 'SECRETSECRET2', period: 30, skew: 1 }),
+        totpDevicePut(baseTable, appId, 'ext-1', { secretKey: 'SECRETSECRET', period: 30, skew: 1 }),
+        totpDevicePut(baseTable, appId, 'ext-1', { deviceName: 'x', secretKey: 'SECRETSECRET2', period: 30, skew: 1 }),
       ],
     }),
   );

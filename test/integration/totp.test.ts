@@ -3,9 +3,11 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { assignTotpDeviceNames } from '#functions/domain/totp/names.js';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { setLogSink } from '#functions/shared/logger.js';
-import { metadataMergeWrite, purgeUserData, userDataDeletes } from '#functions/storage/metadata-store.js';
+import { metadataMergeWrite } from '#functions/storage/metadata-store.js';
 import { roleExistsCheck, userRolePut } from '#functions/storage/role-store.js';
 import { totpDevicePut } from '#functions/storage/totp-store.js';
+import { purgeUserData, userDataDeletes } from '#functions/storage/user-data.js';
+import { baseTable } from '#functions/wiring/tables.js';
 import { call, uniqueAppId } from '../helpers/core-client.js';
 
 const appId = uniqueAppId('totp');
@@ -50,7 +52,9 @@ describe('GET /recipe/totp/device/list', () => {
       { secretKey: SECRET_A, period: 30, skew: 1 },
       { deviceName: 'phone', secretKey: SECRET_B, period: 60, skew: 2 },
     ]);
-    await transact(devices.map((d) => totpDevicePut(appId, 'ext-totp', d)));
+    await transact(
+      devices.map((d: Parameters<typeof totpDevicePut>[3]) => totpDevicePut(baseTable, appId, 'ext-totp', d)),
+    );
 
     const reply = await call('GET', `${base}/recipe/totp/device/list?userId=ext-totp`);
     expect(reply.status).toBe(200);
@@ -69,9 +73,11 @@ describe('GET /recipe/totp/device/list', () => {
   });
 
   it('refuses a duplicate device name without revealing the secret', async () => {
-    await transact([totpDevicePut(appId, 'dup', { deviceName: 'd', secretKey: SECRET_A, period: 30, skew: 1 })]);
+    await transact([
+      totpDevicePut(baseTable, appId, 'dup', { deviceName: 'd', secretKey: SECRET_A, period: 30, skew: 1 }),
+    ]);
     const error = await transact([
-      totpDevicePut(appId, 'dup', { deviceName: 'd', secretKey: SECRET_B, period: 30, skew: 1 }),
+      totpDevicePut(baseTable, appId, 'dup', { deviceName: 'd', secretKey: SECRET_B, period: 30, skew: 1 }),
     ]).catch((e: unknown) => e as Error);
     expect(error).toMatchObject({ name: 'TransactionCanceledException' });
     expect(
@@ -108,10 +114,10 @@ describe('user data removal (for user deletion)', () => {
     await call('PUT', `${base}/recipe/role`, { body: { role: 'r1' } });
     const userId = 'to-remove';
     await transact([
-      roleExistsCheck(appId, 'r1'),
-      userRolePut(appId, userId, 'public', 'r1'),
-      totpDevicePut(appId, userId, { secretKey: SECRET_A, period: 30, skew: 1 }),
-      await metadataMergeWrite(appId, userId, { a: 1 }),
+      roleExistsCheck(baseTable, appId, 'r1'),
+      userRolePut(baseTable, appId, userId, 'public', 'r1'),
+      totpDevicePut(baseTable, appId, userId, { secretKey: SECRET_A, period: 30, skew: 1 }),
+      await metadataMergeWrite(baseTable, appId, userId, { a: 1 }),
     ]);
     // An item of the user itself (owned by the users code) must survive.
     await getDocumentClient().send(
@@ -122,12 +128,12 @@ describe('user data removal (for user deletion)', () => {
     );
     await call('PUT', `${base}/recipe/user/metadata`, { body: { userId: 'neighbour', metadataUpdate: { n: 1 } } });
 
-    expect((await userDataDeletes(appId, userId)).map((d) => d.Delete?.Key?.SK).sort()).toEqual([
+    expect((await userDataDeletes(baseTable, appId, userId)).map((d) => d.Delete?.Key?.SK).sort()).toEqual([
       'METADATA',
       'ROLE#public#r1',
       'TOTP#TOTP Device 0',
     ]);
-    await purgeUserData(appId, userId);
+    await purgeUserData(baseTable, appId, userId);
 
     expect((await call('GET', `${base}/recipe/user/metadata?userId=${userId}`)).json.metadata).toEqual({});
     expect((await call('GET', `${base}/public/recipe/user/roles?userId=${userId}`)).json.roles).toEqual([]);
@@ -142,7 +148,10 @@ describe('user data removal (for user deletion)', () => {
 
   it('an assignment of a missing role cancels the import transaction', async () => {
     await expect(
-      transact([roleExistsCheck(appId, 'ghost'), userRolePut(appId, 'someone', 'public', 'ghost')]),
+      transact([
+        roleExistsCheck(baseTable, appId, 'ghost'),
+        userRolePut(baseTable, appId, 'someone', 'public', 'ghost'),
+      ]),
     ).rejects.toMatchObject({ name: 'TransactionCanceledException' });
     expect((await call('GET', `${base}/public/recipe/user/roles?userId=someone`)).json.roles).toEqual([]);
   });

@@ -1,5 +1,6 @@
 import { afterAll, expect, it } from 'vitest';
-import { removeTenantFromUsers } from '#functions/storage/user-store.js';
+import { removeTenantFromUsers } from '#functions/storage/users/purge.js';
+import { baseTable } from '#functions/wiring/tables.js';
 import { call, captureLogs, createApp, expectNoSecrets, importUser } from './users-support.js';
 
 const logs = captureLogs();
@@ -21,7 +22,7 @@ it('takes a deleted tenant out of its users, their account infos and the counter
   }
   const count = async (path: string) => (await call('GET', `/appid-${appId}${path}`)).json.count;
   expect(await count('/t1/users/count')).toBe(2);
-  await removeTenantFromUsers(appId, 't1');
+  await removeTenantFromUsers(baseTable, appId, 't1');
   expect(await count('/t1/users/count')).toBe(0);
   expect(await count('/public/users/count')).toBe(1);
   expect(await count('/public/users/count?includeAllTenants=true')).toBe(2);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commandKind, reportedCapacity, writeActions } from '../../bench/lib/in-process.js';
+import { commandKind, reportedCapacity, writeActions } from '../../bench/lib/calls.js';
 
 describe('bench recorder: command classification (low-level command names)', () => {
   it('classifies the names the middleware sees', () => {

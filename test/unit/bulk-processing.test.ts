@@ -62,7 +62,6 @@ function fakeStore(rows: Record<string, StagedStatus>) {
       const row = data.get(id);
       if (row) row.lastError = message;
     },
-    importedWrites: (_a, ids) => ids.map((id) => ({ deleteRow: id })),
     removeImported: async (_a, id) => data.delete(id),
     remove: async () => new Set(),
     list: async () => ({ rows: [] }),
@@ -108,10 +107,20 @@ const msg = (id: string) => ({ v: 1 as const, appId: 'a', id });
 describe('processStagedUser', () => {
   it('imports, skips missing/FAILED rows, never marks an already-imported user FAILED', async () => {
     const { store, data } = fakeStore({ u1: 'NEW', u2: 'FAILED', u3: 'PROCESSING' });
-    const d = deps(store, async (id) =>
+    const base = deps(store, async (id) =>
       id === 'u3' ? { kind: 'already-imported', userId: id } : { kind: 'imported', user: {} as never },
     );
+    const companions: unknown[] = [];
+    const d: ProcessingDeps = {
+      ...base,
+      importUser: (request) => {
+        companions.push(request.companions);
+        return base.importUser(request);
+      },
+    };
     expect(await processStagedUser(d, msg('u1'))).toEqual({ kind: 'imported' });
+    // The row is deleted in the user's own transaction.
+    expect(companions).toEqual([{ importedStagedRows: ['u1'] }]);
     expect((await processStagedUser(d, msg('u2'))).kind).toBe('skipped');
     expect((await processStagedUser(d, msg('gone'))).kind).toBe('skipped');
     expect((await processStagedUser(d, msg('u3'))).kind).toBe('skipped');
@@ -163,6 +172,7 @@ describe('processStagedUsers (a worker batch)', () => {
         return { kind: 'imported', user: {} as never };
       },
       async (request) => {
+        expect(request.deleteStagedRows).toBe(true);
         groups.push(request.users.map((u) => u.id));
         for (const u of request.users) data.delete(u.id);
         return { imported: new Set(request.users.map((u) => u.id)), hashes: new Map() };

@@ -7,11 +7,11 @@ import {
   toListedUser,
 } from '#functions/domain/bulk-import/status.js';
 import {
-  shardOf,
   stagedStatusIndexPartition,
   stagedStatusIndexSortKey,
   stagingAppMarkerPartition,
 } from '#functions/storage/keys/staging.js';
+import { shardOf } from '#functions/storage/kit/shard.js';
 
 describe('status API input', () => {
   it('round-trips opaque pagination tokens and refuses garbage', () => {

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { importPlan, importRecords, importUser, messageFor } from '#functions/domain/import/import-user.js';
-import type { UserStore, UserWritePlan, WriteResult } from '#functions/domain/users/ports.js';
+import type {
+  CompanionWrites,
+  UserStore,
+  UserWrite,
+  UserWritePlan,
+  WriteResult,
+} from '#functions/domain/users/ports.js';
 
 const lm = (recipeId: 'emailpassword' | 'thirdparty', id: string, time: number, isPrimary = false) =>
   recipeId === 'emailpassword'
@@ -37,13 +43,31 @@ const user = (primary: boolean, extra: Partial<ImportUser> = {}): ImportUser => 
   ...extra,
 });
 
+/** A users store whose writes have `actions` actions per plan and commit with `results`, in order. */
 function fakeStore(results: WriteResult[], actions = 10): UserStore & { plans: UserWritePlan[] } {
   const plans: UserWritePlan[] = [];
+  const newWrite = (): UserWrite & { added: { plan: UserWritePlan; companions?: CompanionWrites }[] } => {
+    const added: { plan: UserWritePlan; companions?: CompanionWrites }[] = [];
+    return {
+      added,
+      get actionCount() {
+        return added.length * actions;
+      },
+      get planCount() {
+        return added.length;
+      },
+      add(plan, companions, limit) {
+        if (limit !== undefined && (added.length + 1) * actions > limit) return false;
+        added.push({ plan, ...(companions ? { companions } : {}) });
+        return true;
+      },
+    };
+  };
   return {
     plans,
-    countActions: () => actions,
-    write: async (_app: string, plan: UserWritePlan) => {
-      plans.push(plan);
+    newWrite,
+    commit: async (write: ReturnType<typeof newWrite>) => {
+      plans.push(...write.added.map((a) => a.plan));
       return results.shift() ?? { ok: true };
     },
   } as unknown as UserStore & { plans: UserWritePlan[] };
@@ -151,25 +175,32 @@ describe('importUser outcomes', () => {
     expect(written?.loginMethods[0]?.passwordHash).toBe('$2a$04$hash');
   });
 
-  it('retries transient failures, then throws a transient error', async () => {
-    const retryable: WriteResult = { ok: false, retryable: true };
-    const store = fakeStore([retryable, retryable]);
-    const sleep = async () => {};
+  it('retries only the metadata guard, re-reading it, then throws a transient error', async () => {
+    const busy: WriteResult = { ok: false, failed: [{ kind: 'metadata' }] };
+    const store = fakeStore([busy, busy]);
     expect(
-      (await importUser({ store, hashPassword: fastHash, sleep }, { appId: 'a', user: user(true), config: CONFIG }))
-        .kind,
+      (await importUser({ store, hashPassword: fastHash }, { appId: 'a', user: user(true), config: CONFIG })).kind,
     ).toBe('imported');
-    const always = fakeStore(Array.from({ length: 10 }, () => retryable));
+    expect(store.plans).toHaveLength(3);
+    const always = fakeStore(Array.from({ length: 10 }, () => busy));
     await expect(
-      importUser({ store: always, hashPassword: fastHash, sleep }, { appId: 'a', user: user(true), config: CONFIG }),
-    ).rejects.toThrow(/transient/);
+      importUser({ store: always, hashPassword: fastHash }, { appId: 'a', user: user(true), config: CONFIG }),
+    ).rejects.toThrow(/metadata kept changing/);
+  });
+
+  it('reports a staged row that changed as a companion failure, by index', async () => {
+    const store = fakeStore([{ ok: false, failed: [{ kind: 'stagedRow', id: 'row-1' }] }]);
+    const outcome = await importUser(
+      { store, hashPassword: fastHash },
+      { appId: 'a', user: user(true), config: CONFIG, companions: { importedStagedRows: ['row-1'] } },
+    );
+    expect(outcome).toEqual({ kind: 'extra-write-failed', extraWriteIndexes: [0] });
   });
 
   it('recognises an earlier delivery of the same user', async () => {
     const store = fakeStore([
       {
         ok: false,
-        retryable: false,
         failed: [
           { kind: 'user', userId: 'p1' },
           { kind: 'uniqueEmail', recipeId: 'emailpassword', email: 'a@x.com' },

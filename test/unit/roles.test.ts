@@ -10,7 +10,7 @@ import {
   removeRole,
   removeRoleFromUser,
 } from '#functions/domain/roles/service.js';
-import { stableShard, USER_DATA_SHARDS, userDataIndexKeys } from '#functions/storage/keys/metadata.js';
+import { USER_DATA_SHARDS, userDataIndexKeys } from '#functions/storage/keys/metadata.js';
 import {
   ROLE_MEMBER_SHARDS,
   roleMemberShard,
@@ -20,6 +20,7 @@ import {
   userRoleSortKey,
   userRoleSortPrefix,
 } from '#functions/storage/keys/roles.js';
+import { shardOf } from '#functions/storage/kit/shard.js';
 
 describe('role keys', () => {
   it('builds the exact key strings', () => {
@@ -29,7 +30,7 @@ describe('role keys', () => {
     expect(roleMembersIndexPartition('app1', 'a#b', 3)).toBe('APP#app1#ROLE#3#a#b');
     expect(roleMembersIndexSortKey('t1', 'u1')).toBe('t1#u1');
     expect(userDataIndexKeys('app1', 'u1', 'METADATA')).toEqual({
-      GSI3PK: `APP#app1#UDATA#${String(stableShard('u1', USER_DATA_SHARDS)).padStart(2, '0')}`,
+      GSI3PK: `APP#app1#UDATA#${String(shardOf('u1', USER_DATA_SHARDS)).padStart(2, '0')}`,
       GSI3SK: 'METADATA',
     });
   });

@@ -7,7 +7,7 @@ import {
   type UserRecord,
 } from '#functions/domain/users/model.js';
 import { decodeToken, encodeToken, masksFor } from '#functions/domain/users/service.js';
-import { counterDeltas, deriveItems, shardOf } from '#functions/storage/user-items.js';
+import { counterDeltas, deriveItems, userShard as shardOf } from '#functions/storage/users/items.js';
 
 const linked: UserRecord = {
   userId: 'u1',

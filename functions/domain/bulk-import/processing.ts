@@ -100,7 +100,7 @@ export async function processStagedUser(
       appId,
       user: validation.user,
       config: app.config,
-      extraWrites: deps.store.importedWrites(appId, [id]),
+      companions: { importedStagedRows: [id] },
       ...(hashes ? { hashes } : {}),
     });
     switch (outcome.kind) {
@@ -178,7 +178,7 @@ export async function processStagedUsers(
         appId,
         config: app.config,
         users,
-        extraWritesFor: (userIds) => deps.store.importedWrites(appId, userIds),
+        deleteStagedRows: true,
       });
       for (const id of result.imported) done.set(messageKey({ appId, id }), { kind: 'imported' });
       for (const [id, hash] of result.hashes) hashes.set(id, hash);

@@ -49,11 +49,6 @@ export interface StagingStore {
   fail(appId: string, id: string, from: 'NEW' | 'PROCESSING', message: string, now: number): Promise<boolean>;
   /** Remembers a transient error on a NEW/PROCESSING row (best effort). */
   noteTransientError(appId: string, id: string, message: string, now: number): Promise<void>;
-  /**
-   * Transaction items that delete these PROCESSING rows with their counter share (the import's
-   * extra writes): one delete per row, then one counter update for all of them.
-   */
-  importedWrites(appId: string, ids: readonly string[]): object[];
   /** Deletes a PROCESSING row whose user already exists; false when it is not PROCESSING any more. */
   removeImported(appId: string, id: string): Promise<boolean>;
   /** Deletes the rows that exist (any status); returns the ids it deleted. */

@@ -3,10 +3,12 @@
  * message per user. Rows are written BEFORE sending: a crash or a queue outage in between leaves
  * NEW rows that the reconciler sends later, never messages without rows.
  */
+import { JsonBadRequestError } from '#functions/shared/errors.js';
 import { type ImportPublisher, importMessage } from './message.js';
 import type { StagingStore } from './staging-ports.js';
 import type { ImportUser } from './types.js';
-import { withFreshIds } from './validate-user.js';
+import { buildStagingSuccessBody, type StagingSuccessBody, validateStagingRequest } from './validate-request.js';
+import { type ImportValidationContext, withFreshIds } from './validate-user.js';
 
 export interface StagingDeps {
   readonly store: StagingStore;
@@ -54,4 +56,19 @@ export async function stageUsers(
     });
   }
   return staged;
+}
+
+/**
+ * Use case `POST /bulk-import/users` (spec §4.3) once the body passed its pre-checks: validate
+ * every user (all or nothing: a 400 listing the invalid ones by index), then stage them.
+ */
+export async function stageRequest(
+  deps: StagingDeps,
+  appId: string,
+  users: readonly unknown[],
+  validation: ImportValidationContext,
+): Promise<StagingSuccessBody> {
+  const result = validateStagingRequest({ users }, validation);
+  if (!result.ok) throw new JsonBadRequestError(result.body);
+  return buildStagingSuccessBody(await stageUsers(deps, appId, result.users));
 }

@@ -8,22 +8,23 @@
  * its minimum) → size check (≤ 100 DynamoDB actions) → password hashing (before the transaction) →
  * one transaction with the users, account-info reservations, external-id mapping, email
  * verification state, TOTP devices, metadata merge, role assignments (each role must exist) and
- * the caller's extra writes. Condition failures map to the reference's E0xx messages.
+ * the caller's companion writes. Condition failures map to the reference's E0xx messages.
  */
 import type { ImportLoginMethod, ImportUser } from '#functions/domain/bulk-import/types.js';
 import { hashPassword } from '#functions/domain/passwords/index.js';
 import { assignTotpDeviceNames } from '#functions/domain/totp/names.js';
 import { type LoginMethodRecord, toUserJson, type UserJson, type UserRecord } from '#functions/domain/users/model.js';
 import {
+  type CompanionWrites,
   MAX_ACTIONS_PER_WRITE,
   type PrimaryFreeCheck,
   type UserStore,
+  type UserWrite,
   type UserWritePlan,
   type WriteEntity,
+  type WriteResult,
 } from '#functions/domain/users/ports.js';
-import { TransientWriteError, writeGroupWithRetry, writeWithRetry } from '#functions/domain/users/write.js';
-
-export { TransientWriteError as TransientImportError } from '#functions/domain/users/write.js';
+import { TransientWriteError } from '#functions/domain/users/write.js';
 
 /** The parts of the app's effective configuration an import depends on. */
 export interface ImportConfig {
@@ -38,7 +39,6 @@ export interface ImportDeps {
   readonly store: UserStore;
   /** Defaults to the passwords module; tests may inject a cheaper one. */
   readonly hashPassword?: (plain: string, config: ImportConfig) => Promise<string>;
-  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 export interface ImportRequest {
@@ -46,10 +46,11 @@ export interface ImportRequest {
   readonly user: ImportUser;
   readonly config: ImportConfig;
   /**
-   * Storage writes (TransactWriteItems elements) that must commit atomically with the user, e.g.
-   * the bulk worker's "delete my staged row". Their failures are reported by index.
+   * Writes of other stores that must commit atomically with the user, e.g. the bulk worker's
+   * "delete my staged row". A staged row that fails is reported by its index in
+   * `importedStagedRows`.
    */
-  readonly extraWrites?: readonly object[];
+  readonly companions?: CompanionWrites;
   /**
    * Hashes already computed for this user's plain-text passwords, by login method (superTokensUserId),
    * e.g. by {@link importUserGroup} before it handed the user back: never hash twice.
@@ -66,7 +67,7 @@ export type ImportOutcome =
   | { readonly kind: 'already-imported'; readonly userId: string }
   /** A domain failure (the reference's messages, one per failing entity); nothing was written. */
   | { readonly kind: 'failed'; readonly errors: readonly string[]; readonly extraWriteIndexes: readonly number[] }
-  /** Only caller-supplied writes failed their conditions; nothing was written. */
+  /** Only companion writes failed their conditions (by index); nothing was written. */
   | { readonly kind: 'extra-write-failed'; readonly extraWriteIndexes: readonly number[] };
 
 export const IMPORT_MESSAGES = {
@@ -154,7 +155,7 @@ export function importRecords(user: ImportUser): UserRecord[] {
 }
 
 /** The whole atomic write of one import user (records must already carry their password hashes). */
-export function importPlan(user: ImportUser, records: readonly UserRecord[], extra?: readonly object[]): UserWritePlan {
+export function importPlan(user: ImportUser, records: readonly UserRecord[]): UserWritePlan {
   const dataUserId = user.externalUserId ?? user.id;
   const primaryFreeChecks: PrimaryFreeCheck[] = records
     .filter((r) => !r.isPrimaryUser)
@@ -188,7 +189,6 @@ export function importPlan(user: ImportUser, records: readonly UserRecord[], ext
           },
         }
       : {}),
-    ...(extra && extra.length > 0 ? { extra } : {}),
   };
 }
 
@@ -248,24 +248,35 @@ const withHashes = (records: readonly UserRecord[], hashes: ReadonlyMap<string, 
     ),
   }));
 
+/** A write of one plan with its companions; its action count is read from it. */
+function singleWrite(deps: ImportDeps, appId: string, plan: UserWritePlan, companions?: CompanionWrites) {
+  const write = deps.store.newWrite(appId);
+  write.add(plan, companions);
+  return write;
+}
+
 /**
- * Imports one user atomically. Returns the outcome; throws {@link TransientImportError} when
- * storage kept failing transiently (nothing written; safe to retry later).
+ * Imports one user atomically. Returns the outcome; throws (nothing written, safe to retry later)
+ * when storage kept failing transiently or the user's metadata kept changing under the write.
  */
 export async function importUser(deps: ImportDeps, request: ImportRequest): Promise<ImportOutcome> {
-  const { user, config, appId } = request;
+  const { user, config, appId, companions } = request;
   const refused = featureFailure(user, config);
   if (refused) return refused;
 
+  // The size check comes before hashing (seconds of CPU for nothing otherwise); hashes do not
+  // change the number of actions. Without plain-text passwords this write is the one committed.
   const unhashed = importRecords(user);
-  const actions = deps.store.countActions(appId, importPlan(user, unhashed, request.extraWrites));
-  if (actions > MAX_ACTIONS_PER_WRITE) return failed([tooLargeMessage(actions)]);
+  let write = singleWrite(deps, appId, importPlan(user, unhashed), companions);
+  if (write.actionCount > MAX_ACTIONS_PER_WRITE) return failed([tooLargeMessage(write.actionCount)]);
+  const hashes = await hashesFor(deps, user, config, request.hashes);
+  const records = hashes.size > 0 ? withHashes(unhashed, hashes) : unhashed;
+  if (hashes.size > 0) write = singleWrite(deps, appId, importPlan(user, records), companions);
 
-  const records = withHashes(unhashed, await hashesFor(deps, user, config, request.hashes));
-  const plan = importPlan(user, records, request.extraWrites);
+  const stagedRows = companions?.importedStagedRows ?? [];
   const ownIds = new Set(records.map((r) => r.userId));
   for (let attempt = 0; attempt < METADATA_ATTEMPTS; attempt++) {
-    const result = await writeWithRetry(deps, appId, plan);
+    const result = await deps.store.commit(write);
     if (result.ok) {
       const primary = records.find((r) => r.userId === user.id) ?? (records[0] as UserRecord);
       return { kind: 'imported', user: toUserJson(primary) };
@@ -273,14 +284,14 @@ export async function importUser(deps: ImportDeps, request: ImportRequest): Prom
     if (result.failed.some((e) => e.kind === 'user' && ownIds.has(e.userId))) {
       return { kind: 'already-imported', userId: user.id };
     }
-    const extraWriteIndexes = result.failed.flatMap((e) => (e.kind === 'extra' ? [e.index] : []));
+    const extraWriteIndexes = result.failed.flatMap((e) => (e.kind === 'stagedRow' ? [stagedRows.indexOf(e.id)] : []));
     const errors = [...new Set(result.failed.flatMap((e) => messageFor(e) ?? []))];
     if (errors.length > 0) return failed(errors, extraWriteIndexes);
     if (extraWriteIndexes.length > 0) return { kind: 'extra-write-failed', extraWriteIndexes };
     if (!result.failed.every((e) => e.kind === 'metadata')) {
       throw new Error(`import write failed on ${result.failed.map((e) => e.kind).join(', ')}`);
     }
-    // Only the metadata guard failed: re-read the metadata and try again.
+    // Only the metadata guard failed: the commit re-reads the metadata and merges again.
   }
   throw new TransientWriteError(IMPORT_MESSAGES.metadataBusy);
 }
@@ -290,15 +301,14 @@ export interface GroupImportRequest {
   readonly config: ImportConfig;
   readonly users: readonly ImportUser[];
   /**
-   * Writes that must commit atomically with exactly these users (the worker: delete their staged
-   * rows): one per user, in the order given, then any shared ones. A failed i-th write is the
-   * i-th user's.
+   * The users come from staged rows (the worker): each user's PROCESSING row (id = the user's id)
+   * is deleted in the same transaction as the user.
    */
-  readonly extraWritesFor: (userIds: readonly string[]) => readonly object[];
+  readonly deleteStagedRows: boolean;
 }
 
 export interface GroupImportResult {
-  /** Users imported now (their extra writes committed with them). */
+  /** Users imported now (their staged rows deleted with them). */
   readonly imported: ReadonlySet<string>;
   /** Hashes computed for the plain-text passwords of the others, by login method: pass them to {@link importUser}. */
   readonly hashes: ReadonlyMap<string, string>;
@@ -328,45 +338,45 @@ export async function importUserGroup(deps: ImportDeps, request: GroupImportRequ
     prepared.push({ user, plan: importPlan(user, withHashes(importRecords(user), own)) });
   }
 
-  // Greedy packing under the action limit (a user too large even alone is left to importUser,
+  // Greedy packing under the action limit: each write is built once, plan by plan, and a plan
+  // that would not fit starts the next one (a user too large even alone is left to importUser,
   // which reports it).
-  const groups: (typeof prepared)[] = [];
-  let current: typeof prepared = [];
-  const fits = (group: typeof prepared) =>
-    deps.store.countGroupActions(
-      appId,
-      group.map((p) => p.plan),
-      request.extraWritesFor(group.map((p) => p.user.id)),
-    ) <= MAX_ACTIONS_PER_WRITE;
+  const companionsOf = (user: ImportUser): CompanionWrites | undefined =>
+    request.deleteStagedRows ? { importedStagedRows: [user.id] } : undefined;
+  const groups: { entries: typeof prepared; write: UserWrite }[] = [];
+  let current: { entries: typeof prepared; write: UserWrite } | undefined;
   for (const entry of prepared) {
-    if (fits([...current, entry])) {
-      current.push(entry);
+    if (current?.write.add(entry.plan, companionsOf(entry.user), MAX_ACTIONS_PER_WRITE)) {
+      current.entries.push(entry);
       continue;
     }
-    if (current.length > 0) groups.push(current);
-    current = fits([entry]) ? [entry] : [];
+    const write = deps.store.newWrite(appId);
+    current = write.add(entry.plan, companionsOf(entry.user), MAX_ACTIONS_PER_WRITE)
+      ? { entries: [entry], write }
+      : undefined;
+    if (current) groups.push(current);
   }
-  if (current.length > 0) groups.push(current);
 
   for (const initial of groups) {
-    let group = initial;
+    let group = initial.entries;
+    let write: UserWrite | undefined = initial.write;
     // A conflict names the users it came from: they leave the group (importUser will word their
     // failure) and the rest is tried again, a few rounds at most.
     for (let round = 0; round < GROUP_ROUNDS && group.length >= 2; round++) {
+      if (!write) {
+        write = deps.store.newWrite(appId);
+        for (const entry of group) write.add(entry.plan, companionsOf(entry.user));
+      }
       const ids = group.map((p) => p.user.id);
-      let result: Awaited<ReturnType<typeof writeGroupWithRetry>>;
+      let result: WriteResult;
       try {
-        result = await writeGroupWithRetry(
-          deps,
-          appId,
-          group.map((p) => p.plan),
-          request.extraWritesFor(ids),
-        );
+        result = await deps.store.commit(write);
       } catch {
         // Nothing of this group was written (a transaction is atomic): its users take the
         // one-by-one path, which meets the same error again if it was not transient.
         break;
       }
+      write = undefined;
       if (result.ok) {
         for (const id of ids) imported.add(id);
         break;
@@ -375,7 +385,7 @@ export async function importUserGroup(deps: ImportDeps, request: GroupImportRequ
       result.failed.forEach((entity, i) => {
         const plan = result.plans?.[i];
         if (plan !== undefined) culprits.add(plan);
-        else if (entity.kind === 'extra' && entity.index < ids.length) culprits.add(entity.index);
+        else if (entity.kind === 'stagedRow' && ids.includes(entity.id)) culprits.add(ids.indexOf(entity.id));
       });
       if (culprits.size === 0) break;
       group = group.filter((_, i) => !culprits.has(i));

@@ -6,26 +6,10 @@
 import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.js';
 import { optionalObject, requiredQuery, requiredString } from '#functions/shared/input.js';
 import { type Metadata, shallowMergeMetadata } from './merge.js';
+import type { MetadataStore } from './ports.js';
 import { checkUserIdLength, fitsUserId } from './user-id.js';
 
-export interface StoredMetadata {
-  readonly metadata: Metadata;
-  /** Changes on every write; guards read-merge-write against lost updates. */
-  readonly version: number;
-}
-
-/** What the metadata use cases need from storage. */
-export interface MetadataStore {
-  getMetadata(appId: string, userId: string): Promise<StoredMetadata | undefined>;
-  /** Optimistic write: false when the stored item changed since `expectedVersion` (undefined = absent). */
-  saveMetadata(
-    appId: string,
-    userId: string,
-    metadata: Metadata,
-    expectedVersion: number | undefined,
-  ): Promise<boolean>;
-  deleteMetadata(appId: string, userId: string): Promise<void>;
-}
+export type { MetadataStore, StoredMetadata } from './ports.js';
 
 type Body = Readonly<Record<string, unknown>>;
 type Query = Readonly<Record<string, string | undefined>>;

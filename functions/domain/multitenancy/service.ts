@@ -9,7 +9,6 @@ import {
   requiredString,
 } from '#functions/shared/input.js';
 import { PUBLIC } from '#functions/shared/prefix.js';
-import type { ProviderConfig, TenantRecord } from '#functions/storage/tenant-store.js';
 import {
   applyLegacyFactorsCdi3,
   applyLegacyFactorsCdi5,
@@ -19,23 +18,17 @@ import {
   type LegacyUpdate,
 } from './factors.js';
 import { normaliseAppId, normaliseTenantId } from './ids.js';
+import type { AppDataPurger, TenantStore } from './ports.js';
+import type { ProviderConfig, TenantRecord } from './tenant.js';
 import { validateProviderConfig } from './thirdparty.js';
 import { tenantViewLegacy, tenantViewV2 } from './views.js';
 
-/** What the multitenancy use cases need from storage. */
-export interface TenantStore {
-  getTenant(appId: string, tenantId: string): Promise<TenantRecord | undefined>;
-  listTenants(appId: string): Promise<TenantRecord[]>;
-  listAppIds(): Promise<string[]>;
-  /** Optimistic write: false when the stored record changed since `expectedUpdatedAt` was read. */
-  saveTenant(record: TenantRecord, expectedUpdatedAt: number | undefined): Promise<boolean>;
-  deleteTenant(appId: string, tenantId: string): Promise<boolean>;
-  /** Deletes everything the app owns except its public tenant item (deleted last, by the caller). */
-  purgeAppData(appId: string): Promise<void>;
-  /** Takes a deleted tenant out of users and role assignments (idempotent). */
-  purgeTenantData(appId: string, tenantId: string): Promise<void>;
-}
+export type { AppDataPurger, TenantStore } from './ports.js';
 
+/**
+ * Who calls: the path's app and tenant. The request pipeline has checked that they exist, except
+ * for {@link getTenant}, which answers for a missing tenant itself.
+ */
 export interface Caller {
   readonly appId: string;
   readonly tenantId: string;
@@ -48,6 +41,8 @@ type Body = Readonly<Record<string, unknown>>;
 export type ApiVersion = 'v2' | 'legacy';
 export interface Deps {
   readonly store: TenantStore;
+  /** The stores of everything apps own, for app and tenant removal. */
+  readonly purger: AppDataPurger;
   readonly now: () => number;
   /** The base configuration (file + environment), against which overrides are validated. */
   readonly baseConfig: () => Promise<ConfigValues>;
@@ -86,7 +81,7 @@ function creationDefaults(tenantId: string, api: ApiVersion, cdiAtLeast5: boolea
   };
 }
 
-interface ParsedConfigInput {
+export interface ParsedConfigInput {
   readonly factors: LegacyUpdate;
   readonly coreConfig: Record<string, unknown> | undefined;
 }
@@ -180,34 +175,50 @@ async function validateTenantConfig(deps: Deps, appId: string, tenantId: string,
   }
 }
 
-function requireCaller(caller: Caller): TenantRecord {
-  if (!caller.tenant) throw new AppOrTenantNotFoundError(caller.appId, caller.tenantId);
-  return caller.tenant;
+export interface AppPutInput {
+  readonly appId: string;
+  readonly config: ParsedConfigInput;
+}
+
+/** The body of `PUT /recipe/multitenancy/app[/v2]`. */
+export function parseAppPut(body: Body, caller: Caller, api: ApiVersion): AppPutInput {
+  const rawAppId = optionalString(body, 'appId');
+  const appId = rawAppId === undefined ? PUBLIC : normaliseAppId(rawAppId);
+  return { appId, config: parseConfigInput(body, api, caller.cdiAtLeast5) };
 }
 
 /** `PUT /recipe/multitenancy/app[/v2]` (spec §1.2, §1.3). */
-export async function createOrUpdateApp(deps: Deps, caller: Caller, body: Body, api: ApiVersion) {
-  const rawAppId = optionalString(body, 'appId');
-  const appId = rawAppId === undefined ? PUBLIC : normaliseAppId(rawAppId);
-  const input = parseConfigInput(body, api, caller.cdiAtLeast5);
-  requireCaller(caller);
+export async function createOrUpdateApp(deps: Deps, caller: Caller, { appId, config }: AppPutInput, api: ApiVersion) {
   const fromBase = caller.appId === PUBLIC && caller.tenantId === PUBLIC;
   const fromSameApp = caller.appId === appId && caller.tenantId === PUBLIC;
   if (!fromBase && !fromSameApp) throw new ForbiddenError('You must use the public or same app to add/update an app');
-  const { createdNew } = await upsertTenant(deps, appId, PUBLIC, input, api, caller.cdiAtLeast5);
+  const { createdNew } = await upsertTenant(deps, appId, PUBLIC, config, api, caller.cdiAtLeast5);
   return { status: 'OK', createdNew };
 }
 
-/** `PUT /recipe/multitenancy/tenant[/v2]` (spec §2.2). */
-export async function createOrUpdateTenant(deps: Deps, caller: Caller, body: Body, api: ApiVersion) {
+export interface TenantPutInput {
+  readonly tenantId: string;
+  readonly config: ParsedConfigInput;
+}
+
+/** The body of `PUT /recipe/multitenancy/tenant[/v2]`. */
+export function parseTenantPut(body: Body, caller: Caller, api: ApiVersion): TenantPutInput {
   const rawTenantId = optionalString(body, 'tenantId');
   const tenantId = rawTenantId === undefined ? PUBLIC : normaliseTenantId(rawTenantId);
-  const input = parseConfigInput(body, api, caller.cdiAtLeast5);
-  requireCaller(caller);
+  return { tenantId, config: parseConfigInput(body, api, caller.cdiAtLeast5) };
+}
+
+/** `PUT /recipe/multitenancy/tenant[/v2]` (spec §2.2). */
+export async function createOrUpdateTenant(
+  deps: Deps,
+  caller: Caller,
+  { tenantId, config }: TenantPutInput,
+  api: ApiVersion,
+) {
   if (caller.tenantId !== PUBLIC && caller.tenantId !== tenantId) {
     throw new ForbiddenError('You must use the public or same tenant to add/update a tenant');
   }
-  const { createdNew } = await upsertTenant(deps, caller.appId, tenantId, input, api, caller.cdiAtLeast5);
+  const { createdNew } = await upsertTenant(deps, caller.appId, tenantId, config, api, caller.cdiAtLeast5);
   return { status: 'OK', createdNew };
 }
 
@@ -223,7 +234,6 @@ export function getTenant(caller: Caller, app: TenantRecord | undefined, api: Ap
 
 /** `GET /recipe/multitenancy/tenant/list[/v2]` (spec §2.4). */
 export async function listTenants(deps: Deps, caller: Caller, api: ApiVersion) {
-  requireCaller(caller);
   if (caller.tenantId !== PUBLIC) {
     throw new ForbiddenError('Only the public tenantId is allowed to list all tenants associated with this app');
   }
@@ -233,7 +243,6 @@ export async function listTenants(deps: Deps, caller: Caller, api: ApiVersion) {
 
 /** `GET /recipe/multitenancy/app/list[/v2]` (spec §1.4). */
 export async function listApps(deps: Deps, caller: Caller, api: ApiVersion) {
-  requireCaller(caller);
   if (caller.appId !== PUBLIC || caller.tenantId !== PUBLIC) {
     throw new ForbiddenError(
       'Only the public tenantId and public appId is allowed to list all apps associated with this connection uri domain',
@@ -254,12 +263,16 @@ export async function listApps(deps: Deps, caller: Caller, api: ApiVersion) {
  * public tenant last: a crash part-way leaves the app in place, and calling remove again
  * finishes the job.
  */
-export async function removeApp(deps: Deps, caller: Caller, body: Body) {
+/** The body of `POST /recipe/multitenancy/app/remove`: the app id (never `public`). */
+export function parseAppRemove(body: Body): { appId: string } {
   const appId = normaliseAppId(requiredString(body, 'appId'));
   if (appId === PUBLIC) {
     throw new ForbiddenError('Cannot delete the public app, use remove connection uri domain API instead');
   }
-  requireCaller(caller);
+  return { appId };
+}
+
+export async function removeApp(deps: Deps, caller: Caller, { appId }: { appId: string }) {
   if (caller.appId !== PUBLIC || caller.tenantId !== PUBLIC) {
     throw new ForbiddenError('Only the public tenantId and public appId is allowed to delete an app');
   }
@@ -270,31 +283,38 @@ export async function removeApp(deps: Deps, caller: Caller, body: Body) {
       'Please delete all tenants except the public tenant for this app before calling the delete API',
     );
   }
-  await deps.store.purgeAppData(appId);
+  await deps.purger.purgeAppData(appId);
   const didExist = await deps.store.deleteTenant(appId, PUBLIC);
   return { status: 'OK', didExist };
 }
 
 /** `POST /recipe/multitenancy/tenant/remove` (spec §2.5). */
-export async function removeTenant(deps: Deps, caller: Caller, body: Body) {
+/** The body of `POST /recipe/multitenancy/tenant/remove`: the tenant id (never `public`). */
+export function parseTenantRemove(body: Body): { tenantId: string } {
   const tenantId = normaliseTenantId(requiredString(body, 'tenantId'));
   if (tenantId === PUBLIC) throw new ForbiddenError('Cannot delete public tenant, use remove app API instead');
-  requireCaller(caller);
+  return { tenantId };
+}
+
+export async function removeTenant(deps: Deps, caller: Caller, { tenantId }: { tenantId: string }) {
   if (caller.tenantId !== PUBLIC) throw new ForbiddenError('Only the public tenantId is allowed to delete a tenant');
   const didExist = await deps.store.deleteTenant(caller.appId, tenantId);
   // After the tenant item is gone nothing new can join it; then its memberships are removed. An
   // interrupted purge is finished by calling remove again.
-  await deps.store.purgeTenantData(caller.appId, tenantId);
+  await deps.purger.purgeTenantData(caller.appId, tenantId);
   return { status: 'OK', didExist };
 }
 
 /** `PUT /<t>/recipe/multitenancy/config/thirdparty` (spec §2.6): replaces or appends one provider. */
-export async function upsertThirdPartyConfig(deps: Deps, caller: Caller, body: Body) {
+/** The body of `PUT /<t>/recipe/multitenancy/config/thirdparty`: one validated provider. */
+export function parseThirdPartyPut(body: Body): ProviderConfig {
   const config = optionalObject(body, 'config');
   if (config === undefined) throw new BadRequestError("Field name 'config' is invalid in JSON input");
   const skipValidation = optionalBoolean(body, 'skipValidation') ?? false;
-  const provider = validateProviderConfig(config, skipValidation);
-  requireCaller(caller);
+  return validateProviderConfig(config, skipValidation);
+}
+
+export async function upsertThirdPartyConfig(deps: Deps, caller: Caller, provider: ProviderConfig) {
   return updateProviders(deps, caller, (providers) => {
     const index = providers.findIndex((p) => p.thirdPartyId === provider.thirdPartyId);
     const next = [...providers];
@@ -305,9 +325,12 @@ export async function upsertThirdPartyConfig(deps: Deps, caller: Caller, body: B
 }
 
 /** `POST /<t>/recipe/multitenancy/config/thirdparty/remove` (spec §2.6). */
-export async function removeThirdPartyConfig(deps: Deps, caller: Caller, body: Body) {
-  const thirdPartyId = requiredString(body, 'thirdPartyId').trim();
-  requireCaller(caller);
+/** The body of `POST /<t>/recipe/multitenancy/config/thirdparty/remove`: the provider's id. */
+export function parseThirdPartyRemove(body: Body): { thirdPartyId: string } {
+  return { thirdPartyId: requiredString(body, 'thirdPartyId').trim() };
+}
+
+export async function removeThirdPartyConfig(deps: Deps, caller: Caller, { thirdPartyId }: { thirdPartyId: string }) {
   return updateProviders(deps, caller, (providers) => {
     const next = providers.filter((p) => p.thirdPartyId !== thirdPartyId);
     return { providers: next, result: { status: 'OK', didConfigExist: next.length !== providers.length } };

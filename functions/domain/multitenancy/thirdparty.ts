@@ -1,5 +1,5 @@
 import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.js';
-import type { ProviderConfig } from '#functions/storage/tenant-store.js';
+import type { ProviderConfig } from './tenant.js';
 
 function invalid(message: string): never {
   throw new BadRequestError(`Invalid third party config: ${message}`);

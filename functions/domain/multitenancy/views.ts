@@ -1,5 +1,5 @@
-import type { TenantRecord } from '#functions/storage/tenant-store.js';
 import { legacyRecipeEnabled, v2FirstFactors } from './factors.js';
+import type { TenantRecord } from './tenant.js';
 
 const state = (t: TenantRecord) => ({
   emailPasswordEnabled: t.emailPasswordEnabled,

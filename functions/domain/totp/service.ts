@@ -5,19 +5,9 @@
 import { BadRequestError } from '#functions/shared/errors.js';
 import { requiredQuery } from '#functions/shared/input.js';
 import { fitsUserId } from '../metadata/user-id.js';
+import type { TotpStore } from './ports.js';
 
-/** A device as the API shows it (no secret). */
-export interface TotpDeviceView {
-  readonly name: string;
-  readonly period: number;
-  readonly skew: number;
-  readonly verified: boolean;
-}
-
-/** What the TOTP use cases need from storage. */
-export interface TotpStore {
-  listTotpDevices(appId: string, userId: string): Promise<TotpDeviceView[]>;
-}
+export type { TotpDeviceView, TotpStore } from './ports.js';
 
 /** `GET /recipe/totp/device/list?userId=` query; an empty id → 400 `userId cannot be empty`. */
 export function parseListDevices(query: Readonly<Record<string, string | undefined>>): { userId: string } {

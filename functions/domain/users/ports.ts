@@ -17,7 +17,8 @@ export type WriteEntity =
   | { readonly kind: 'role'; readonly role: string }
   | { readonly kind: 'metadata' }
   | { readonly kind: 'totpDevice'; readonly deviceName: string }
-  | { readonly kind: 'extra'; readonly index: number }
+  /** A staged row the write was to delete (see {@link CompanionWrites}) is no longer PROCESSING. */
+  | { readonly kind: 'stagedRow'; readonly id: string }
   | { readonly kind: 'internal' };
 
 /** An account info of a non-primary login method that no primary user may hold in that tenant. */
@@ -46,24 +47,48 @@ export interface UserWritePlan {
   /** Shallow-merged into the metadata of `userId`. */
   readonly metadata?: { readonly userId: string; readonly update: Record<string, unknown> };
   readonly totpDevices?: { readonly userId: string; readonly devices: readonly TotpDeviceInput[] };
-  /** Caller-supplied writes (storage items, opaque to the domain), e.g. the worker's staged-row delete. */
-  readonly extra?: readonly object[];
+}
+
+/**
+ * Writes of other stores that must commit in the same transaction as a user write, stated as
+ * intent: storage composes the items.
+ */
+export interface CompanionWrites {
+  /**
+   * Staged rows (still PROCESSING) whose users this write imports: each is deleted with its
+   * counter share, and the whole write fails (`stagedRow`) if one is no longer PROCESSING.
+   */
+  readonly importedStagedRows?: readonly string[];
+}
+
+/**
+ * One atomic write of one app's users being put together (one DynamoDB transaction). It is built
+ * once, as plans are added; its size is read from it before it is committed.
+ */
+export interface UserWrite {
+  /** DynamoDB actions the write needs (at most {@link MAX_ACTIONS_PER_WRITE} can commit). */
+  readonly actionCount: number;
+  /** Plans added so far. */
+  readonly planCount: number;
+  /**
+   * Adds a plan with its companion writes. With `limit`, a plan that would take the write above
+   * `limit` actions is not added (false) and the write is left as it was.
+   */
+  add(plan: UserWritePlan, companions?: CompanionWrites, limit?: number): boolean;
 }
 
 export type WriteResult =
   | { readonly ok: true }
   /**
-   * Conditions failed: the entities, in action order (one per failing action), and for a group
-   * write, per entity the index of the plan it belongs to (undefined for shared and extra writes).
+   * Conditions failed, nothing was written: the entities, in action order (one per failing
+   * action), and per entity the index of the plan it belongs to (undefined for shared writes).
+   * A key two plans of one write both need fails the write the same way, before writing.
    */
   | {
       readonly ok: false;
-      readonly retryable: false;
       readonly failed: readonly WriteEntity[];
       readonly plans?: readonly (number | undefined)[];
-    }
-  /** TransactionConflict / throttling: nothing was written; try again. */
-  | { readonly ok: false; readonly retryable: true };
+    };
 
 /** DynamoDB's TransactWriteItems limit. */
 export const MAX_ACTIONS_PER_WRITE = 100;
@@ -115,17 +140,13 @@ export interface UserStore {
   ): Promise<{ users: UserRecord[]; next?: UserPosition }>;
   /** Exact count (O(shards) reads) of users with a recipe mask in `masks`, in a tenant or the whole app. */
   countUsers(appId: string, tenantId: string | undefined, masks: readonly number[]): Promise<number>;
-  /** How many DynamoDB actions a plan needs (refuse before hashing when above the limit). */
-  countActions(appId: string, plan: UserWritePlan): number;
-  write(appId: string, plan: UserWritePlan): Promise<WriteResult>;
-  /** {@link countActions} of several plans written together (with `extra` writes of the group). */
-  countGroupActions(appId: string, plans: readonly UserWritePlan[], extra?: readonly object[]): number;
+  /** Starts a write of this app's users. */
+  newWrite(appId: string): UserWrite;
   /**
-   * Several plans (and `extra`, e.g. the bulk worker's staged-row deletions) in ONE transaction,
-   * sharing one update per counter item. Extra writes are reported by index over the plans'
-   * `extra` lists followed by `extra`. A key two plans both need fails the group (as a duplicate).
+   * Commits a write built by {@link newWrite}. Transient failures (conflicts, throttling) are
+   * retried by storage; when they persist, it throws (nothing was written).
    */
-  writeGroup(appId: string, plans: readonly UserWritePlan[], extra?: readonly object[]): Promise<WriteResult>;
+  commit(write: UserWrite): Promise<WriteResult>;
   /** Deletes roles, metadata and TOTP devices stored under these user ids (after a user removal). */
   purgeUserIdData(appId: string, userIds: readonly string[]): Promise<void>;
 }

@@ -3,7 +3,8 @@
  * listing, counts, lookup by account info, removal and user-id mappings. Pure: storage, hashing
  * and the clock arrive through `UsersDeps`.
  */
-import { BadRequestError } from '#functions/shared/errors.js';
+import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.js';
+import { has, optionalBoolean, requiredString } from '#functions/shared/input.js';
 import {
   externalIdOf,
   FILTER_RECIPE_IDS,
@@ -16,7 +17,7 @@ import {
   type UserRecord,
 } from './model.js';
 import type { UserIdMapping, UserPosition, UserStore, WriteEntity } from './ports.js';
-import { writeWithRetry } from './write.js';
+import { writePlan } from './write.js';
 
 export interface PasswordPorts {
   hash(plain: string): Promise<string>;
@@ -28,7 +29,6 @@ export interface UsersDeps {
   readonly store: UserStore;
   readonly now: () => number;
   readonly newId: () => string;
-  readonly sleep?: (ms: number) => Promise<void>;
   readonly warn?: (message: string, fields: Record<string, unknown>) => void;
 }
 
@@ -120,7 +120,7 @@ export async function signUp(
     externalIds: {},
     version: 1,
   };
-  const result = await writeWithRetry(deps, target.appId, { changes: [{ after: user }] });
+  const result = await writePlan(deps.store, target.appId, { changes: [{ after: user }] });
   if (!result.ok) {
     if (result.failed.some((e) => e.kind === 'uniqueEmail')) return { status: 'EMAIL_ALREADY_EXISTS_ERROR' };
     throw new Error(`sign-up write failed: ${describeEntities(result.failed)}`);
@@ -294,7 +294,7 @@ export async function removeUser(
     ]);
     // User data first: an interrupted removal leaves the user, and removing again finishes it.
     await deps.store.purgeUserIdData(appId, dataIds);
-    const result = await writeWithRetry(deps, appId, { changes: [{ before: user, ...(after ? { after } : {}) }] });
+    const result = await writePlan(deps.store, appId, { changes: [{ before: user, ...(after ? { after } : {}) }] });
     if (result.ok) return { status: 'OK' };
     // The user changed since it was read (version guard): read again and retry.
   }
@@ -347,6 +347,25 @@ export interface CreateMappingInput {
   readonly force: boolean;
 }
 
+/** A string or JSON null (→ undefined) field, as the reference's `parseStringOrJSONNullOrThrowError`. */
+function optionalStringOrNull(body: Readonly<Record<string, unknown>>, name: string): string | undefined {
+  if (!has(body, name) || body[name] === null) return undefined;
+  const value = body[name];
+  if (typeof value !== 'string') throw new BadRequestError(invalidFieldMessage(name));
+  return value;
+}
+
+/** The body of `POST /recipe/userid/map`. */
+export function parseCreateMapping(body: Readonly<Record<string, unknown>>): CreateMappingInput {
+  const info = optionalStringOrNull(body, 'externalUserIdInfo');
+  return {
+    superTokensUserId: requiredString(body, 'superTokensUserId'),
+    externalUserId: requiredString(body, 'externalUserId'),
+    ...(info !== undefined ? { externalUserIdInfo: info } : {}),
+    force: optionalBoolean(body, 'force') ?? false,
+  };
+}
+
 /** `POST /recipe/userid/map`. */
 export async function createUserIdMapping(deps: UsersDeps, appId: string, input: CreateMappingInput) {
   const superTokensUserId = input.superTokensUserId.trim();
@@ -381,7 +400,7 @@ export async function createUserIdMapping(deps: UsersDeps, appId: string, input:
       },
       version: user.version + 1,
     };
-    const result = await writeWithRetry(deps, appId, {
+    const result = await writePlan(deps.store, appId, {
       changes: [{ before: user, after }],
       ...(input.force ? {} : { externalIdsNotUserIds: [externalUserId] }),
     });

@@ -1,7 +1,7 @@
-import type { UserStore, UserWritePlan, WriteEntity, WriteResult } from './ports.js';
+import type { CompanionWrites, UserStore, UserWritePlan, WriteResult } from './ports.js';
 
 /**
- * A write that kept failing for transient reasons (TransactionConflict, throttling, network):
+ * A write that kept failing for a transient reason (e.g. the metadata it merges kept changing):
  * nothing was written; the caller may retry later (the bulk worker returns the message to the queue).
  */
 export class TransientWriteError extends Error {
@@ -11,43 +11,14 @@ export class TransientWriteError extends Error {
   }
 }
 
-export const WRITE_ATTEMPTS = 6;
-
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/**
- * Runs one atomic user write, retrying TransactionConflict/throttling a few times with jittered
- * exponential backoff. Condition failures are returned; persistent transient failures throw
- * {@link TransientWriteError}. The store rebuilds reads a plan depends on (metadata) per attempt.
- */
-export function writeWithRetry(
-  deps: { store: UserStore; sleep?: (ms: number) => Promise<void> },
+/** One plan as one atomic write (with its companion writes). */
+export function writePlan(
+  store: UserStore,
   appId: string,
   plan: UserWritePlan,
-): Promise<{ ok: true } | { ok: false; failed: readonly WriteEntity[] }> {
-  return retrying(deps, () => deps.store.write(appId, plan));
-}
-
-/** {@link writeWithRetry} for several plans written in one transaction (UserStore.writeGroup). */
-export function writeGroupWithRetry(
-  deps: { store: UserStore; sleep?: (ms: number) => Promise<void> },
-  appId: string,
-  plans: readonly UserWritePlan[],
-  extra: readonly object[],
-): Promise<{ ok: true } | { ok: false; failed: readonly WriteEntity[]; plans?: readonly (number | undefined)[] }> {
-  return retrying(deps, () => deps.store.writeGroup(appId, plans, extra));
-}
-
-async function retrying(
-  deps: { sleep?: (ms: number) => Promise<void> },
-  write: () => Promise<WriteResult>,
-): Promise<{ ok: true } | { ok: false; failed: readonly WriteEntity[]; plans?: readonly (number | undefined)[] }> {
-  const sleep = deps.sleep ?? defaultSleep;
-  for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-    if (attempt > 0) await sleep(25 * 2 ** attempt * (0.5 + Math.random()));
-    const result = await write();
-    if (result.ok) return result;
-    if (!result.retryable) return result;
-  }
-  throw new TransientWriteError();
+  companions?: CompanionWrites,
+): Promise<WriteResult> {
+  const write = store.newWrite(appId);
+  write.add(plan, companions);
+  return store.commit(write);
 }

@@ -1,10 +1,10 @@
+import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { versionsUpTo } from '#functions/shared/cdi.js';
-import { httpHandler, ok } from '#functions/shared/http.js';
 
 /** `GET /apiversion`: every CDI version this core speaks up to the app's maximum; no `status` key. */
 export const handler = httpHandler({
   routeId: 'apiversion',
   scope: 'app',
   skipCdiCheck: true,
-  run: async (request) => ok({ versions: versionsUpTo(request.config.maxCdiVersion) }),
+  run: (_, request) => ok({ versions: versionsUpTo(request.config.maxCdiVersion) }),
 });

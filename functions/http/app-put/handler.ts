@@ -1,10 +1,14 @@
-import { createOrUpdateApp } from '#functions/domain/multitenancy/service.js';
-import { bodyOf, callerOf, multitenancyDeps } from '#functions/http/multitenancy-deps.js';
-import { httpHandler, ok } from '#functions/shared/http.js';
+import { createOrUpdateApp, parseAppPut } from '#functions/domain/multitenancy/service.js';
+import { callerOf } from '#functions/http/caller.js';
+import { httpHandler, ok } from '#functions/http/pipeline.js';
+import { multitenancyDeps } from '#functions/wiring/multitenancy.js';
 
+/** `PUT /recipe/multitenancy/app` (spec §1.3, legacy input): creates or updates an app. */
 export const handler = httpHandler({
   routeId: 'app-put',
   scope: 'tenant',
-  existence: 'lazy',
-  run: async (request) => ok(await createOrUpdateApp(multitenancyDeps, callerOf(request), bodyOf(request), 'legacy')),
+  // The reference validates the body before it looks the app up.
+  tenantMustExist: 'after-input',
+  input: (request) => parseAppPut(request.body ?? {}, callerOf(request), 'legacy'),
+  run: async (input, request) => ok(await createOrUpdateApp(multitenancyDeps, callerOf(request), input, 'legacy')),
 });

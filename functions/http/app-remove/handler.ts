@@ -1,10 +1,14 @@
-import { removeApp } from '#functions/domain/multitenancy/service.js';
-import { bodyOf, callerOf, multitenancyDeps } from '#functions/http/multitenancy-deps.js';
-import { httpHandler, ok } from '#functions/shared/http.js';
+import { parseAppRemove, removeApp } from '#functions/domain/multitenancy/service.js';
+import { callerOf } from '#functions/http/caller.js';
+import { httpHandler, ok } from '#functions/http/pipeline.js';
+import { multitenancyDeps } from '#functions/wiring/multitenancy.js';
 
+/** `POST /recipe/multitenancy/app/remove` (spec §1.5): deletes the app and everything it owns. */
 export const handler = httpHandler({
   routeId: 'app-remove',
   scope: 'tenant',
-  existence: 'lazy',
-  run: async (request) => ok(await removeApp(multitenancyDeps, callerOf(request), bodyOf(request))),
+  // The reference validates the body before it looks the app up.
+  tenantMustExist: 'after-input',
+  input: (request) => parseAppRemove(request.body ?? {}),
+  run: async (input, request) => ok(await removeApp(multitenancyDeps, callerOf(request), input)),
 });

@@ -1,13 +1,12 @@
 import { countStagedUsers, parseStatus } from '#functions/domain/bulk-import/status.js';
-import { httpHandler, ok } from '#functions/shared/http.js';
-import { stagingStore } from '#functions/storage/staging-store.js';
+import { httpHandler, ok } from '#functions/http/pipeline.js';
+import { statusDeps } from '#functions/wiring/bulk-import.js';
 
 /** `GET /bulk-import/users/count` (spec §4.5): exact, from the sharded counters. */
 export const handler = httpHandler({
   routeId: 'bulk-import-users-count',
   scope: 'app',
-  run: async ({ appId, query }) => {
-    const count = await countStagedUsers({ store: stagingStore }, appId, parseStatus(query));
-    return ok({ status: 'OK', count });
-  },
+  input: ({ query }) => parseStatus(query),
+  run: async (status, { appId, config }) =>
+    ok({ status: 'OK', count: await countStagedUsers(statusDeps(config), appId, status) }),
 });

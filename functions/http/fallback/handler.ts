@@ -1,9 +1,9 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
+import { errorToHttp } from '#functions/http/responses.js';
 import { DEFAULT_ROUTE_PATH, gatewayPaths, ROUTES } from '#functions/routes.js';
 import { AppOrTenantNotFoundError, MethodNotAllowedError, NotFoundError } from '#functions/shared/errors.js';
-import { errorToHttp } from '#functions/shared/http.js';
 import { resolvePrefix } from '#functions/shared/prefix.js';
-import { loadTenantPair } from '#functions/storage/tenant-store.js';
+import { loadTenantPair } from '#functions/wiring/request.js';
 
 const TEMPLATES = ROUTES.filter((r) => r.path !== DEFAULT_ROUTE_PATH).flatMap((r) =>
   gatewayPaths(r).map((t) => t.split('/').filter((s) => s !== '')),

@@ -1,16 +1,13 @@
 import { parseRemoveMetadata, removeUserMetadata } from '#functions/domain/metadata/service.js';
-import { httpHandler, ok, requireTenant } from '#functions/shared/http.js';
-import { metadataStore } from '#functions/storage/metadata-store.js';
+import { httpHandler, ok } from '#functions/http/pipeline.js';
+import { metadataStore } from '#functions/wiring/app-data.js';
 
 /** `POST /recipe/user/metadata/remove`: deletes the metadata of a user id. */
 export const handler = httpHandler({
   routeId: 'metadata-remove',
   scope: 'app',
   // The reference validates the request before it looks the app up.
-  existence: 'lazy',
-  run: async (request) => {
-    const input = parseRemoveMetadata(request.body ?? {});
-    requireTenant(request);
-    return ok(await removeUserMetadata(metadataStore, request.appId, input));
-  },
+  tenantMustExist: 'after-input',
+  input: (request) => parseRemoveMetadata(request.body ?? {}),
+  run: async (input, request) => ok(await removeUserMetadata(metadataStore(request.config), request.appId, input)),
 });

@@ -1,16 +1,13 @@
 import { createRole, parseCreateRole } from '#functions/domain/roles/service.js';
-import { httpHandler, ok, requireTenant } from '#functions/shared/http.js';
-import { roleStore } from '#functions/storage/role-store.js';
+import { httpHandler, ok } from '#functions/http/pipeline.js';
+import { roleStore } from '#functions/wiring/app-data.js';
 
 /** `PUT /recipe/role`: creates a role or adds permissions to it. */
 export const handler = httpHandler({
   routeId: 'role-put',
   scope: 'app',
   // The reference validates the request before it looks the app up.
-  existence: 'lazy',
-  run: async (request) => {
-    const input = parseCreateRole(request.body ?? {});
-    requireTenant(request);
-    return ok(await createRole(roleStore, request.appId, input));
-  },
+  tenantMustExist: 'after-input',
+  input: (request) => parseCreateRole(request.body ?? {}),
+  run: async (input, request) => ok(await createRole(roleStore(request.config), request.appId, input)),
 });

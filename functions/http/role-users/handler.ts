@@ -1,16 +1,14 @@
 import { getRoleUsers, parseRoleQuery } from '#functions/domain/roles/service.js';
-import { httpHandler, ok, requireTenant } from '#functions/shared/http.js';
-import { roleStore } from '#functions/storage/role-store.js';
+import { httpHandler, ok } from '#functions/http/pipeline.js';
+import { roleStore } from '#functions/wiring/app-data.js';
 
 /** `GET /<t>/recipe/role/users?role=`: user ids with the role in the tenant. */
 export const handler = httpHandler({
   routeId: 'role-users',
   scope: 'tenant',
   // The reference validates the request before it looks the app up.
-  existence: 'lazy',
-  run: async (request) => {
-    const input = parseRoleQuery(request.query);
-    requireTenant(request);
-    return ok(await getRoleUsers(roleStore, request.appId, request.tenantId, input));
-  },
+  tenantMustExist: 'after-input',
+  input: (request) => parseRoleQuery(request.query),
+  run: async (input, request) =>
+    ok(await getRoleUsers(roleStore(request.config), request.appId, request.tenantId, input)),
 });

@@ -1,10 +1,10 @@
 import { listRoles } from '#functions/domain/roles/service.js';
-import { httpHandler, ok } from '#functions/shared/http.js';
-import { roleStore } from '#functions/storage/role-store.js';
+import { httpHandler, ok } from '#functions/http/pipeline.js';
+import { roleStore } from '#functions/wiring/app-data.js';
 
 /** `GET /recipe/roles`: every role of the app. */
 export const handler = httpHandler({
   routeId: 'roles-list',
   scope: 'app',
-  run: async (request) => ok(await listRoles(roleStore, request.appId)),
+  run: async (_, request) => ok(await listRoles(roleStore(request.config), request.appId)),
 });

@@ -1,10 +1,11 @@
 import { getTenant } from '#functions/domain/multitenancy/service.js';
-import { callerOf } from '#functions/http/multitenancy-deps.js';
-import { httpHandler, ok } from '#functions/shared/http.js';
+import { callerOf } from '#functions/http/caller.js';
+import { httpHandler, ok } from '#functions/http/pipeline.js';
 
+/** `GET /<t>/recipe/multitenancy/tenant`: an unknown app or tenant is `TENANT_NOT_FOUND_ERROR`, not a 400. */
 export const handler = httpHandler({
   routeId: 'tenant-get',
   scope: 'tenant',
-  existence: 'lazy',
-  run: async (request) => ok(getTenant(callerOf(request), request.app, 'legacy')),
+  tenantMustExist: 'never',
+  run: (_, request) => ok(getTenant(callerOf(request), request.app, 'legacy')),
 });

@@ -1,10 +1,11 @@
 import { listTenants } from '#functions/domain/multitenancy/service.js';
-import { callerOf, multitenancyDeps } from '#functions/http/multitenancy-deps.js';
-import { httpHandler, ok } from '#functions/shared/http.js';
+import { callerOf } from '#functions/http/caller.js';
+import { httpHandler, ok } from '#functions/http/pipeline.js';
+import { multitenancyDeps } from '#functions/wiring/multitenancy.js';
 
+/** `GET /recipe/multitenancy/tenant/list/v2` (spec §2.4): only from the app's public tenant. */
 export const handler = httpHandler({
   routeId: 'tenant-list-v2',
   scope: 'tenant',
-  existence: 'lazy',
-  run: async (request) => ok(await listTenants(multitenancyDeps, callerOf(request), 'v2')),
+  run: async (_, request) => ok(await listTenants(multitenancyDeps, callerOf(request), 'v2')),
 });

@@ -1,11 +1,14 @@
-import { createOrUpdateTenant } from '#functions/domain/multitenancy/service.js';
-import { bodyOf, callerOf, multitenancyDeps } from '#functions/http/multitenancy-deps.js';
-import { httpHandler, ok } from '#functions/shared/http.js';
+import { createOrUpdateTenant, parseTenantPut } from '#functions/domain/multitenancy/service.js';
+import { callerOf } from '#functions/http/caller.js';
+import { httpHandler, ok } from '#functions/http/pipeline.js';
+import { multitenancyDeps } from '#functions/wiring/multitenancy.js';
 
+/** `PUT /recipe/multitenancy/tenant` (spec §2.2, legacy input): creates or updates a tenant. */
 export const handler = httpHandler({
   routeId: 'tenant-put',
   scope: 'tenant',
-  existence: 'lazy',
-  run: async (request) =>
-    ok(await createOrUpdateTenant(multitenancyDeps, callerOf(request), bodyOf(request), 'legacy')),
+  // The reference validates the body before it looks the app up.
+  tenantMustExist: 'after-input',
+  input: (request) => parseTenantPut(request.body ?? {}, callerOf(request), 'legacy'),
+  run: async (input, request) => ok(await createOrUpdateTenant(multitenancyDeps, callerOf(request), input, 'legacy')),
 });

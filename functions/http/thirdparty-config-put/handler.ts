@@ -1,10 +1,14 @@
-import { upsertThirdPartyConfig } from '#functions/domain/multitenancy/service.js';
-import { bodyOf, callerOf, multitenancyDeps } from '#functions/http/multitenancy-deps.js';
-import { httpHandler, ok } from '#functions/shared/http.js';
+import { parseThirdPartyPut, upsertThirdPartyConfig } from '#functions/domain/multitenancy/service.js';
+import { callerOf } from '#functions/http/caller.js';
+import { httpHandler, ok } from '#functions/http/pipeline.js';
+import { multitenancyDeps } from '#functions/wiring/multitenancy.js';
 
+/** `PUT /<t>/recipe/multitenancy/config/thirdparty` (spec §2.6): replaces or appends one provider. */
 export const handler = httpHandler({
   routeId: 'thirdparty-config-put',
   scope: 'tenant',
-  existence: 'lazy',
-  run: async (request) => ok(await upsertThirdPartyConfig(multitenancyDeps, callerOf(request), bodyOf(request))),
+  // The reference validates the body before it looks the app up.
+  tenantMustExist: 'after-input',
+  input: (request) => parseThirdPartyPut(request.body ?? {}),
+  run: async (input, request) => ok(await upsertThirdPartyConfig(multitenancyDeps, callerOf(request), input)),
 });

@@ -1,10 +1,14 @@
-import { removeThirdPartyConfig } from '#functions/domain/multitenancy/service.js';
-import { bodyOf, callerOf, multitenancyDeps } from '#functions/http/multitenancy-deps.js';
-import { httpHandler, ok } from '#functions/shared/http.js';
+import { parseThirdPartyRemove, removeThirdPartyConfig } from '#functions/domain/multitenancy/service.js';
+import { callerOf } from '#functions/http/caller.js';
+import { httpHandler, ok } from '#functions/http/pipeline.js';
+import { multitenancyDeps } from '#functions/wiring/multitenancy.js';
 
+/** `POST /<t>/recipe/multitenancy/config/thirdparty/remove` (spec §2.6). */
 export const handler = httpHandler({
   routeId: 'thirdparty-config-remove',
   scope: 'tenant',
-  existence: 'lazy',
-  run: async (request) => ok(await removeThirdPartyConfig(multitenancyDeps, callerOf(request), bodyOf(request))),
+  // The reference validates the body before it looks the app up.
+  tenantMustExist: 'after-input',
+  input: (request) => parseThirdPartyRemove(request.body ?? {}),
+  run: async (input, request) => ok(await removeThirdPartyConfig(multitenancyDeps, callerOf(request), input)),
 });

@@ -1,17 +1,15 @@
 import { removeUser } from '#functions/domain/users/service.js';
-import { httpHandler, ok } from '#functions/shared/http.js';
+import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { optionalBoolean, requiredString } from '#functions/shared/input.js';
-import { usersDeps } from '#functions/storage/user-deps.js';
+import { usersDeps } from '#functions/wiring/users.js';
 
 /** `POST /user/remove` `{userId, removeAllLinkedAccounts?}` → `{status:"OK"}`. */
 export const handler = httpHandler({
   routeId: 'user-remove',
   scope: 'app',
-  run: async ({ appId, body = {} }) => {
-    const input = {
-      userId: requiredString(body, 'userId'),
-      removeAllLinkedAccounts: optionalBoolean(body, 'removeAllLinkedAccounts') ?? true,
-    };
-    return ok(await removeUser(usersDeps, appId, input));
-  },
+  input: ({ body = {} }) => ({
+    userId: requiredString(body, 'userId'),
+    removeAllLinkedAccounts: optionalBoolean(body, 'removeAllLinkedAccounts') ?? true,
+  }),
+  run: async (input, { appId, config }) => ok(await removeUser(usersDeps(config), appId, input)),
 });

@@ -1,16 +1,14 @@
 import { parseUserRole, removeRoleFromUser } from '#functions/domain/roles/service.js';
-import { httpHandler, ok, requireTenant } from '#functions/shared/http.js';
-import { roleStore } from '#functions/storage/role-store.js';
+import { httpHandler, ok } from '#functions/http/pipeline.js';
+import { roleStore } from '#functions/wiring/app-data.js';
 
 /** `POST /<t>/recipe/user/role/remove`: removes a role from a user id in the tenant. */
 export const handler = httpHandler({
   routeId: 'user-role-remove',
   scope: 'tenant',
   // The reference validates the request before it looks the app up.
-  existence: 'lazy',
-  run: async (request) => {
-    const input = parseUserRole(request.body ?? {});
-    requireTenant(request);
-    return ok(await removeRoleFromUser(roleStore, request.appId, request.tenantId, input));
-  },
+  tenantMustExist: 'after-input',
+  input: (request) => parseUserRole(request.body ?? {}),
+  run: async (input, request) =>
+    ok(await removeRoleFromUser(roleStore(request.config), request.appId, request.tenantId, input)),
 });

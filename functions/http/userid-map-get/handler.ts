@@ -1,14 +1,12 @@
 import { getUserIdMapping, parseUserIdType } from '#functions/domain/users/service.js';
-import { httpHandler, ok } from '#functions/shared/http.js';
+import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { requiredQuery } from '#functions/shared/input.js';
-import { usersDeps } from '#functions/storage/user-deps.js';
+import { usersDeps } from '#functions/wiring/users.js';
 
 /** `GET /recipe/userid/map?userId=&userIdType=SUPERTOKENS|EXTERNAL|ANY`. */
 export const handler = httpHandler({
   routeId: 'userid-map-get',
   scope: 'app',
-  run: async ({ appId, query }) => {
-    const userId = requiredQuery(query, 'userId');
-    return ok(await getUserIdMapping(usersDeps, appId, { userId, userIdType: parseUserIdType(query.userIdType) }));
-  },
+  input: ({ query }) => ({ userId: requiredQuery(query, 'userId'), userIdType: parseUserIdType(query.userIdType) }),
+  run: async (input, { appId, config }) => ok(await getUserIdMapping(usersDeps(config), appId, input)),
 });

@@ -10,26 +10,21 @@
  * user, and one GSI partition per app would throttle (and back-pressure the table) at a few
  * hundred users per second.
  */
+import { shardOf } from '../kit/shard.js';
 import { appPartition } from './apps.js';
 
 export { METADATA_SK, userPartition } from './users.js';
 
 export const USER_DATA_SHARDS = 16;
 
-/** FNV-1a (32-bit) of the UTF-16 code units, modulo `shards`: stable across processes and runtimes. */
-export function stableShard(value: string, shards: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < value.length; i++) {
-    hash ^= value.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash % shards;
-}
-
 export const userDataIndexPartition = (appId: string, shard: number) =>
   `${appPartition(appId)}#UDATA#${String(shard).padStart(2, '0')}`;
 
+/** The GSI3 partition of one user id's data items (their sort key is the item's own sort key). */
+export const userDataIndexPartitionOf = (appId: string, userId: string) =>
+  userDataIndexPartition(appId, shardOf(userId, USER_DATA_SHARDS));
+
 /** The GSI3 attributes of one user-data item (`sk` = the item's own sort key). */
 export function userDataIndexKeys(appId: string, userId: string, sk: string): { GSI3PK: string; GSI3SK: string } {
-  return { GSI3PK: userDataIndexPartition(appId, stableShard(userId, USER_DATA_SHARDS)), GSI3SK: sk };
+  return { GSI3PK: userDataIndexPartitionOf(appId, userId), GSI3SK: sk };
 }

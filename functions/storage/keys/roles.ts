@@ -8,8 +8,9 @@
  *   The entry is spread over {@link ROLE_MEMBER_SHARDS} partitions (by user id) so a bulk import
  *   that gives every user the same role does not write one hot GSI partition.
  */
+
+import { shardOf } from '../kit/shard.js';
 import { appPartition } from './apps.js';
-import { stableShard } from './metadata.js';
 
 export { userPartition, userRoleSortKey } from './users.js';
 
@@ -21,7 +22,7 @@ export const userRoleSortPrefix = (tenantId: string) => `${ROLE_SORT_PREFIX}${te
 
 /** Number of GSI2 partitions one role's assignments are spread over. */
 export const ROLE_MEMBER_SHARDS = 8;
-export const roleMemberShard = (userId: string) => stableShard(userId, ROLE_MEMBER_SHARDS);
+export const roleMemberShard = (userId: string) => shardOf(userId, ROLE_MEMBER_SHARDS);
 /** GSI2 partition of one shard of a role's assignments; the shard comes first so any role name is unambiguous. */
 export const roleMembersIndexPartition = (appId: string, role: string, shard: number) =>
   `${appPartition(appId)}#ROLE#${shard}#${role}`;

@@ -14,10 +14,8 @@
  * - `APP#<a>#BCOUNT#<shard>` / `COUNT`: per-status counters (`NEW`, `PROCESSING`, `FAILED`),
  *   sharded (32) and changed in the same transaction as every status change or row deletion.
  */
+import type { StagedStatus } from '#functions/domain/bulk-import/staging-ports.js';
 import { appPartition } from './apps.js';
-
-export const STAGED_STATUSES = ['NEW', 'PROCESSING', 'FAILED'] as const;
-export type StagedStatus = (typeof STAGED_STATUSES)[number];
 
 export const STAGED_INDEX_SHARDS = 16;
 export const STAGED_COUNTER_SHARDS = 32;
@@ -41,13 +39,3 @@ export const STAGING_APPS_INDEX_PARTITION = 'BULK#APPS';
 
 export const stagedCounterPartition = (appId: string, shard: number) => `${appPartition(appId)}#BCOUNT#${shard}`;
 export const STAGED_COUNTER_SK = 'COUNT';
-
-/** FNV-1a over the id: a stable, even spread of ids over `shards`. */
-export function shardOf(id: string, shards: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) {
-    hash ^= id.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0) % shards;
-}

@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { type ProcessingDeps, processStagedUsers } from '#functions/domain/bulk-import/processing.js';
 import { logger } from '#functions/shared/logger.js';
-import { processingDeps } from '#functions/storage/staging-deps.js';
+import { processingDeps } from '#functions/wiring/bulk-import.js';
 import { forBatch } from '../sqs-batch.js';
 
 /** Builds the worker; tests inject faults through `overrides` (e.g. a failing import). */

@@ -4,7 +4,7 @@ import {
   resendCutoff,
 } from '#functions/domain/bulk-import/reconcile.js';
 import { logger } from '#functions/shared/logger.js';
-import { importBacklog, importPublisher, stagingStore } from '#functions/storage/staging-deps.js';
+import { importBacklog, reconcilerDeps } from '#functions/wiring/bulk-import.js';
 
 const msOrUndefined = (value: unknown) =>
   typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
@@ -23,10 +23,7 @@ export const handler = async (event?: {
   const sentBefore =
     msOrUndefined(detail?.sentBefore) ??
     (await resendCutoff(importBacklog, Date.now(), msOrUndefined(detail?.resendAfterMs) ?? DEFAULT_RESEND_AFTER_MS));
-  const result = await reconcileStagedUsers(
-    { store: stagingStore, publisher: importPublisher, now: Date.now },
-    sentBefore,
-  );
+  const result = await reconcileStagedUsers(reconcilerDeps(), sentBefore);
   if (result.resent > 0) logger.info('reconciler re-sent staged users', { resent: result.resent });
   return result;
 };

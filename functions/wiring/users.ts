@@ -1,17 +1,19 @@
+/** Wiring of the users use cases (sign-in/up, users, mappings) for the app of a request. */
 import { randomUUID } from 'node:crypto';
 import type { EffectiveConfig } from '#functions/config/index.js';
 import { hashPassword, verifyPassword } from '#functions/domain/passwords/index.js';
 import type { PasswordPorts, UsersDeps } from '#functions/domain/users/service.js';
 import { logger } from '#functions/shared/logger.js';
-import { userStore } from './user-store.js';
+import { appStores } from './stores.js';
 
-/** Wiring of the users use cases for the route handlers (module scope: reused across invocations). */
-export const usersDeps: UsersDeps = {
-  store: userStore,
-  now: Date.now,
-  newId: randomUUID,
-  warn: (message, fields) => logger.warn(message, fields),
-};
+export function usersDeps(config: EffectiveConfig): UsersDeps {
+  return {
+    store: appStores(config).users,
+    now: Date.now,
+    newId: randomUUID,
+    warn: (message, fields) => logger.warn(message, fields),
+  };
+}
 
 /** Hashing with the app's algorithm and costs; verification infers the algorithm from the hash. */
 export function passwordPorts(config: EffectiveConfig): PasswordPorts {

@@ -1,7 +1,12 @@
+/**
+ * Wiring of THE import function and of import validation: what `POST /bulk-import/import`, the
+ * staging endpoint and the import worker share.
+ */
+import { randomUUID } from 'node:crypto';
 import type { EffectiveConfig } from '#functions/config/index.js';
 import type { ImportValidationContext } from '#functions/domain/bulk-import/validate-user.js';
-import { listRoleNames } from './role-store.js';
-import { listTenants } from './tenant-store.js';
+import type { ImportDeps } from '#functions/domain/import/import-user.js';
+import { type AppStores, appStores, tenantStore } from './stores.js';
 
 /**
  * What validating an import user needs to know about its app, read now: its roles, tenants and
@@ -10,14 +15,20 @@ import { listTenants } from './tenant-store.js';
 export async function importValidationContext(
   appId: string,
   config: EffectiveConfig,
-): Promise<Omit<ImportValidationContext, 'now' | 'newId'>> {
-  const [roles, tenants] = await Promise.all([listRoleNames(appId), listTenants(appId)]);
+  stores: AppStores = appStores(config),
+): Promise<ImportValidationContext> {
+  const [roles, tenants] = await Promise.all([stores.roles.listRoleNames(appId), tenantStore.listTenants(appId)]);
   const roleSet = new Set(roles);
   const tenantSet = new Set(tenants.map((t) => t.tenantId));
   return {
+    now: Date.now(),
+    newId: randomUUID,
     roleExists: (role) => roleSet.has(role),
     tenantExists: (tenantId) => tenantSet.has(tenantId),
     features: { accountLinking: config.accountLinkingEnabled, mfa: config.mfaEnabled },
     firebaseSignerKeyConfigured: config.firebaseSignerKey !== undefined && config.firebaseSignerKey.trim() !== '',
   };
 }
+
+/** The import function's dependencies for the app of this configuration. */
+export const importDeps = (config: EffectiveConfig): ImportDeps => ({ store: appStores(config).users });

@@ -3,7 +3,6 @@
  * Creating, rewriting and deleting a user are all "diff the derived items of before and after",
  * so every write keeps the account-info, tenant, link, mapping and counter items consistent.
  */
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { type LoginMethodRecord, recipeMask, type UserRecord, userTenantIds } from '#functions/domain/users/model.js';
 import type { WriteEntity } from '#functions/domain/users/ports.js';
 import {
@@ -27,17 +26,8 @@ import {
   userCounterPartition,
   userPartition,
   userTenantSortKey,
-} from './keys/users.js';
-
-export type TransactWriteItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-export type Key = { PK: string; SK: string };
-
-export interface DerivedItem {
-  readonly key: Key;
-  readonly item: Record<string, unknown>;
-  /** Reported when the item's creation condition fails. */
-  readonly entity: WriteEntity;
-}
+} from '../keys/users.js';
+import { defineEntity, type Key, keyString, shardOf } from '../kit/index.js';
 
 export const ENTITY = {
   user: 'USER',
@@ -49,23 +39,47 @@ export const ENTITY = {
   counter: 'USER_COUNTER',
 } as const;
 
-/** FNV-1a: a stable, evenly spread shard for a user id. */
-export function shardOf(userId: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < userId.length; i++) {
-    hash ^= userId.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0) % USER_COUNTER_SHARDS;
+export interface DerivedItem {
+  readonly key: Key;
+  readonly item: Record<string, unknown>;
+  /** Reported when the item's creation condition fails. */
+  readonly entity: WriteEntity;
 }
 
-export const keyString = (key: Key) => `${key.PK}\u0000${key.SK}`;
+/** The counter shard (and app-users index shard) of a user id. */
+export const userShard = (userId: string) => shardOf(userId, USER_COUNTER_SHARDS);
 
-/** The attributes that place a user in a tenant's newest-first list (GSI1). */
-const tenantListEntry = (appId: string, tenantId: string, user: UserRecord) => ({
-  GSI1PK: tenantUsersIndexPartition(appId, tenantId),
-  GSI1SK: tenantUsersIndexSortKey(user.timeJoined, user.userId),
-  recipeMask: recipeMask(user),
+type ListEntry = { appId: string; tenantId: string; user: UserRecord };
+/** GSI1: a tenant's users by time joined. */
+const tenantListIndex = {
+  pk: (e: ListEntry) => tenantUsersIndexPartition(e.appId, e.tenantId),
+  sk: (e: ListEntry) => tenantUsersIndexSortKey(e.user.timeJoined, e.user.userId),
+};
+
+/**
+ * The USER item: GSI2 lists every user of the app (app deletion), GSI1 places the user in the
+ * list of its first tenant.
+ */
+export const userEntity = defineEntity({
+  type: ENTITY.user,
+  key: (u: { appId: string; userId: string }) => ({ PK: userPartition(u.appId, u.userId), SK: USER_SK }),
+  indexes: {
+    GSI1: tenantListIndex,
+    GSI2: {
+      pk: (u: { appId: string; userId: string }) => appUsersIndexPartition(u.appId, userShard(u.userId)),
+      sk: (u: { appId: string; userId: string }) => appUsersIndexSortKey(u.userId),
+    },
+  },
+});
+
+/** A user's membership of a further tenant: carries that tenant's list entry (GSI1). */
+export const tenantMembershipEntity = defineEntity({
+  type: ENTITY.tenant,
+  key: (m: { appId: string; userId: string; tenantId: string }) => ({
+    PK: userPartition(m.appId, m.userId),
+    SK: userTenantSortKey(m.tenantId),
+  }),
+  indexes: { GSI1: tenantListIndex },
 });
 
 /**
@@ -74,15 +88,24 @@ const tenantListEntry = (appId: string, tenantId: string, user: UserRecord) => (
  * and an index write more per user created.
  */
 function userItem(appId: string, user: UserRecord, home: string | undefined): DerivedItem {
-  const shard = shardOf(user.userId);
+  const {
+    PK: _pk,
+    SK: _sk,
+    ...item
+  } = userEntity.item(
+    { appId, userId: user.userId },
+    {},
+    {
+      GSI2: { appId, userId: user.userId },
+      ...(home !== undefined ? { GSI1: { appId, tenantId: home, user } } : {}),
+    },
+  );
   return {
-    key: { PK: userPartition(appId, user.userId), SK: USER_SK },
+    key: userEntity.key({ appId, userId: user.userId }),
     entity: { kind: 'user', userId: user.userId },
     item: {
-      entityType: ENTITY.user,
-      GSI2PK: appUsersIndexPartition(appId, shard),
-      GSI2SK: appUsersIndexSortKey(user.userId),
-      ...(home !== undefined ? tenantListEntry(appId, home, user) : {}),
+      ...item,
+      ...(home !== undefined ? { recipeMask: recipeMask(user) } : {}),
       appId,
       userId: user.userId,
       isPrimaryUser: user.isPrimaryUser,
@@ -189,12 +212,20 @@ export function deriveItems(appId: string, user: UserRecord): DerivedItem[] {
   const items: DerivedItem[] = [userItem(appId, user, home)];
   // Every other tenant: a membership item carrying the list entry.
   for (const tenantId of others) {
+    const {
+      PK: _pk,
+      SK: _sk,
+      ...entry
+    } = tenantMembershipEntity.item(
+      { appId, userId: user.userId, tenantId },
+      { recipeMask: recipeMask(user) },
+      { GSI1: { appId, tenantId, user } },
+    );
     items.push({
-      key: { PK: userPartition(appId, user.userId), SK: userTenantSortKey(tenantId) },
+      key: tenantMembershipEntity.key({ appId, userId: user.userId, tenantId }),
       entity: { kind: 'user', userId: user.userId },
       item: {
-        entityType: ENTITY.tenant,
-        ...tenantListEntry(appId, tenantId, user),
+        ...entry,
         appId,
         tenantId,
         userId: user.userId,
@@ -264,7 +295,7 @@ export function counterDeltas(
   };
   const apply = (user: UserRecord | undefined, delta: number) => {
     if (!user || user.loginMethods.length === 0) return;
-    const target = shard ?? shardOf(user.userId);
+    const target = shard ?? userShard(user.userId);
     const mask = recipeMask(user);
     add(target, COUNTER_APP_SK, mask, delta);
     for (const tenantId of userTenantIds(user)) add(target, counterTenantSortKey(tenantId), mask, delta);

@@ -1,0 +1,38 @@
+/**
+ * Use case `POST /bulk-import/import` (core-api-spec §4.7, lazy migration): validate one user
+ * against its app, then run THE import function (the one the bulk worker runs).
+ */
+import { validateSingleImport } from '#functions/domain/bulk-import/validate-request.js';
+import type { ImportValidationContext } from '#functions/domain/bulk-import/validate-user.js';
+import { getUser, type UsersDeps } from '#functions/domain/users/service.js';
+import { JsonBadRequestError } from '#functions/shared/errors.js';
+import { type ImportConfig, type ImportDeps, importUser } from './import-user.js';
+
+export interface ImportOneDeps {
+  readonly import: ImportDeps;
+  readonly users: UsersDeps;
+  /** The app's roles, tenants and switches, read now. */
+  readonly validation: ImportValidationContext;
+}
+
+/** `{status:"OK", user}`; a 400 with `{errors:[…]}` for an invalid user or a conflict. */
+export async function importOneUser(
+  deps: ImportOneDeps,
+  request: { appId: string; body: unknown; config: ImportConfig },
+): Promise<object> {
+  const { appId, body, config } = request;
+  const validation = validateSingleImport(body, deps.validation);
+  if (!validation.ok) throw new JsonBadRequestError(validation.body);
+  const outcome = await importUser(deps.import, { appId, user: validation.user, config });
+  switch (outcome.kind) {
+    case 'imported':
+      return { status: 'OK', user: outcome.user };
+    case 'already-imported':
+      // Only possible when an earlier attempt of this very request committed (its ids are fresh).
+      return getUser(deps.users, appId, validation.user.externalUserId ?? outcome.userId);
+    case 'failed':
+      throw new JsonBadRequestError({ errors: outcome.errors });
+    case 'extra-write-failed':
+      throw new Error('unexpected failure of a companion write');
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * The tenant record: one tenant of one app. An app is its `public` tenant, which also holds the
+ * app's own configuration. Domain data: storage reads and writes it, the use cases decide it.
+ */
+import { PUBLIC } from '#functions/shared/prefix.js';
+
+/** A third-party provider configuration, stored as the JSON the API received (normalised). */
+export type ProviderConfig = Readonly<Record<string, unknown>> & { readonly thirdPartyId: string };
+
+export interface TenantRecord {
+  readonly appId: string;
+  readonly tenantId: string;
+  readonly emailPasswordEnabled: boolean;
+  readonly thirdPartyEnabled: boolean;
+  readonly passwordlessEnabled: boolean;
+  readonly firstFactors: readonly string[] | null;
+  readonly requiredSecondaryFactors: readonly string[] | null;
+  readonly coreConfig: Readonly<Record<string, unknown>>;
+  readonly thirdPartyProviders: readonly ProviderConfig[];
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+/** The base tenant (public app, public tenant) always exists, even before anything is stored. */
+export function defaultBaseTenant(): TenantRecord {
+  return {
+    appId: PUBLIC,
+    tenantId: PUBLIC,
+    emailPasswordEnabled: true,
+    thirdPartyEnabled: true,
+    passwordlessEnabled: true,
+    firstFactors: null,
+    requiredSecondaryFactors: null,
+    coreConfig: {},
+    thirdPartyProviders: [],
+    createdAt: 0,
+    updatedAt: 0,
+  };
+}
+
+/** A stored tenant, or the built-in base tenant when that one was never written. */
+export function withBaseDefault(
+  appId: string,
+  tenantId: string,
+  record: TenantRecord | undefined,
+): TenantRecord | undefined {
+  if (record) return record;
+  return appId === PUBLIC && tenantId === PUBLIC ? defaultBaseTenant() : undefined;
+}

@@ -1,0 +1,285 @@
+/**
+ * The request pipeline: every endpoint is a declaration (a {@link Route}) run by one factory,
+ * {@link httpHandler}, through the steps of {@link STEPS} in that written order. A step reads and
+ * extends the exchange, throws the core's error, or answers early; moving or inserting a check is
+ * an edit of that one list.
+ */
+import { gunzipSync } from 'node:zlib';
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import type { EffectiveConfig } from '#functions/config/index.js';
+import type { TenantRecord } from '#functions/domain/multitenancy/tenant.js';
+import { checkApiKey } from '#functions/shared/api-keys.js';
+import { cdiAtLeast, resolveCdiVersion } from '#functions/shared/cdi.js';
+import { AppOrTenantNotFoundError, BadRequestError, ForbiddenError, NotFoundError } from '#functions/shared/errors.js';
+import { logger } from '#functions/shared/logger.js';
+import { PUBLIC, type ResolvedPrefix, resolvePrefix } from '#functions/shared/prefix.js';
+import { loadRequestTenants, type RequestTenants } from '#functions/wiring/request.js';
+import { type CoreResponse, errorToHttp, toHttp } from './responses.js';
+
+export { type CoreResponse, ok } from './responses.js';
+
+/** A request after prefix resolution, API-key and CDI checks: what a route's `input` and `run` receive. */
+export interface CoreRequest {
+  readonly routeId: string;
+  readonly method: string;
+  readonly appId: string;
+  readonly tenantId: string;
+  readonly cdiVersion: string;
+  /** Parsed JSON body (always a plain object for methods with a body), else undefined. */
+  readonly body: Readonly<Record<string, unknown>> | undefined;
+  readonly query: Readonly<Record<string, string | undefined>>;
+  /** Lower-cased header names. */
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  /** The app's public tenant (holds the app-level config), if the app exists. */
+  readonly app: TenantRecord | undefined;
+  /** The tenant named by the path, if it exists. */
+  readonly tenant: TenantRecord | undefined;
+  /** Effective config of the path's tenant (or of the base, when the app does not exist). */
+  readonly config: EffectiveConfig;
+  readonly requestId: string;
+}
+
+/** An early answer from a route's `input` (e.g. an empty list needs no app). */
+export class Answer {
+  constructor(readonly response: CoreResponse) {}
+}
+
+/** What a route declares; the pipeline does the rest. */
+export interface Route<I = undefined> {
+  readonly routeId: string;
+  /**
+   * 'app': an app-specific API — a non-public tenant in the path is refused (403 at CDI ≥ 5.0),
+   * before anything else of the route. 'tenant': the path's tenant is the target.
+   */
+  readonly scope: 'app' | 'tenant';
+  /**
+   * When an unknown app or tenant is refused (400 `AppId or tenantId not found`):
+   * 'first' (default): before the input is read;
+   * 'after-input': after `input` — the reference validates these requests before it looks the
+   *   app up;
+   * 'never': the use case answers for a missing tenant itself (it gets `request.tenant`).
+   */
+  readonly tenantMustExist?: 'first' | 'after-input' | 'never';
+  /**
+   * A tenant-scope route that acts on the whole app: a non-public tenant is refused (403 at
+   * CDI ≥ 5.0) after the existence check. The reference orders it so for the bulk-import staging
+   * and removal endpoints.
+   */
+  readonly publicTenantOnly?: boolean;
+  /** No CDI "supported version" check (only `/apiversion`). */
+  readonly skipCdiCheck?: boolean;
+  /** Reads and validates the route's input from the body/query (throws the core's 4xx). */
+  readonly input?: (request: CoreRequest) => I | Answer;
+  /** The one domain call. */
+  readonly run: (input: I, request: CoreRequest) => Promise<CoreResponse> | CoreResponse;
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const ONLY_PUBLIC_TENANT = 'Only public tenantId can call this app specific API';
+
+/** One request on its way through the steps. */
+interface Exchange {
+  readonly route: Route<unknown>;
+  readonly event: APIGatewayProxyEventV2;
+  readonly method: string;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  readonly requestId: string;
+  raw?: string;
+  body?: Record<string, unknown>;
+  prefix?: ResolvedPrefix;
+  tenants?: RequestTenants;
+  cdiVersion?: string;
+  request?: CoreRequest;
+  input?: unknown;
+}
+
+type Step = (x: Exchange) => Promise<CoreResponse | undefined> | CoreResponse | undefined;
+
+const need = <T>(value: T | undefined, what: string): T => {
+  if (value === undefined) throw new Error(`pipeline step out of order: no ${what}`);
+  return value;
+};
+
+/** The path's `/appid-<app>/<tenant>` segments → (appId, tenantId); 404 `Not found` when they do not fit. */
+const resolvePathPrefix: Step = (x) => {
+  x.prefix = resolvePrefix([x.event.pathParameters?.s1, x.event.pathParameters?.s2]);
+  if (!x.prefix) throw new NotFoundError();
+  return undefined;
+};
+
+/** The app, the tenant and their effective config (one read). */
+const loadTenants: Step = async (x) => {
+  const prefix = need(x.prefix, 'prefix');
+  x.tenants = await loadRequestTenants(prefix.appId, prefix.tenantId);
+  return undefined;
+};
+
+/**
+ * 401 unless the key matches the app's keys. The reference skips the check when the app does not
+ * exist (the route then answers 400). api_keys is an app-level key (no tenant may differ from its
+ * app), so the tenant's effective config holds the app's keys.
+ */
+const checkKey: Step = (x) => {
+  const tenants = need(x.tenants, 'tenants');
+  if (tenants.app) checkApiKey(tenants.config.apiKeys, x.headers);
+  return undefined;
+};
+
+/**
+ * Undoes transport encodings: base64 (API Gateway) and `Content-Encoding: gzip` (lets a
+ * 10,000-user request fit Lambda's 6 MB payload limit).
+ */
+const decodeBody: Step = (x) => {
+  if (!BODY_METHODS.has(x.method)) return undefined;
+  const event = x.event;
+  let raw: Buffer =
+    event.body === undefined ? Buffer.alloc(0) : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+  if ((x.headers['content-encoding'] ?? '').toLowerCase().includes('gzip')) {
+    try {
+      raw = gunzipSync(raw);
+    } catch {
+      throw new BadRequestError('Invalid Json Input');
+    }
+  }
+  x.raw = raw.toString('utf8');
+  if (x.raw.trim() === '') throw new BadRequestError('Invalid Json Input');
+  return undefined;
+};
+
+/** The body as a JSON object (the reference parses it whatever its Content-Type says). */
+const parseJson: Step = (x) => {
+  if (x.raw === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(x.raw);
+  } catch {
+    throw new BadRequestError('Invalid Json Input');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new BadRequestError('Invalid Json Input');
+  }
+  x.body = parsed as Record<string, unknown>;
+  return undefined;
+};
+
+/** The `cdi-version` header against the app's limits; builds the request the route sees. */
+const checkCdiVersion: Step = (x) => {
+  const prefix = need(x.prefix, 'prefix');
+  const { app, tenant, config } = need(x.tenants, 'tenants');
+  const limits = { max: config.maxCdiVersion, min: config.minCdiVersion };
+  const header = x.headers['cdi-version'];
+  const cdiVersion =
+    x.route.skipCdiCheck && header === undefined ? (limits.max ?? '5.6') : resolveCdiVersion(header, limits);
+  x.request = {
+    routeId: x.route.routeId,
+    method: x.method,
+    appId: prefix.appId,
+    tenantId: prefix.tenantId,
+    cdiVersion,
+    body: BODY_METHODS.has(x.method) ? x.body : undefined,
+    query: x.event.queryStringParameters ?? {},
+    headers: x.headers,
+    app,
+    tenant,
+    config,
+    requestId: x.requestId,
+  };
+  return undefined;
+};
+
+const refuseNonPublicTenant = (request: CoreRequest) => {
+  if (request.tenantId !== PUBLIC && cdiAtLeast(request.cdiVersion, '5.0'))
+    throw new ForbiddenError(ONLY_PUBLIC_TENANT);
+};
+
+const requireTenant = (request: CoreRequest) => {
+  if (!request.app || !request.tenant) throw new AppOrTenantNotFoundError(request.appId, request.tenantId);
+};
+
+const checkAppScope: Step = (x) => {
+  if (x.route.scope === 'app') refuseNonPublicTenant(need(x.request, 'request'));
+  return undefined;
+};
+
+const existenceAt =
+  (when: 'first' | 'after-input'): Step =>
+  (x) => {
+    if ((x.route.tenantMustExist ?? 'first') === when) requireTenant(need(x.request, 'request'));
+    return undefined;
+  };
+
+const readInput: Step = (x) => {
+  const input = x.route.input?.(need(x.request, 'request'));
+  if (input instanceof Answer) return input.response;
+  x.input = input;
+  return undefined;
+};
+
+const checkPublicTenantOnly: Step = (x) => {
+  if (x.route.publicTenantOnly) refuseNonPublicTenant(need(x.request, 'request'));
+  return undefined;
+};
+
+const run: Step = (x) => x.route.run(x.input, need(x.request, 'request'));
+
+/** The steps, in the order they run. */
+const STEPS: readonly Step[] = [
+  resolvePathPrefix,
+  loadTenants,
+  checkKey,
+  decodeBody,
+  parseJson,
+  checkCdiVersion,
+  checkAppScope,
+  existenceAt('first'),
+  readInput,
+  existenceAt('after-input'),
+  checkPublicTenantOnly,
+  run,
+];
+
+async function runSteps(x: Exchange): Promise<CoreResponse> {
+  for (const step of STEPS) {
+    const answer = await step(x);
+    if (answer) return answer;
+  }
+  throw new Error(`route ${x.route.routeId} gave no answer`);
+}
+
+function lowerCaseHeaders(headers: APIGatewayProxyEventV2['headers'] | undefined): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(headers ?? {})) out[k.toLowerCase()] = v;
+  return out;
+}
+
+/** Builds the Lambda handler of one route; any error becomes the core's status and text. */
+export function httpHandler<I = undefined>(route: Route<I>) {
+  const core = async (event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyResultV2> => {
+    const started = Date.now();
+    const requestId = context.awsRequestId ?? event.requestContext?.requestId ?? 'unknown';
+    const method = event.requestContext?.http?.method ?? 'GET';
+    let status = 500;
+    try {
+      const exchange: Exchange = {
+        route: route as Route<unknown>,
+        event,
+        method,
+        headers: lowerCaseHeaders(event.headers),
+        requestId,
+      };
+      const result = toHttp(await runSteps(exchange));
+      status = (result as { statusCode?: number }).statusCode ?? 200;
+      return result;
+    } catch (error) {
+      const result = errorToHttp(error, { route: route.routeId, requestId });
+      status = (result as { statusCode?: number }).statusCode ?? 500;
+      return result;
+    } finally {
+      logger.info('request', { route: route.routeId, method, status, ms: Date.now() - started, requestId });
+    }
+  };
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyResultV2, Error, Context>({ timeoutEarlyInMillis: 0 }).handler(
+    core,
+  );
+}

@@ -1,0 +1,39 @@
+/** Responses of the core: JSON or plain text, and the one mapping of errors to status codes. */
+import type { APIGatewayProxyResultV2 } from 'aws-lambda';
+import { CoreHttpError, JsonBadRequestError } from '#functions/shared/errors.js';
+import { logger } from '#functions/shared/logger.js';
+
+export interface CoreResponse {
+  readonly statusCode?: number;
+  /** Serialised as JSON with `application/json`. */
+  readonly json?: unknown;
+  /** Sent as `text/plain`. */
+  readonly text?: string;
+}
+
+export function ok(json: object): CoreResponse {
+  return { statusCode: 200, json };
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const TEXT_TYPE = 'text/plain; charset=utf-8';
+
+function response(statusCode: number, body: string, contentType: string): APIGatewayProxyResultV2 {
+  return { statusCode, headers: { 'content-type': contentType }, body };
+}
+
+export function toHttp(result: CoreResponse): APIGatewayProxyResultV2 {
+  const status = result.statusCode ?? 200;
+  if (result.text !== undefined) return response(status, `${result.text}\n`, TEXT_TYPE);
+  return response(status, `${JSON.stringify(result.json ?? {})}\n`, JSON_TYPE);
+}
+
+/** Maps any error to the core's response; only < 500 errors expose their message. */
+export function errorToHttp(error: unknown, context: Record<string, unknown>): APIGatewayProxyResultV2 {
+  if (error instanceof JsonBadRequestError) return response(400, `${error.message}\n`, JSON_TYPE);
+  if (error instanceof CoreHttpError && error.statusCode < 500) {
+    return response(error.statusCode, `${error.message}\n`, TEXT_TYPE);
+  }
+  logger.error('request failed', { ...context, error });
+  return response(500, 'Internal Error\n', TEXT_TYPE);
+}

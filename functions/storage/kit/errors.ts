@@ -1,0 +1,104 @@
+/**
+ * How this core classifies DynamoDB failures. One classification for every store, so a caller can
+ * tell what to do with a failure without knowing the SDK's error names:
+ *
+ * - `conditional`: a condition failed (the data is not as the write expected) — an outcome, never
+ *   retried blindly;
+ * - `throttled`: capacity ran out (throttling, provisioned throughput, request limit) — retried
+ *   here with backoff; when retries run out the caller slows down (backpressure), never fails data;
+ * - `conflict`: another transaction held an item — retried;
+ * - `unavailable`: 5xx answers, timeouts, network errors — retried;
+ * - `permanent`: anything else (a validation error, a bug) — thrown as is.
+ */
+export interface AwsError {
+  name?: string;
+  code?: string;
+  $retryable?: unknown;
+  $metadata?: { httpStatusCode?: number };
+  CancellationReasons?: { Code?: string }[];
+}
+
+export type FailureKind = 'conditional' | 'throttled' | 'conflict' | 'unavailable' | 'permanent';
+export type TransientKind = Extract<FailureKind, 'throttled' | 'conflict' | 'unavailable'>;
+
+const BY_NAME: Readonly<Record<string, FailureKind>> = {
+  ConditionalCheckFailedException: 'conditional',
+  ThrottlingException: 'throttled',
+  ProvisionedThroughputExceededException: 'throttled',
+  RequestLimitExceeded: 'throttled',
+  TransactionConflictException: 'conflict',
+  TransactionInProgressException: 'conflict',
+  InternalServerError: 'unavailable',
+  ServiceUnavailable: 'unavailable',
+  TimeoutError: 'unavailable',
+};
+
+/** Cancellation reason codes of a cancelled transaction (`None` = that action was fine). */
+const BY_REASON: Readonly<Record<string, FailureKind>> = {
+  ConditionalCheckFailed: 'conditional',
+  ThrottlingError: 'throttled',
+  ProvisionedThroughputExceeded: 'throttled',
+  RequestLimitExceeded: 'throttled',
+  TransactionConflict: 'conflict',
+  InternalServerError: 'unavailable',
+};
+
+const NETWORK_ERROR_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN']);
+
+export type Cancellation =
+  /** Not a cancelled transaction. */
+  | { readonly kind: 'none' }
+  /** Cancelled for a reason worth retrying (a conflicting transaction, throttling, a 5xx). */
+  | { readonly kind: TransientKind }
+  /** Cancelled because these actions' conditions failed (indexes into TransactItems). */
+  | { readonly kind: 'conditions'; readonly failedIndexes: readonly number[] }
+  /** Cancelled for another reason (e.g. a validation error): a bug, not an outcome. */
+  | { readonly kind: 'permanent' };
+
+/** A cancelled transaction by its per-action reasons: transient reasons win over condition failures. */
+export function classifyCancellation(error: unknown): Cancellation {
+  const e = error as AwsError;
+  if (e.name !== 'TransactionCanceledException') return { kind: 'none' };
+  const reasons = e.CancellationReasons ?? [];
+  for (const kind of ['throttled', 'conflict', 'unavailable'] as const) {
+    if (reasons.some((r) => r.Code !== undefined && BY_REASON[r.Code] === kind)) return { kind };
+  }
+  const failedIndexes = reasons.flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : []));
+  return failedIndexes.length > 0 ? { kind: 'conditions', failedIndexes } : { kind: 'permanent' };
+}
+
+/** What kind of failure `error` is (see the module comment). A bug in our code is `permanent`. */
+export function classifyError(error: unknown): FailureKind {
+  const cancellation = classifyCancellation(error);
+  if (cancellation.kind === 'conditions') return 'conditional';
+  if (cancellation.kind !== 'none') return cancellation.kind;
+  const e = (error ?? {}) as AwsError;
+  const byName = e.name !== undefined ? BY_NAME[e.name] : undefined;
+  if (byName) return byName;
+  if (e.$retryable) return 'unavailable';
+  if (e.code && NETWORK_ERROR_CODES.has(e.code)) return 'unavailable';
+  const status = e.$metadata?.httpStatusCode;
+  return status !== undefined && status >= 500 ? 'unavailable' : 'permanent';
+}
+
+export function isTransient(kind: FailureKind): kind is TransientKind {
+  return kind === 'throttled' || kind === 'conflict' || kind === 'unavailable';
+}
+
+/** A single-item write whose condition failed (ConditionalCheckFailedException). */
+export const isConditionFailure = (error: unknown): boolean => classifyError(error) === 'conditional';
+
+/**
+ * A storage call that kept failing for a transient reason after the kit's retries: nothing was
+ * written by it (a transaction is atomic; a batch reports what it left undone). `kind` lets the
+ * caller choose: a worker returns the message to the queue (with a delay when `throttled`).
+ */
+export class TransientStorageError extends Error {
+  constructor(
+    readonly kind: TransientKind,
+    options?: { cause?: unknown },
+  ) {
+    super(`DynamoDB kept failing (${kind}) after retries`, options);
+    this.name = 'TransientStorageError';
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Single-item reads and writes. A write with a condition answers whether the condition held
+ * (false) instead of throwing, so stores never match on the SDK's error names.
+ */
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure } from './errors.js';
+import type { Item, Key, Table } from './table.js';
+
+export interface Condition {
+  readonly expression: string;
+  readonly names?: Record<string, string>;
+  readonly values?: Item;
+}
+
+const conditionInput = (condition: Condition | undefined, names: Record<string, string> = {}, values: Item = {}) => {
+  const allNames = { ...names, ...(condition?.names ?? {}) };
+  const allValues = { ...values, ...(condition?.values ?? {}) };
+  return {
+    ...(condition ? { ConditionExpression: condition.expression } : {}),
+    ...(Object.keys(allNames).length > 0 ? { ExpressionAttributeNames: allNames } : {}),
+    ...(Object.keys(allValues).length > 0 ? { ExpressionAttributeValues: allValues } : {}),
+  };
+};
+
+/** Consistent read of one item (undefined when absent). */
+export async function getItem(table: Table, key: Key): Promise<Item | undefined> {
+  const out = await table.client().send(new GetCommand({ TableName: table.name, Key: key, ConsistentRead: true }));
+  return out.Item;
+}
+
+/** Puts the item; false when `condition` did not hold (nothing written). */
+export async function putItem(table: Table, item: Item, condition?: Condition): Promise<boolean> {
+  try {
+    await table.client().send(new PutCommand({ TableName: table.name, Item: item, ...conditionInput(condition) }));
+    return true;
+  } catch (error) {
+    if (condition && isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Applies an update (see `updateExpression`); false when `condition` did not hold. Returns the old item when asked. */
+export async function updateItem(
+  table: Table,
+  key: Key,
+  update: {
+    UpdateExpression: string;
+    ExpressionAttributeNames: Record<string, string>;
+    ExpressionAttributeValues: Item;
+  },
+  condition?: Condition,
+  options: { returnOld?: boolean } = {},
+): Promise<{ ok: boolean; old?: Item }> {
+  try {
+    const out = await table.client().send(
+      new UpdateCommand({
+        TableName: table.name,
+        Key: key,
+        UpdateExpression: update.UpdateExpression,
+        ...conditionInput(condition, update.ExpressionAttributeNames, update.ExpressionAttributeValues),
+        ...(options.returnOld ? { ReturnValues: 'ALL_OLD' as const } : {}),
+      }),
+    );
+    return { ok: true, ...(out.Attributes ? { old: out.Attributes } : {}) };
+  } catch (error) {
+    if (condition && isConditionFailure(error)) return { ok: false };
+    throw error;
+  }
+}
+
+/** Deletes one item; `existed` says whether there was one. False `ok` when `condition` did not hold. */
+export async function deleteItem(
+  table: Table,
+  key: Key,
+  condition?: Condition,
+): Promise<{ ok: boolean; existed: boolean }> {
+  try {
+    const out = await table
+      .client()
+      .send(
+        new DeleteCommand({ TableName: table.name, Key: key, ReturnValues: 'ALL_OLD', ...conditionInput(condition) }),
+      );
+    return { ok: true, existed: out.Attributes !== undefined };
+  } catch (error) {
+    if (condition && isConditionFailure(error)) return { ok: false, existed: true };
+    throw error;
+  }
+}

@@ -1,0 +1,270 @@
+/**
+ * A staged row's life: NEW (staging) → PROCESSING (claimed by a worker) → deleted with its user's
+ * import, or FAILED. Every status change and every deletion updates the row's counter shard in the
+ * same transaction, so counts are exact; every change is conditioned on the row's current status,
+ * so a concurrent writer can never make the counters drift.
+ */
+import type { StagedStatus, StagedUserRecord } from '#functions/domain/bulk-import/staging-ports.js';
+import type { ImportUser } from '#functions/domain/bulk-import/types.js';
+import {
+  batchGetAll,
+  chunk,
+  forEachLimited,
+  getItem,
+  groupBy,
+  type Item,
+  putItem,
+  type Table,
+  type TransactItem,
+  transact,
+  updateExpression,
+  updateItem,
+} from '../kit/index.js';
+import {
+  counterShard,
+  counterUpdate,
+  fromItem,
+  newRowItem,
+  PARALLELISM,
+  ROWS_PER_TRANSACTION,
+  stagedRow,
+  stagingMarker,
+} from './rows.js';
+
+const statusIs = (status: StagedStatus) => ({
+  expression: 'attribute_exists(PK) AND #st = :st',
+  names: { '#st': 'status' },
+  values: { ':st': status },
+});
+const pendingCondition = {
+  expression: 'attribute_exists(PK) AND #st IN (:n, :p)',
+  names: { '#st': 'status' },
+  values: { ':n': 'NEW', ':p': 'PROCESSING' },
+};
+
+/** A transaction Update of one row, conditioned on its current status. */
+function statusChange(table: Table, appId: string, id: string, from: StagedStatus, set: Item): TransactItem {
+  const update = updateExpression(set);
+  const condition = statusIs(from);
+  return {
+    Update: {
+      TableName: table.name,
+      Key: stagedRow.key({ appId, id }),
+      UpdateExpression: update.UpdateExpression,
+      ConditionExpression: condition.expression,
+      ExpressionAttributeNames: { ...update.ExpressionAttributeNames, ...condition.names },
+      ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...condition.values },
+    },
+  };
+}
+
+/** A row moved to `status`: its GSI1 entry moves to that status's partition (same sort key). */
+const moveTo = (appId: string, id: string, status: StagedStatus) =>
+  stagedRow.indexPartition('GSI1', { appId, id, status, createdAt: 0 });
+
+export async function getRow(table: Table, appId: string, id: string): Promise<StagedUserRecord | undefined> {
+  const item = await getItem(table, stagedRow.key({ appId, id }));
+  return item ? fromItem(item) : undefined;
+}
+
+/** Consistent reads of rows by id (missing rows are absent); only `id` and `status` unless `full`. */
+export async function readRows(table: Table, appId: string, ids: readonly string[], full = false): Promise<Item[]> {
+  return batchGetAll(
+    table,
+    ids.map((id) => stagedRow.key({ appId, id })),
+    full ? {} : { attributes: ['id', 'status'] },
+  );
+}
+
+export async function insertNew(
+  table: Table,
+  appId: string,
+  users: readonly ImportUser[],
+  now: number,
+): Promise<{ collidedIds: string[] }> {
+  // Before any row: the reconciler must know this app has rows to look after.
+  await putItem(table, stagingMarker.item({ appId }, { appId, stagedAt: now }, { GSI2: { appId } }));
+  const collided: string[] = [];
+  const groups = [...groupBy(users, (u) => counterShard(u.id)).entries()];
+  // Each counter shard's chunks run one after another (no transaction conflicts on the counter
+  // item within one request); shards run in parallel, bounded.
+  await forEachLimited(groups, PARALLELISM, async ([shard, group]) => {
+    for (const part of chunk(group, ROWS_PER_TRANSACTION)) {
+      let pending = part;
+      while (pending.length > 0) {
+        const items: TransactItem[] = pending.map((user) => ({
+          Put: {
+            TableName: table.name,
+            Item: newRowItem(appId, user, now),
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        }));
+        items.push(counterUpdate(table, appId, shard, { NEW: pending.length }));
+        const result = await transact(table, items);
+        if (result.ok) break;
+        const taken = new Set(result.failedIndexes.map((i) => pending[i]?.id));
+        collided.push(...pending.filter((u) => taken.has(u.id)).map((u) => u.id));
+        pending = pending.filter((u) => !taken.has(u.id));
+      }
+    }
+  });
+  return { collidedIds: collided };
+}
+
+const claimUpdate = (table: Table, appId: string, id: string, now: number) =>
+  statusChange(table, appId, id, 'NEW', { status: 'PROCESSING', updatedAt: now, ...moveTo(appId, id, 'PROCESSING') });
+
+export async function claim(
+  table: Table,
+  appId: string,
+  id: string,
+  now: number,
+): Promise<StagedUserRecord | undefined> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const row = await getRow(table, appId, id);
+    if (!row || row.status === 'FAILED') return undefined;
+    if (row.status === 'PROCESSING') return row;
+    const result = await transact(table, [
+      claimUpdate(table, appId, id, now),
+      counterUpdate(table, appId, counterShard(id), { NEW: -1, PROCESSING: 1 }),
+    ]);
+    if (result.ok) return { ...row, status: 'PROCESSING', updatedAt: now };
+  }
+  throw new Error('the staged row kept changing while being claimed');
+}
+
+/**
+ * {@link claim} for a worker's whole batch: one consistent batch read, then the NEW rows move to
+ * PROCESSING in one transaction with ONE counter update (NEW −k, PROCESSING +k on one shard;
+ * counts are sums over shards). If any of them changed meanwhile, nothing was written and each is
+ * claimed on its own.
+ */
+export async function claimMany(
+  table: Table,
+  appId: string,
+  ids: readonly string[],
+  now: number,
+): Promise<Map<string, StagedUserRecord | undefined>> {
+  const unique = [...new Set(ids)];
+  const found = new Map(
+    (await readRows(table, appId, unique, true)).map((i) => [i.id as string, fromItem(i)] as const),
+  );
+  const out = new Map<string, StagedUserRecord | undefined>();
+  const fresh: StagedUserRecord[] = [];
+  for (const id of unique) {
+    const row = found.get(id);
+    if (row?.status === 'NEW') fresh.push(row);
+    else out.set(id, row?.status === 'PROCESSING' ? row : undefined);
+  }
+  for (const part of chunk(fresh, ROWS_PER_TRANSACTION)) {
+    const first = part[0] as StagedUserRecord;
+    const result = await transact(table, [
+      ...part.map((r) => claimUpdate(table, appId, r.id, now)),
+      counterUpdate(table, appId, counterShard(first.id), { NEW: -part.length, PROCESSING: part.length }),
+    ]);
+    if (result.ok) {
+      for (const r of part) out.set(r.id, { ...r, status: 'PROCESSING', updatedAt: now });
+      continue;
+    }
+    for (const r of part) out.set(r.id, await claim(table, appId, r.id, now));
+  }
+  return out;
+}
+
+export async function fail(
+  table: Table,
+  appId: string,
+  id: string,
+  from: 'NEW' | 'PROCESSING',
+  message: string,
+  now: number,
+): Promise<boolean> {
+  const result = await transact(table, [
+    statusChange(table, appId, id, from, {
+      status: 'FAILED',
+      errorMessage: message,
+      updatedAt: now,
+      ...moveTo(appId, id, 'FAILED'),
+    }),
+    counterUpdate(table, appId, counterShard(id), { [from]: -1, FAILED: 1 }),
+  ]);
+  return result.ok;
+}
+
+export async function noteTransientError(
+  table: Table,
+  appId: string,
+  id: string,
+  message: string,
+  now: number,
+): Promise<void> {
+  await updateItem(
+    table,
+    stagedRow.key({ appId, id }),
+    updateExpression({ lastError: message, lastErrorAt: now }),
+    pendingCondition,
+  );
+}
+
+/**
+ * The import's companion writes: deletes of these PROCESSING rows and ONE counter update for all
+ * of them (one shard carries it). Composed into the user write's transaction by the user store.
+ */
+export function importedRowDeletes(table: Table, appId: string, ids: readonly string[]): TransactItem[] {
+  if (ids.length === 0) return [];
+  return [
+    ...ids.map((id) => ({
+      Delete: {
+        TableName: table.name,
+        Key: stagedRow.key({ appId, id }),
+        ConditionExpression: '#st = :st',
+        ExpressionAttributeNames: { '#st': 'status' },
+        ExpressionAttributeValues: { ':st': 'PROCESSING' },
+      },
+    })),
+    counterUpdate(table, appId, counterShard(ids[0] as string), { PROCESSING: -ids.length }),
+  ];
+}
+
+export async function removeImported(table: Table, appId: string, id: string): Promise<boolean> {
+  return (await transact(table, importedRowDeletes(table, appId, [id]))).ok;
+}
+
+export async function remove(table: Table, appId: string, ids: readonly string[]): Promise<Set<string>> {
+  const deleted = new Set<string>();
+  let pending = [...new Set(ids)];
+  for (let round = 0; round < 5 && pending.length > 0; round++) {
+    const rows = (await readRows(table, appId, pending)).map((i) => ({
+      id: i.id as string,
+      status: i.status as StagedStatus,
+    }));
+    const retry: string[] = [];
+    const groups = [...groupBy(rows, (r) => counterShard(r.id)).entries()];
+    await forEachLimited(groups, PARALLELISM, async ([shard, group]) => {
+      for (const part of chunk(group, ROWS_PER_TRANSACTION)) {
+        const deltas: Partial<Record<StagedStatus, number>> = {};
+        for (const r of part) deltas[r.status] = (deltas[r.status] ?? 0) - 1;
+        const items: TransactItem[] = part.map((r) => ({
+          Delete: {
+            TableName: table.name,
+            Key: stagedRow.key({ appId, id: r.id }),
+            ConditionExpression: '#st = :st',
+            ExpressionAttributeNames: { '#st': 'status' },
+            ExpressionAttributeValues: { ':st': r.status },
+          },
+        }));
+        items.push(counterUpdate(table, appId, shard, deltas));
+        const result = await transact(table, items);
+        if (result.ok) for (const r of part) deleted.add(r.id);
+        // A row changed status (or was imported) meanwhile: read it again next round.
+        else retry.push(...part.map((r) => r.id));
+      }
+    });
+    pending = retry;
+  }
+  return deleted;
+}
+
+export async function markSent(table: Table, appId: string, id: string, now: number): Promise<void> {
+  await updateItem(table, stagedRow.key({ appId, id }), updateExpression({ sentAt: now }), pendingCondition);
+}

@@ -1,0 +1,58 @@
+/**
+ * Everything kept about a user id besides the user itself — metadata, role assignments, TOTP
+ * devices — found together: by the id's partition (a user removal) or, for a whole app, by the
+ * GSI3 user-data shards (app deletion, including ids that never became users).
+ */
+
+import { METADATA_SK, USER_DATA_SHARDS, userDataIndexPartition, userPartition } from './keys/metadata.js';
+import { ROLE_SORT_PREFIX } from './keys/roles.js';
+import { TOTP_SORT_PREFIX } from './keys/totp.js';
+import {
+  allShards,
+  batchDeleteAll,
+  type Key,
+  queryAll,
+  queryPages,
+  type Table,
+  type TransactItem,
+} from './kit/index.js';
+
+/** Keys of the user-data items of one id: metadata, role assignments (all tenants), TOTP devices. */
+async function userDataKeys(table: Table, appId: string, userId: string): Promise<Key[]> {
+  const items = await queryAll(
+    table,
+    { pk: userPartition(appId, userId) },
+    { attributes: ['PK', 'SK'], consistent: true },
+  );
+  return items
+    .map((item) => ({ PK: item.PK as string, SK: item.SK as string }))
+    .filter(({ SK }) => SK === METADATA_SK || SK.startsWith(ROLE_SORT_PREFIX) || SK.startsWith(TOTP_SORT_PREFIX));
+}
+
+/**
+ * Unconditional Deletes of every metadata, role-assignment and TOTP-device item of `userId`
+ * (Query of its partition, other items left alone). A transaction holds at most 100 elements:
+ * use {@link purgeUserData} when the list can be long.
+ */
+export async function userDataDeletes(table: Table, appId: string, userId: string): Promise<TransactItem[]> {
+  return (await userDataKeys(table, appId, userId)).map((Key) => ({ Delete: { TableName: table.name, Key } }));
+}
+
+/** Deletes metadata, role assignments and TOTP devices of `userId` (batched, not atomic). */
+export async function purgeUserData(table: Table, appId: string, userId: string): Promise<void> {
+  await batchDeleteAll(table, await userDataKeys(table, appId, userId));
+}
+
+/** App-deletion purger: every user-data item of the app, by Query on each GSI3 shard. */
+export async function purgeAppUserData(table: Table, appId: string): Promise<void> {
+  await Promise.all(
+    allShards(USER_DATA_SHARDS).map(async (shard) => {
+      const pages = queryPages(
+        table,
+        { index: 'GSI3', pk: userDataIndexPartition(appId, shard) },
+        { attributes: ['PK', 'SK'] },
+      );
+      for await (const page of pages) await batchDeleteAll(table, page as Key[]);
+    }),
+  );
+}

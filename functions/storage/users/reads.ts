@@ -1,0 +1,168 @@
+/** The users store's reads, each a row of the README's access-pattern table. */
+import type { UserRecord } from '#functions/domain/users/model.js';
+import type { AccountInfoQuery, ListUsersQuery, UserIdMapping, UserPosition } from '#functions/domain/users/ports.js';
+import {
+  EXTERNAL_ID_SK,
+  emailPartition,
+  externalIdPartition,
+  LINK_SK,
+  PRIMARY_SK,
+  phonePartition,
+  tenantUsersIndexPartition,
+  tenantUsersIndexSortKey,
+  thirdPartyPartition,
+  USER_SK,
+  uniqueSortKey,
+  userPartition,
+} from '../keys/users.js';
+import { batchGetAll, getItem, type Item, queryAll, queryPage, type Table } from '../kit/index.js';
+import { counterAttribute, counterKeys, recordFromItem } from './items.js';
+
+/** USER items of these user ids, in the given order (missing ones skipped). */
+export async function getUsers(table: Table, appId: string, userIds: readonly string[]): Promise<UserRecord[]> {
+  const items = await batchGetAll(
+    table,
+    userIds.map((id) => ({ PK: userPartition(appId, id), SK: USER_SK })),
+  );
+  const byId = new Map<string, UserRecord>();
+  for (const item of items) {
+    const record = recordFromItem(item);
+    if (record) byId.set(record.userId, record);
+  }
+  return [...new Set(userIds)].flatMap((id) => {
+    const record = byId.get(id);
+    return record ? [record] : [];
+  });
+}
+
+/** Access patterns "user by id" (USER) and "primary of a linked recipe user" (LINK), one BatchGet. */
+export async function getUserBySuperTokensId(
+  table: Table,
+  appId: string,
+  superTokensId: string,
+): Promise<UserRecord | undefined> {
+  const items = await batchGetAll(table, [
+    { PK: userPartition(appId, superTokensId), SK: USER_SK },
+    { PK: userPartition(appId, superTokensId), SK: LINK_SK },
+  ]);
+  const user = items.find((i) => i.SK === USER_SK);
+  if (user) return recordFromItem(user);
+  const link = items.find((i) => i.SK === LINK_SK);
+  if (!link) return undefined;
+  return recordFromItem(await getItem(table, { PK: userPartition(appId, link.userId as string), SK: USER_SK }));
+}
+
+/** Access pattern "mapping by external id": GetItem `APP#<a>#EXT#<ext>` / `MAP`. */
+export async function getMappingByExternalId(
+  table: Table,
+  appId: string,
+  externalUserId: string,
+): Promise<UserIdMapping | undefined> {
+  const item = await getItem(table, { PK: externalIdPartition(appId, externalUserId), SK: EXTERNAL_ID_SK });
+  if (!item) return undefined;
+  return {
+    superTokensUserId: item.superTokensUserId as string,
+    externalUserId: item.externalUserId as string,
+    ...(typeof item.externalUserIdInfo === 'string' ? { externalUserIdInfo: item.externalUserIdInfo } : {}),
+  };
+}
+
+/** Access pattern "emailpassword user by email in a tenant": GetItem email partition / `UNIQUE#emailpassword`. */
+export async function getEmailPasswordUser(table: Table, appId: string, tenantId: string, email: string) {
+  const item = await getItem(table, { PK: emailPartition(appId, tenantId, email), SK: uniqueSortKey('emailpassword') });
+  if (!item) return undefined;
+  const recipeUserId = item.recipeUserId as string;
+  const user = await getUserBySuperTokensId(table, appId, recipeUserId);
+  if (!user) return undefined;
+  return { user, recipeUserId };
+}
+
+/** Access pattern "account-info owners": Query one account-info partition (UNIQUE#… and REF#… items). */
+async function ownersOf(table: Table, pk: string): Promise<string[]> {
+  const items = await queryAll(table, { pk }, { consistent: true });
+  return items.filter((item) => item.SK !== PRIMARY_SK).map((item) => item.userId as string);
+}
+
+export async function usersByAccountInfo(
+  table: Table,
+  appId: string,
+  tenantId: string,
+  query: AccountInfoQuery,
+): Promise<UserRecord[][]> {
+  const partitions: string[] = [];
+  if (query.email !== undefined) partitions.push(emailPartition(appId, tenantId, query.email));
+  if (query.phoneNumber !== undefined) partitions.push(phonePartition(appId, tenantId, query.phoneNumber));
+  if (query.thirdParty) {
+    partitions.push(thirdPartyPartition(appId, tenantId, query.thirdParty.id, query.thirdParty.userId));
+  }
+  return Promise.all(partitions.map(async (pk) => getUsers(table, appId, await ownersOf(table, pk))));
+}
+
+const POSITION_SHAPE = /^(\d{15})#(.+)$/;
+
+/**
+ * Access pattern "users of a tenant by time joined": Query GSI1 `APP#<a>#T#<t>#USERS`, SK after
+ * the previous page's last entry, filtered by recipe mask; then BatchGet of the USER items.
+ */
+export async function listUsers(
+  table: Table,
+  appId: string,
+  tenantId: string,
+  query: ListUsersQuery,
+): Promise<{ users: UserRecord[]; next?: UserPosition }> {
+  const ascending = query.order === 'ASC';
+  if (query.masks?.length === 0) return { users: [] };
+  const after = query.after ? tenantUsersIndexSortKey(query.after.timeJoined, query.after.userId) : undefined;
+  const masks = query.masks;
+  const entries: { userId: string; sk: string }[] = [];
+  let startKey: Item | undefined;
+  do {
+    const page = await queryPage(
+      table,
+      {
+        index: 'GSI1',
+        pk: tenantUsersIndexPartition(appId, tenantId),
+        ...(after === undefined ? {} : { sk: ascending ? { after } : { before: after } }),
+      },
+      {
+        ...(masks
+          ? {
+              filter: {
+                expression: `recipeMask IN (${masks.map((_, i) => `:m${i}`).join(', ')})`,
+                values: Object.fromEntries(masks.map((mask, i) => [`:m${i}`, mask])),
+              },
+            }
+          : {}),
+        attributes: ['userId', 'GSI1SK'],
+        forward: ascending,
+        pageSize: Math.min(1000, query.limit + 1),
+        ...(startKey ? { startKey } : {}),
+      },
+    );
+    for (const item of page.items) entries.push({ userId: item.userId as string, sk: item.GSI1SK as string });
+    startKey = page.next;
+  } while (startKey && entries.length <= query.limit);
+  const pageEntries = entries.slice(0, query.limit);
+  const users = await getUsers(
+    table,
+    appId,
+    pageEntries.map((e) => e.userId),
+  );
+  const last = pageEntries[pageEntries.length - 1];
+  const match = last && entries.length > query.limit ? POSITION_SHAPE.exec(last.sk) : null;
+  return match ? { users, next: { timeJoined: Number(match[1]), userId: match[2] as string } } : { users };
+}
+
+/** Access pattern "users count": BatchGet of the 16 counter shards of a tenant (or of the app). */
+export async function countUsers(
+  table: Table,
+  appId: string,
+  tenantId: string | undefined,
+  masks: readonly number[],
+): Promise<number> {
+  let total = 0;
+  for (const item of await batchGetAll(table, counterKeys(appId, tenantId))) {
+    for (const mask of masks) total += (item[counterAttribute(mask)] as number | undefined) ?? 0;
+  }
+  return total;
+}

@@ -1,0 +1,37 @@
+/**
+ * The users storage port (functions/domain/users/ports.ts) for one table. Its jobs live beside it:
+ * items.ts (what a user record owns in the table), write.ts (the atomic write), reads.ts (the
+ * access patterns), purge.ts (app and tenant deletion).
+ */
+import type { UserStore } from '#functions/domain/users/ports.js';
+import type { Table } from '../kit/index.js';
+import { purgeUserData } from '../user-data.js';
+import {
+  countUsers,
+  getEmailPasswordUser,
+  getMappingByExternalId,
+  getUserBySuperTokensId,
+  listUsers,
+  usersByAccountInfo,
+} from './reads.js';
+import { DynamoUserWrite } from './write.js';
+
+export function createUserStore(table: Table): UserStore {
+  return {
+    getUserBySuperTokensId: (appId, id) => getUserBySuperTokensId(table, appId, id),
+    getMappingByExternalId: (appId, externalUserId) => getMappingByExternalId(table, appId, externalUserId),
+    getEmailPasswordUser: (appId, tenantId, email) => getEmailPasswordUser(table, appId, tenantId, email),
+    usersByAccountInfo: (appId, tenantId, query) => usersByAccountInfo(table, appId, tenantId, query),
+    listUsers: (appId, tenantId, query) => listUsers(table, appId, tenantId, query),
+    countUsers: (appId, tenantId, masks) => countUsers(table, appId, tenantId, masks),
+    newWrite: (appId) => new DynamoUserWrite(table, appId),
+    commit: (write) => {
+      if (!(write instanceof DynamoUserWrite) || write.table.name !== table.name)
+        throw new Error('a write of another store');
+      return write.commit();
+    },
+    async purgeUserIdData(appId, userIds) {
+      for (const userId of new Set(userIds)) await purgeUserData(table, appId, userId);
+    },
+  };
+}

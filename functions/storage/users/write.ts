@@ -1,0 +1,271 @@
+/**
+ * A user write: ONE TransactWriteItems call built by diffing the derived items of the user records
+ * before and after (items.ts); uniqueness lives in conditional writes inside it, counters are
+ * sharded ADD updates inside it, and the companion writes of other stores (the worker's staged-row
+ * deletes) are composed into it here. A cancelled transaction is mapped back, by action index, to
+ * the entities whose conditions failed.
+ *
+ * The write is built once, plan by plan (`add`), and its action count is read from what was built.
+ * Metadata merges need a read, so they are composed at commit time (one action per plan, counted).
+ */
+import type {
+  CompanionWrites,
+  UserWrite,
+  UserWritePlan,
+  WriteEntity,
+  WriteResult,
+} from '#functions/domain/users/ports.js';
+import { LINK_SK, USER_SK, userPartition } from '../keys/users.js';
+import { type Key, keyString, type Table, type TransactItem, transact } from '../kit/index.js';
+import { metadataMergeWrite } from '../metadata-store.js';
+import { roleExistsCheck, userRolePut } from '../role-store.js';
+import { importedRowDeletes } from '../staging/lifecycle.js';
+import { totpDevicePut } from '../totp-store.js';
+import { counterAttribute, counterDeltas, type DerivedItem, deriveItems, primaryKeys, userShard } from './items.js';
+
+interface Action {
+  readonly item: TransactItem;
+  readonly entity: WriteEntity;
+  /** The plan it belongs to (undefined: shared counters). */
+  readonly plan: number | undefined;
+}
+
+interface State {
+  actions: Action[];
+  /** Entities whose key another part of the same write already claims: conflicts found before writing. */
+  duplicates: { entity: WriteEntity; plan: number }[];
+  claimed: Set<string>;
+  checkedRoles: Set<string>;
+  metadataUsers: Set<string>;
+  plans: UserWritePlan[];
+  stagedRows: { id: string; plan: number }[];
+}
+
+const sameContent = (a: DerivedItem, b: DerivedItem) => JSON.stringify(a.item) === JSON.stringify(b.item);
+
+const copy = (s: State): State => ({
+  actions: [...s.actions],
+  duplicates: [...s.duplicates],
+  claimed: new Set(s.claimed),
+  checkedRoles: new Set(s.checkedRoles),
+  metadataUsers: new Set(s.metadataUsers),
+  plans: [...s.plans],
+  stagedRows: [...s.stagedRows],
+});
+
+export class DynamoUserWrite implements UserWrite {
+  private state: State = {
+    actions: [],
+    duplicates: [],
+    claimed: new Set(),
+    checkedRoles: new Set(),
+    metadataUsers: new Set(),
+    plans: [],
+    stagedRows: [],
+  };
+
+  constructor(
+    readonly table: Table,
+    readonly appId: string,
+  ) {}
+
+  get planCount(): number {
+    return this.state.plans.length;
+  }
+
+  get actionCount(): number {
+    const s = this.state;
+    return (
+      s.actions.length +
+      this.counterUpdates().length +
+      (s.stagedRows.length > 0 ? s.stagedRows.length + 1 : 0) +
+      s.plans.filter((p) => p.metadata).length
+    );
+  }
+
+  add(plan: UserWritePlan, companions?: CompanionWrites, limit?: number): boolean {
+    const before = limit === undefined ? undefined : copy(this.state);
+    this.append(plan, companions);
+    if (before && this.actionCount > (limit as number)) {
+      this.state = before;
+      return false;
+    }
+    return true;
+  }
+
+  private append(plan: UserWritePlan, companions: CompanionWrites | undefined): void {
+    const { table, appId } = this;
+    const s = this.state;
+    const planIndex = s.plans.length;
+    s.plans.push(plan);
+    const push = (entity: WriteEntity, item: TransactItem) => s.actions.push({ entity, item, plan: planIndex });
+    const claim = (key: Key, entity: WriteEntity): boolean => {
+      const id = keyString(key);
+      if (s.claimed.has(id)) {
+        s.duplicates.push({ entity, plan: planIndex });
+        return false;
+      }
+      s.claimed.add(id);
+      return true;
+    };
+
+    for (const change of plan.changes) {
+      const before = new Map(
+        (change.before ? deriveItems(appId, change.before) : []).map((d) => [keyString(d.key), d] as const),
+      );
+      const after = change.after ? deriveItems(appId, change.after) : [];
+      const afterKeys = new Set(after.map((d) => keyString(d.key)));
+      const version = change.before?.version;
+      for (const derived of after) {
+        const old = before.get(keyString(derived.key));
+        const isUser = derived.key.SK === USER_SK;
+        if (old && !isUser && sameContent(old, derived)) continue;
+        if (!claim(derived.key, derived.entity)) continue;
+        const Item = { ...derived.key, ...derived.item };
+        if (!old) {
+          push(derived.entity, {
+            Put: { TableName: table.name, Item, ConditionExpression: 'attribute_not_exists(PK)' },
+          });
+        } else if (isUser) {
+          push(derived.entity, {
+            Put: {
+              TableName: table.name,
+              Item,
+              ConditionExpression: 'version = :v',
+              ExpressionAttributeValues: { ':v': version },
+            },
+          });
+        } else {
+          push(derived.entity, { Put: { TableName: table.name, Item } });
+        }
+      }
+      for (const [id, old] of before) {
+        if (afterKeys.has(id)) continue;
+        if (!claim(old.key, old.entity)) continue;
+        const isUser = old.key.SK === USER_SK;
+        push(old.entity, {
+          Delete: {
+            TableName: table.name,
+            Key: old.key,
+            ...(isUser ? { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': version } } : {}),
+          },
+        });
+      }
+    }
+
+    for (const check of plan.primaryFreeChecks ?? []) {
+      for (const key of primaryKeys(appId, check.tenantId, check)) {
+        if (s.claimed.has(keyString(key))) continue;
+        s.claimed.add(keyString(key));
+        push(
+          { kind: 'primaryAccountInfo' },
+          { ConditionCheck: { TableName: table.name, Key: key, ConditionExpression: 'attribute_not_exists(PK)' } },
+        );
+      }
+    }
+    for (const externalUserId of plan.externalIdsNotUserIds ?? []) {
+      for (const SK of [USER_SK, LINK_SK]) {
+        const key = { PK: userPartition(appId, externalUserId), SK };
+        if (!claim(key, { kind: 'externalIdIsUserId', externalUserId })) continue;
+        push(
+          { kind: 'externalIdIsUserId', externalUserId },
+          { ConditionCheck: { TableName: table.name, Key: key, ConditionExpression: 'attribute_not_exists(PK)' } },
+        );
+      }
+    }
+    if (plan.roles) {
+      for (const role of new Set(plan.roles.assignments.map((a) => a.role))) {
+        // The same role checked for two users of a write is one check.
+        if (s.checkedRoles.has(role)) continue;
+        s.checkedRoles.add(role);
+        push({ kind: 'role', role }, roleExistsCheck(table, appId, role));
+      }
+      for (const { role, tenantId } of plan.roles.assignments) {
+        push({ kind: 'internal' }, userRolePut(table, appId, plan.roles.userId, tenantId, role));
+      }
+    }
+    for (const device of plan.totpDevices?.devices ?? []) {
+      push(
+        { kind: 'totpDevice', deviceName: device.deviceName },
+        totpDevicePut(table, appId, (plan.totpDevices as NonNullable<typeof plan.totpDevices>).userId, device),
+      );
+    }
+    if (plan.metadata) {
+      if (s.metadataUsers.has(plan.metadata.userId))
+        s.duplicates.push({ entity: { kind: 'metadata' }, plan: planIndex });
+      s.metadataUsers.add(plan.metadata.userId);
+    }
+    for (const id of companions?.importedStagedRows ?? []) s.stagedRows.push({ id, plan: planIndex });
+  }
+
+  /**
+   * One update per counter item. Several plans written together put all their deltas on the first
+   * user's shard — counts are sums over the shards, so any shard may carry any user's share, and
+   * one counter action instead of one per user is what makes grouping cheaper.
+   */
+  private counterUpdates(): TransactItem[] {
+    const { plans } = this.state;
+    const changes = plans.flatMap((p) => p.changes);
+    const firstUser = changes.find((c) => c.after ?? c.before);
+    const shard =
+      plans.length > 1 && firstUser ? userShard((firstUser.after ?? firstUser.before)?.userId ?? '') : undefined;
+    return [...counterDeltas(this.appId, changes, shard).values()].map(({ key, deltas }) => {
+      const names: Record<string, string> = {};
+      const values: Record<string, number> = {};
+      const parts: string[] = [];
+      for (const [mask, delta] of deltas) {
+        names[`#m${mask}`] = counterAttribute(mask);
+        values[`:m${mask}`] = delta;
+        parts.push(`#m${mask} :m${mask}`);
+      }
+      return {
+        Update: {
+          TableName: this.table.name,
+          Key: key,
+          UpdateExpression: `SET entityType = :e ADD ${parts.join(', ')}`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ...values, ':e': 'USER_COUNTER' },
+        },
+      };
+    });
+  }
+
+  /** Commits the write: metadata merges are read now (a retry after their guard failed reads again). */
+  async commit(): Promise<WriteResult> {
+    const s = this.state;
+    if (s.duplicates.length > 0) {
+      return { ok: false, failed: s.duplicates.map((d) => d.entity), plans: s.duplicates.map((d) => d.plan) };
+    }
+    const actions: Action[] = [...s.actions];
+    for (const item of this.counterUpdates()) actions.push({ entity: { kind: 'internal' }, item, plan: undefined });
+    const staged = importedRowDeletes(
+      this.table,
+      this.appId,
+      s.stagedRows.map((r) => r.id),
+    );
+    staged.forEach((item, i) => {
+      const row = s.stagedRows[i];
+      actions.push(
+        row
+          ? { entity: { kind: 'stagedRow', id: row.id }, item, plan: row.plan }
+          : { entity: { kind: 'internal' }, item, plan: undefined },
+      );
+    });
+    for (const [planIndex, plan] of s.plans.entries()) {
+      if (!plan.metadata) continue;
+      const put = await metadataMergeWrite(this.table, this.appId, plan.metadata.userId, plan.metadata.update);
+      actions.push({ entity: { kind: 'metadata' }, item: put, plan: planIndex });
+    }
+    if (actions.length === 0) return { ok: true };
+    const result = await transact(
+      this.table,
+      actions.map((a) => a.item),
+    );
+    if (result.ok) return { ok: true };
+    return {
+      ok: false,
+      failed: result.failedIndexes.map((i): WriteEntity => actions[i]?.entity ?? { kind: 'internal' }),
+      plans: result.failedIndexes.map((i) => actions[i]?.plan),
+    };
+  }
+}
