@@ -5,10 +5,11 @@
  */
 import { JsonBadRequestError } from '#functions/shared/errors.js';
 import { type ImportPublisher, importMessage } from './message.js';
+import { withFreshIds } from './primary.js';
 import type { StagingStore } from './staging-ports.js';
 import type { ImportUser } from './types.js';
 import { buildStagingSuccessBody, type StagingSuccessBody, validateStagingRequest } from './validate-request.js';
-import { type ImportValidationContext, withFreshIds } from './validate-user.js';
+import type { ImportValidationContext } from './validate-user.js';
 
 export interface StagingDeps {
   readonly store: StagingStore;

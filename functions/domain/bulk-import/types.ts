@@ -4,12 +4,14 @@
  * the reference's serialisation order, so `JSON.stringify` of a user matches the reference's raw data.
  */
 
+import type { HashingAlgorithm } from '#functions/domain/passwords/index.js';
+
 /** Recipes a login method can belong to; matched exactly (case-sensitive). */
 export const IMPORT_RECIPE_IDS = ['emailpassword', 'thirdparty', 'passwordless'] as const;
 export type ImportRecipeId = (typeof IMPORT_RECIPE_IDS)[number];
 
-/** Normalised (upper-case) `hashingAlgorithm` values. */
-export type ImportHashingAlgorithm = 'BCRYPT' | 'ARGON2' | 'FIREBASE_SCRYPT';
+/** Normalised (upper-case) `hashingAlgorithm` values: the passwords module's algorithms. */
+export type ImportHashingAlgorithm = HashingAlgorithm;
 
 /** The tenant every tenant list defaults to. */
 export const DEFAULT_TENANT_ID = 'public';

@@ -9,6 +9,17 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { checkHashFormat, normaliseHashingAlgorithm } from '../passwords/index.js';
 import {
+  isJsonObject,
+  type JsonObject,
+  readArrayOfObject,
+  readArrayOfString,
+  readBoolean,
+  readInteger,
+  readObject,
+  readString,
+} from './json-fields.js';
+import { getPrimaryLoginMethod } from './primary.js';
+import {
   DEFAULT_TENANT_ID,
   type EmailPasswordImportLoginMethod,
   IMPORT_RECIPE_IDS,
@@ -20,6 +31,8 @@ import {
   type PasswordlessImportLoginMethod,
   type ThirdPartyImportLoginMethod,
 } from './types.js';
+
+export { getPrimaryLoginMethod, withFreshIds } from './primary.js';
 
 export interface ImportValidationContext {
   /** Current time in ms since epoch: default for, and upper bound of, `timeJoinedInMSSinceEpoch`. */
@@ -92,121 +105,15 @@ export const IMPORT_USER_MESSAGES = {
 
 const M = IMPORT_USER_MESSAGES;
 
-// ------------------------------------------------------------------------------------------------
-// Performance note: objects are built with explicit literals and property assignments, never with object
-// spread (`{ ...a, b }`), which is an order of magnitude slower in V8 for the 30k login methods of a
-// 10000-user request.
-
-// ------------------------------------------------------------------------------------------------
-// Generic typed field readers (`<f> should be of type <t><suffix>` / `<f> is required<suffix>`)
-
-type JsonObject = Record<string, unknown>;
-
-const NON_BLANK = /\S/;
 const RECIPE_ID_SET: ReadonlySet<string> = new Set(IMPORT_RECIPE_IDS);
 const RECIPE_TENANT_SUFFIX: ReadonlyMap<string, string> = new Map(
   [...IMPORT_RECIPE_IDS, 'null'].map((recipeId) => [recipeId, ` for ${recipeId} recipe.`]),
 );
 
-function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isNonBlankString(value: unknown): value is string {
-  return typeof value === 'string' && NON_BLANK.test(value);
-}
-
-function typeError(errors: string[], key: string, type: string, suffix: string): undefined {
-  errors.push(`${key} should be of type ${type}${suffix}`);
-  return undefined;
-}
-
-/** True when the key is present (an explicit JSON null counts as present); records "required" otherwise. */
-function present(obj: JsonObject, key: string, required: boolean, errors: string[], suffix: string): boolean {
-  if (Object.hasOwn(obj, key)) return true;
-  if (required) errors.push(`${key} is required${suffix}`);
-  return false;
-}
-
-function readString(
-  obj: JsonObject,
-  key: string,
-  required: boolean,
-  errors: string[],
-  suffix: string,
-): string | undefined {
-  if (!present(obj, key, required, errors, suffix)) return undefined;
-  const value = obj[key];
-  return isNonBlankString(value) ? value : typeError(errors, key, 'string', suffix);
-}
-
-/** Any JSON number, fraction truncated (`integer` in messages, also for long fields). */
-function readInteger(
-  obj: JsonObject,
-  key: string,
-  required: boolean,
-  errors: string[],
-  suffix: string,
-): number | undefined {
-  if (!present(obj, key, required, errors, suffix)) return undefined;
-  const value = obj[key];
-  return typeof value === 'number' && Number.isFinite(value)
-    ? Math.trunc(value)
-    : typeError(errors, key, 'integer', suffix);
-}
-
-function readBoolean(
-  obj: JsonObject,
-  key: string,
-  required: boolean,
-  errors: string[],
-  suffix: string,
-): boolean | undefined {
-  if (!present(obj, key, required, errors, suffix)) return undefined;
-  const value = obj[key];
-  return typeof value === 'boolean' ? value : typeError(errors, key, 'boolean', suffix);
-}
-
-function readObject(
-  obj: JsonObject,
-  key: string,
-  required: boolean,
-  errors: string[],
-  suffix: string,
-): JsonObject | undefined {
-  if (!present(obj, key, required, errors, suffix)) return undefined;
-  const value = obj[key];
-  return isJsonObject(value) ? value : typeError(errors, key, 'object', suffix);
-}
-
-function readArrayOfObject(
-  obj: JsonObject,
-  key: string,
-  required: boolean,
-  errors: string[],
-  suffix: string,
-): JsonObject[] | undefined {
-  if (!present(obj, key, required, errors, suffix)) return undefined;
-  const value = obj[key];
-  return Array.isArray(value) && value.every(isJsonObject)
-    ? (value as JsonObject[])
-    : typeError(errors, key, 'array of object', suffix);
-}
-
-/** Every element a non-blank string; `[]` is fine. */
-function readArrayOfString(
-  obj: JsonObject,
-  key: string,
-  required: boolean,
-  errors: string[],
-  suffix: string,
-): string[] | undefined {
-  if (!present(obj, key, required, errors, suffix)) return undefined;
-  const value = obj[key];
-  return Array.isArray(value) && value.every(isNonBlankString)
-    ? (value as string[])
-    : typeError(errors, key, 'array of string', suffix);
-}
+// ------------------------------------------------------------------------------------------------
+// Performance note: objects are built with explicit literals and property assignments, never with object
+// spread (`{ ...a, b }`), which is an order of magnitude slower in V8 for the 30k login methods of a
+// 10000-user request.
 
 // ------------------------------------------------------------------------------------------------
 // Field normalisers
@@ -518,31 +425,6 @@ function parsePasswordless(
 
 // ------------------------------------------------------------------------------------------------
 // Public API
-
-/**
- * The primary login method: the one with `isPrimary`; if none, the one with the smallest
- * `timeJoinedInMSSinceEpoch` (ties → first). `loginMethods` must not be empty.
- */
-export function getPrimaryLoginMethod<T extends Pick<ImportLoginMethod, 'isPrimary' | 'timeJoinedInMSSinceEpoch'>>(
-  loginMethods: readonly T[],
-): T {
-  let oldest = loginMethods[0];
-  if (oldest === undefined) throw new RangeError('a user has at least one login method');
-  for (const lm of loginMethods) {
-    if (lm.isPrimary) return lm;
-    if (lm.timeJoinedInMSSinceEpoch < oldest.timeJoinedInMSSinceEpoch) oldest = lm;
-  }
-  return oldest;
-}
-
-/**
- * A copy of the user with fresh `superTokensUserId`s and the staged id recomputed (staging-insert retry after
- * an id collision, §4.1).
- */
-export function withFreshIds(user: ImportUser, newId: () => string): ImportUser {
-  const loginMethods = user.loginMethods.map((lm) => ({ ...lm, superTokensUserId: newId() }));
-  return { ...user, id: getPrimaryLoginMethod(loginMethods).superTokensUserId, loginMethods };
-}
 
 function dedupe(values: string[]): string[] {
   if (values.length < 2) return values;
