@@ -45,9 +45,10 @@ export class Answer {
   constructor(readonly response: CoreResponse) {}
 }
 
-/** What a route declares; the pipeline does the rest. */
-export interface Route<I = undefined> {
-  readonly routeId: string;
+/** What a route needs from the pipeline: who it is and which checks run, and when. */
+export interface RouteNeeds {
+  /** The manifest's route id (functions/routes.ts). */
+  readonly id: string;
   /**
    * 'app': an app-specific API — a non-public tenant in the path is refused (403 at CDI ≥ 5.0),
    * before anything else of the route. 'tenant': the path's tenant is the target.
@@ -60,7 +61,7 @@ export interface Route<I = undefined> {
    *   app up;
    * 'never': the use case answers for a missing tenant itself (it gets `request.tenant`).
    */
-  readonly tenantMustExist?: 'first' | 'after-input' | 'never';
+  readonly exists?: 'first' | 'after-input' | 'never';
   /**
    * A tenant-scope route that acts on the whole app: a non-public tenant is refused (403 at
    * CDI ≥ 5.0) after the existence check. The reference orders it so for the bulk-import staging
@@ -69,6 +70,11 @@ export interface Route<I = undefined> {
   readonly publicTenantOnly?: boolean;
   /** No CDI "supported version" check (only `/apiversion`). */
   readonly skipCdiCheck?: boolean;
+}
+
+/** A route's declaration: what it needs, how it reads its input, its one domain call. */
+export interface Route<I = undefined> {
+  readonly route: RouteNeeds;
   /** Reads and validates the route's input from the body/query (throws the core's 4xx). */
   readonly input?: (request: CoreRequest) => I | Answer;
   /** The one domain call. */
@@ -170,9 +176,9 @@ const checkCdiVersion: Step = (x) => {
   const limits = { max: config.maxCdiVersion, min: config.minCdiVersion };
   const header = x.headers['cdi-version'];
   const cdiVersion =
-    x.route.skipCdiCheck && header === undefined ? (limits.max ?? '5.6') : resolveCdiVersion(header, limits);
+    x.route.route.skipCdiCheck && header === undefined ? (limits.max ?? '5.6') : resolveCdiVersion(header, limits);
   x.request = {
-    routeId: x.route.routeId,
+    routeId: x.route.route.id,
     method: x.method,
     appId: prefix.appId,
     tenantId: prefix.tenantId,
@@ -198,14 +204,14 @@ const requireTenant = (request: CoreRequest) => {
 };
 
 const checkAppScope: Step = (x) => {
-  if (x.route.scope === 'app') refuseNonPublicTenant(need(x.request, 'request'));
+  if (x.route.route.scope === 'app') refuseNonPublicTenant(need(x.request, 'request'));
   return undefined;
 };
 
 const existenceAt =
   (when: 'first' | 'after-input'): Step =>
   (x) => {
-    if ((x.route.tenantMustExist ?? 'first') === when) requireTenant(need(x.request, 'request'));
+    if ((x.route.route.exists ?? 'first') === when) requireTenant(need(x.request, 'request'));
     return undefined;
   };
 
@@ -217,7 +223,7 @@ const readInput: Step = (x) => {
 };
 
 const checkPublicTenantOnly: Step = (x) => {
-  if (x.route.publicTenantOnly) refuseNonPublicTenant(need(x.request, 'request'));
+  if (x.route.route.publicTenantOnly) refuseNonPublicTenant(need(x.request, 'request'));
   return undefined;
 };
 
@@ -244,7 +250,7 @@ async function runSteps(x: Exchange): Promise<CoreResponse> {
     const answer = await step(x);
     if (answer) return answer;
   }
-  throw new Error(`route ${x.route.routeId} gave no answer`);
+  throw new Error(`route ${x.route.route.id} gave no answer`);
 }
 
 function lowerCaseHeaders(headers: APIGatewayProxyEventV2['headers'] | undefined): Record<string, string | undefined> {
@@ -272,11 +278,11 @@ export function httpHandler<I = undefined>(route: Route<I>) {
       status = (result as { statusCode?: number }).statusCode ?? 200;
       return result;
     } catch (error) {
-      const result = errorToHttp(error, { route: route.routeId, requestId });
+      const result = errorToHttp(error, { route: route.route.id, requestId });
       status = (result as { statusCode?: number }).statusCode ?? 500;
       return result;
     } finally {
-      logger.info('request', { route: route.routeId, method, status, ms: Date.now() - started, requestId });
+      logger.info('request', { route: route.route.id, method, status, ms: Date.now() - started, requestId });
     }
   };
   return middy<APIGatewayProxyEventV2, APIGatewayProxyResultV2, Error, Context>({ timeoutEarlyInMillis: 0 }).handler(

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, uniqueAppId } from '../helpers/core-client.js';
 
@@ -82,6 +83,46 @@ describe('API keys', () => {
     expect((await call('GET', `/appid-${keyed}/hello`)).text).toBe('Hello');
     // The app's own keys apply to its other tenants too.
     expect((await call('GET', `/appid-${keyed}/t9/recipe/multitenancy/tenant/v2`)).status).toBe(401);
+  });
+
+  it('checks the key before the body is decoded: a caller without the key learns nothing from its body', async () => {
+    const keyed = uniqueAppId('keyed');
+    const key = 'a-very-long-api-key-for-tests-0002';
+    await call('PUT', '/recipe/multitenancy/app/v2', { body: { appId: keyed, coreConfig: { api_keys: key } } });
+    const path = `/appid-${keyed}/recipe/role`;
+    for (const rawBody of ['{"role":', 'not json at all', '']) {
+      const refused = await call('PUT', path, { rawBody });
+      expect(refused.status, rawBody).toBe(401);
+      expect(refused.text).toBe('Invalid API key');
+    }
+    // Not valid gzip either: still the key first.
+    const gzipped = await call('PUT', path, { rawBody: 'not gzip', headers: { 'content-encoding': 'gzip' } });
+    expect(gzipped.status).toBe(401);
+    // With the key, the body is decoded and refused as the core refuses it.
+    const withKey = await call('PUT', path, { rawBody: '{"role":', headers: { 'api-key': key } });
+    expect(withKey.status).toBe(400);
+    expect(withKey.text).toBe('Invalid Json Input');
+
+    // Whatever the body and its encoding: 401 without the key; with it, never a 5xx.
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string(),
+          fc.json(),
+          fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b)),
+        ),
+        fc.boolean(),
+        async (rawBody, gzipHeader) => {
+          const headers: Record<string, string> = gzipHeader ? { 'content-encoding': 'gzip' } : {};
+          const refused = await call('PUT', path, { rawBody, headers });
+          expect(refused.status).toBe(401);
+          expect(refused.text).toBe('Invalid API key');
+          const answered = await call('PUT', path, { rawBody, headers: { ...headers, 'api-key': key } });
+          expect(answered.status).toBeLessThan(500);
+        },
+      ),
+      { numRuns: 40 },
+    );
   });
 
   it('refuses keys that are too short or have invalid characters', async () => {

@@ -3,8 +3,6 @@ import { versionsUpTo } from '#functions/shared/cdi.js';
 
 /** `GET /apiversion`: every CDI version this core speaks up to the app's maximum; no `status` key. */
 export const handler = httpHandler({
-  routeId: 'apiversion',
-  scope: 'app',
-  skipCdiCheck: true,
+  route: { id: 'apiversion', scope: 'app', skipCdiCheck: true },
   run: (_, request) => ok({ versions: versionsUpTo(request.config.maxCdiVersion) }),
 });

@@ -5,7 +5,6 @@ import { multitenancyDeps } from '#functions/wiring/multitenancy.js';
 
 /** `GET /recipe/multitenancy/app/list/v2` (spec §1.4): only from the public app and tenant. */
 export const handler = httpHandler({
-  routeId: 'app-list-v2',
-  scope: 'tenant',
+  route: { id: 'app-list-v2', scope: 'tenant' },
   run: async (_, request) => ok(await listApps(multitenancyDeps, callerOf(request), 'v2')),
 });

@@ -5,10 +5,7 @@ import { multitenancyDeps } from '#functions/wiring/multitenancy.js';
 
 /** `PUT /recipe/multitenancy/app/v2` (spec §1.2): creates or updates an app. */
 export const handler = httpHandler({
-  routeId: 'app-put-v2',
-  scope: 'tenant',
-  // The reference validates the body before it looks the app up.
-  tenantMustExist: 'after-input',
+  route: { id: 'app-put-v2', scope: 'tenant', exists: 'after-input' },
   input: (request) => parseAppPut(request.body ?? {}, callerOf(request), 'v2'),
   run: async (input, request) => ok(await createOrUpdateApp(multitenancyDeps, callerOf(request), input, 'v2')),
 });

@@ -5,10 +5,7 @@ import { multitenancyDeps } from '#functions/wiring/multitenancy.js';
 
 /** `PUT /recipe/multitenancy/app` (spec §1.3, legacy input): creates or updates an app. */
 export const handler = httpHandler({
-  routeId: 'app-put',
-  scope: 'tenant',
-  // The reference validates the body before it looks the app up.
-  tenantMustExist: 'after-input',
+  route: { id: 'app-put', scope: 'tenant', exists: 'after-input' },
   input: (request) => parseAppPut(request.body ?? {}, callerOf(request), 'legacy'),
   run: async (input, request) => ok(await createOrUpdateApp(multitenancyDeps, callerOf(request), input, 'legacy')),
 });

@@ -5,10 +5,7 @@ import { multitenancyDeps } from '#functions/wiring/multitenancy.js';
 
 /** `POST /recipe/multitenancy/app/remove` (spec §1.5): deletes the app and everything it owns. */
 export const handler = httpHandler({
-  routeId: 'app-remove',
-  scope: 'tenant',
-  // The reference validates the body before it looks the app up.
-  tenantMustExist: 'after-input',
+  route: { id: 'app-remove', scope: 'tenant', exists: 'after-input' },
   input: (request) => parseAppRemove(request.body ?? {}),
   run: async (input, request) => ok(await removeApp(multitenancyDeps, callerOf(request), input)),
 });

@@ -5,8 +5,7 @@ import { usersDeps } from '#functions/wiring/users.js';
 
 /** `POST /bulk-import/import` (spec §4.7): validate one user, then run THE import function. */
 export const handler = httpHandler({
-  routeId: 'bulk-import-import',
-  scope: 'app',
+  route: { id: 'bulk-import-import', scope: 'app' },
   run: async (_, { appId, body, config }) =>
     ok(
       await importOneUser(

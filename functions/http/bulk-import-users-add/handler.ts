@@ -10,10 +10,7 @@ import { importValidationContext } from '#functions/wiring/import.js';
  * any app); then the app and tenant must exist and the tenant be public, in the reference's order.
  */
 export const handler = httpHandler({
-  routeId: 'bulk-import-users-add',
-  scope: 'tenant',
-  tenantMustExist: 'after-input',
-  publicTenantOnly: true,
+  route: { id: 'bulk-import-users-add', scope: 'tenant', exists: 'after-input', publicTenantOnly: true },
   input: ({ body }) => {
     const precheck = precheckStagingBody(body);
     if (precheck.kind === 'usersFieldInvalid') throw new BadRequestError(precheck.message);

@@ -4,8 +4,7 @@ import { statusDeps } from '#functions/wiring/bulk-import.js';
 
 /** `GET /bulk-import/users/count` (spec §4.5): exact, from the sharded counters. */
 export const handler = httpHandler({
-  routeId: 'bulk-import-users-count',
-  scope: 'app',
+  route: { id: 'bulk-import-users-count', scope: 'app' },
   input: ({ query }) => parseStatus(query),
   run: async (status, { appId, config }) =>
     ok({ status: 'OK', count: await countStagedUsers(statusDeps(config), appId, status) }),

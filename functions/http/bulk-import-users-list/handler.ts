@@ -4,8 +4,7 @@ import { statusDeps } from '#functions/wiring/bulk-import.js';
 
 /** `GET /bulk-import/users` (spec §4.4): newest first, credentials omitted. */
 export const handler = httpHandler({
-  routeId: 'bulk-import-users-list',
-  scope: 'app',
+  route: { id: 'bulk-import-users-list', scope: 'app' },
   input: ({ query }) => parseListQuery(query),
   run: async (query, { appId, config }) => ok(await listStagedUsers(statusDeps(config), appId, query)),
 });

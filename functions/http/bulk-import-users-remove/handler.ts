@@ -4,10 +4,7 @@ import { statusDeps } from '#functions/wiring/bulk-import.js';
 
 /** `POST /bulk-import/users/remove` (spec §4.6): `[]` answers before any app check; no `status` key. */
 export const handler = httpHandler({
-  routeId: 'bulk-import-users-remove',
-  scope: 'tenant',
-  tenantMustExist: 'after-input',
-  publicTenantOnly: true,
+  route: { id: 'bulk-import-users-remove', scope: 'tenant', exists: 'after-input', publicTenantOnly: true },
   input: ({ body }) => {
     const ids = parseRemoveIds(body);
     return ids.length === 0 ? new Answer(ok({ deletedIds: [], invalidIds: [] })) : ids;

@@ -4,10 +4,7 @@ import { metadataStore } from '#functions/wiring/app-data.js';
 
 /** `GET /recipe/user/metadata?userId=`: the metadata of a user id (`{}` when none). */
 export const handler = httpHandler({
-  routeId: 'metadata-get',
-  scope: 'app',
-  // The reference validates the request before it looks the app up.
-  tenantMustExist: 'after-input',
+  route: { id: 'metadata-get', scope: 'app', exists: 'after-input' },
   input: (request) => parseMetadataQuery(request.query),
   run: async (input, request) => ok(await getUserMetadata(metadataStore(request.config), request.appId, input)),
 });

@@ -4,10 +4,7 @@ import { metadataStore } from '#functions/wiring/app-data.js';
 
 /** `PUT /recipe/user/metadata`: shallow-merges an update (null deletes a key). */
 export const handler = httpHandler({
-  routeId: 'metadata-put',
-  scope: 'app',
-  // The reference validates the request before it looks the app up.
-  tenantMustExist: 'after-input',
+  route: { id: 'metadata-put', scope: 'app', exists: 'after-input' },
   input: (request) => parseUpdateMetadata(request.body ?? {}),
   run: async (input, request) => ok(await updateUserMetadata(metadataStore(request.config), request.appId, input)),
 });

@@ -4,10 +4,7 @@ import { metadataStore } from '#functions/wiring/app-data.js';
 
 /** `POST /recipe/user/metadata/remove`: deletes the metadata of a user id. */
 export const handler = httpHandler({
-  routeId: 'metadata-remove',
-  scope: 'app',
-  // The reference validates the request before it looks the app up.
-  tenantMustExist: 'after-input',
+  route: { id: 'metadata-remove', scope: 'app', exists: 'after-input' },
   input: (request) => parseRemoveMetadata(request.body ?? {}),
   run: async (input, request) => ok(await removeUserMetadata(metadataStore(request.config), request.appId, input)),
 });

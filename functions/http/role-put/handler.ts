@@ -4,10 +4,7 @@ import { roleStore } from '#functions/wiring/app-data.js';
 
 /** `PUT /recipe/role`: creates a role or adds permissions to it. */
 export const handler = httpHandler({
-  routeId: 'role-put',
-  scope: 'app',
-  // The reference validates the request before it looks the app up.
-  tenantMustExist: 'after-input',
+  route: { id: 'role-put', scope: 'app', exists: 'after-input' },
   input: (request) => parseCreateRole(request.body ?? {}),
   run: async (input, request) => ok(await createRole(roleStore(request.config), request.appId, input)),
 });

@@ -4,10 +4,7 @@ import { roleStore } from '#functions/wiring/app-data.js';
 
 /** `POST /recipe/role/remove`: deletes a role and all its assignments. */
 export const handler = httpHandler({
-  routeId: 'role-remove',
-  scope: 'app',
-  // The reference validates the request before it looks the app up.
-  tenantMustExist: 'after-input',
+  route: { id: 'role-remove', scope: 'app', exists: 'after-input' },
   input: (request) => parseRemoveRole(request.body ?? {}),
   run: async (input, request) => ok(await removeRole(roleStore(request.config), request.appId, input)),
 });

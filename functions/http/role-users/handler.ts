@@ -4,10 +4,7 @@ import { roleStore } from '#functions/wiring/app-data.js';
 
 /** `GET /<t>/recipe/role/users?role=`: user ids with the role in the tenant. */
 export const handler = httpHandler({
-  routeId: 'role-users',
-  scope: 'tenant',
-  // The reference validates the request before it looks the app up.
-  tenantMustExist: 'after-input',
+  route: { id: 'role-users', scope: 'tenant', exists: 'after-input' },
   input: (request) => parseRoleQuery(request.query),
   run: async (input, request) =>
     ok(await getRoleUsers(roleStore(request.config), request.appId, request.tenantId, input)),

@@ -4,7 +4,6 @@ import { roleStore } from '#functions/wiring/app-data.js';
 
 /** `GET /recipe/roles`: every role of the app. */
 export const handler = httpHandler({
-  routeId: 'roles-list',
-  scope: 'app',
+  route: { id: 'roles-list', scope: 'app' },
   run: async (_, request) => ok(await listRoles(roleStore(request.config), request.appId)),
 });

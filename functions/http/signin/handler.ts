@@ -5,8 +5,7 @@ import { passwordPorts, usersDeps } from '#functions/wiring/users.js';
 
 /** `POST /<t>/recipe/signin`: `OK` with user and recipeUserId, or `WRONG_CREDENTIALS_ERROR`. */
 export const handler = httpHandler({
-  routeId: 'signin',
-  scope: 'tenant',
+  route: { id: 'signin', scope: 'tenant' },
   input: ({ body = {} }) => ({ email: requiredString(body, 'email'), password: requiredString(body, 'password') }),
   run: async (input, { appId, tenantId, config }) =>
     ok(await signIn(usersDeps(config), passwordPorts(config), { appId, tenantId }, input)),

@@ -5,8 +5,7 @@ import { passwordPorts, usersDeps } from '#functions/wiring/users.js';
 
 /** `POST /<t>/recipe/signup`: `OK` with user and recipeUserId, or `EMAIL_ALREADY_EXISTS_ERROR`. */
 export const handler = httpHandler({
-  routeId: 'signup',
-  scope: 'tenant',
+  route: { id: 'signup', scope: 'tenant' },
   input: ({ body = {} }) => ({ email: requiredString(body, 'email'), password: requiredString(body, 'password') }),
   run: async (input, { appId, tenantId, config }) =>
     ok(await signUp(usersDeps(config), passwordPorts(config), { appId, tenantId }, input)),

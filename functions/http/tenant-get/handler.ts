@@ -4,8 +4,6 @@ import { httpHandler, ok } from '#functions/http/pipeline.js';
 
 /** `GET /<t>/recipe/multitenancy/tenant`: an unknown app or tenant is `TENANT_NOT_FOUND_ERROR`, not a 400. */
 export const handler = httpHandler({
-  routeId: 'tenant-get',
-  scope: 'tenant',
-  tenantMustExist: 'never',
+  route: { id: 'tenant-get', scope: 'tenant', exists: 'never' },
   run: (_, request) => ok(getTenant(callerOf(request), request.app, 'legacy')),
 });

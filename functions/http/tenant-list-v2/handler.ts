@@ -5,7 +5,6 @@ import { multitenancyDeps } from '#functions/wiring/multitenancy.js';
 
 /** `GET /recipe/multitenancy/tenant/list/v2` (spec §2.4): only from the app's public tenant. */
 export const handler = httpHandler({
-  routeId: 'tenant-list-v2',
-  scope: 'tenant',
+  route: { id: 'tenant-list-v2', scope: 'tenant' },
   run: async (_, request) => ok(await listTenants(multitenancyDeps, callerOf(request), 'v2')),
 });

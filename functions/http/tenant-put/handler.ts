@@ -5,10 +5,7 @@ import { multitenancyDeps } from '#functions/wiring/multitenancy.js';
 
 /** `PUT /recipe/multitenancy/tenant` (spec §2.2, legacy input): creates or updates a tenant. */
 export const handler = httpHandler({
-  routeId: 'tenant-put',
-  scope: 'tenant',
-  // The reference validates the body before it looks the app up.
-  tenantMustExist: 'after-input',
+  route: { id: 'tenant-put', scope: 'tenant', exists: 'after-input' },
   input: (request) => parseTenantPut(request.body ?? {}, callerOf(request), 'legacy'),
   run: async (input, request) => ok(await createOrUpdateTenant(multitenancyDeps, callerOf(request), input, 'legacy')),
 });

@@ -5,10 +5,7 @@ import { multitenancyDeps } from '#functions/wiring/multitenancy.js';
 
 /** `POST /recipe/multitenancy/tenant/remove` (spec §2.5): never `public`. */
 export const handler = httpHandler({
-  routeId: 'tenant-remove',
-  scope: 'tenant',
-  // The reference validates the body before it looks the app up.
-  tenantMustExist: 'after-input',
+  route: { id: 'tenant-remove', scope: 'tenant', exists: 'after-input' },
   input: (request) => parseTenantRemove(request.body ?? {}),
   run: async (input, request) => ok(await removeTenant(multitenancyDeps, callerOf(request), input)),
 });

@@ -5,10 +5,7 @@ import { multitenancyDeps } from '#functions/wiring/multitenancy.js';
 
 /** `PUT /<t>/recipe/multitenancy/config/thirdparty` (spec §2.6): replaces or appends one provider. */
 export const handler = httpHandler({
-  routeId: 'thirdparty-config-put',
-  scope: 'tenant',
-  // The reference validates the body before it looks the app up.
-  tenantMustExist: 'after-input',
+  route: { id: 'thirdparty-config-put', scope: 'tenant', exists: 'after-input' },
   input: (request) => parseThirdPartyPut(request.body ?? {}),
   run: async (input, request) => ok(await upsertThirdPartyConfig(multitenancyDeps, callerOf(request), input)),
 });

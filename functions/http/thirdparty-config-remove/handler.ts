@@ -5,10 +5,7 @@ import { multitenancyDeps } from '#functions/wiring/multitenancy.js';
 
 /** `POST /<t>/recipe/multitenancy/config/thirdparty/remove` (spec §2.6). */
 export const handler = httpHandler({
-  routeId: 'thirdparty-config-remove',
-  scope: 'tenant',
-  // The reference validates the body before it looks the app up.
-  tenantMustExist: 'after-input',
+  route: { id: 'thirdparty-config-remove', scope: 'tenant', exists: 'after-input' },
   input: (request) => parseThirdPartyRemove(request.body ?? {}),
   run: async (input, request) => ok(await removeThirdPartyConfig(multitenancyDeps, callerOf(request), input)),
 });

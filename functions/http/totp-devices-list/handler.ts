@@ -4,10 +4,7 @@ import { totpStore } from '#functions/wiring/app-data.js';
 
 /** `GET /recipe/totp/device/list?userId=`: the devices of a user id, without secrets. */
 export const handler = httpHandler({
-  routeId: 'totp-devices-list',
-  scope: 'app',
-  // The reference validates the request before it looks the app up.
-  tenantMustExist: 'after-input',
+  route: { id: 'totp-devices-list', scope: 'app', exists: 'after-input' },
   input: (request) => parseListDevices(request.query),
   run: async (input, request) => ok(await listDevices(totpStore(request.config), request.appId, input)),
 });

@@ -5,8 +5,7 @@ import { usersDeps } from '#functions/wiring/users.js';
 
 /** `GET /user/id?userId=`: by recipe user id, primary user id or external id. */
 export const handler = httpHandler({
-  routeId: 'user-get',
-  scope: 'app',
+  route: { id: 'user-get', scope: 'app' },
   input: ({ query }) => requiredQuery(query, 'userId'),
   run: async (userId, { appId, config }) => ok(await getUser(usersDeps(config), appId, userId)),
 });

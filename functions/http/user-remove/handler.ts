@@ -5,8 +5,7 @@ import { usersDeps } from '#functions/wiring/users.js';
 
 /** `POST /user/remove` `{userId, removeAllLinkedAccounts?}` → `{status:"OK"}`. */
 export const handler = httpHandler({
-  routeId: 'user-remove',
-  scope: 'app',
+  route: { id: 'user-remove', scope: 'app' },
   input: ({ body = {} }) => ({
     userId: requiredString(body, 'userId'),
     removeAllLinkedAccounts: optionalBoolean(body, 'removeAllLinkedAccounts') ?? true,

@@ -4,10 +4,7 @@ import { roleStore } from '#functions/wiring/app-data.js';
 
 /** `POST /<t>/recipe/user/role/remove`: removes a role from a user id in the tenant. */
 export const handler = httpHandler({
-  routeId: 'user-role-remove',
-  scope: 'tenant',
-  // The reference validates the request before it looks the app up.
-  tenantMustExist: 'after-input',
+  route: { id: 'user-role-remove', scope: 'tenant', exists: 'after-input' },
   input: (request) => parseUserRole(request.body ?? {}),
   run: async (input, request) =>
     ok(await removeRoleFromUser(roleStore(request.config), request.appId, request.tenantId, input)),

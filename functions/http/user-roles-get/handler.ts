@@ -4,10 +4,7 @@ import { roleStore } from '#functions/wiring/app-data.js';
 
 /** `GET /<t>/recipe/user/roles?userId=`: the roles of a user id in the tenant. */
 export const handler = httpHandler({
-  routeId: 'user-roles-get',
-  scope: 'tenant',
-  // The reference validates the request before it looks the app up.
-  tenantMustExist: 'after-input',
+  route: { id: 'user-roles-get', scope: 'tenant', exists: 'after-input' },
   input: (request) => parseUserIdQuery(request.query),
   run: async (input, request) =>
     ok(await getRolesForUser(roleStore(request.config), request.appId, request.tenantId, input)),

@@ -4,8 +4,7 @@ import { usersDeps } from '#functions/wiring/users.js';
 
 /** `POST /recipe/userid/map` `{superTokensUserId, externalUserId, externalUserIdInfo?, force?}`. */
 export const handler = httpHandler({
-  routeId: 'userid-map-create',
-  scope: 'app',
+  route: { id: 'userid-map-create', scope: 'app' },
   input: ({ body = {} }) => parseCreateMapping(body),
   run: async (input, { appId, config }) => ok(await createUserIdMapping(usersDeps(config), appId, input)),
 });

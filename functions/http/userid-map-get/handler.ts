@@ -5,8 +5,7 @@ import { usersDeps } from '#functions/wiring/users.js';
 
 /** `GET /recipe/userid/map?userId=&userIdType=SUPERTOKENS|EXTERNAL|ANY`. */
 export const handler = httpHandler({
-  routeId: 'userid-map-get',
-  scope: 'app',
+  route: { id: 'userid-map-get', scope: 'app' },
   input: ({ query }) => ({ userId: requiredQuery(query, 'userId'), userIdType: parseUserIdType(query.userIdType) }),
   run: async (input, { appId, config }) => ok(await getUserIdMapping(usersDeps(config), appId, input)),
 });

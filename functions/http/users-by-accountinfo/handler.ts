@@ -6,8 +6,7 @@ import { usersDeps } from '#functions/wiring/users.js';
 
 /** `GET /<t>/users/by-accountinfo?email=&phoneNumber=&thirdPartyId=&thirdPartyUserId=&doUnionOfAccountInfo=`. */
 export const handler = httpHandler({
-  routeId: 'users-by-accountinfo',
-  scope: 'tenant',
+  route: { id: 'users-by-accountinfo', scope: 'tenant' },
   input: ({ query }) => {
     const union = requiredQuery(query, 'doUnionOfAccountInfo');
     if (union !== 'true' && union !== 'false') {

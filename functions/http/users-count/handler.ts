@@ -4,8 +4,7 @@ import { usersDeps } from '#functions/wiring/users.js';
 
 /** `GET /<t>/users/count?includeRecipeIds=&includeAllTenants=`. */
 export const handler = httpHandler({
-  routeId: 'users-count',
-  scope: 'tenant',
+  route: { id: 'users-count', scope: 'tenant' },
   input: ({ query }) => ({
     includeRecipeIds: query.includeRecipeIds,
     includeAllTenants: query.includeAllTenants === 'true',

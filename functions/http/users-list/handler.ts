@@ -5,8 +5,7 @@ import { usersDeps } from '#functions/wiring/users.js';
 
 /** `GET /<t>/users?timeJoinedOrder=&limit=&paginationToken=&includeRecipeIds=`. */
 export const handler = httpHandler({
-  routeId: 'users-list',
-  scope: 'tenant',
+  route: { id: 'users-list', scope: 'tenant' },
   input: ({ query }) => ({
     limit: optionalIntQuery(query, 'limit'),
     timeJoinedOrder: query.timeJoinedOrder,
