@@ -55,12 +55,6 @@ export async function loadAppConfig(appId: string): Promise<EffectiveConfig | un
   return app ? resolveEffectiveConfig(base, app.coreConfig, undefined) : undefined;
 }
 
-/** The app's current roles, tenants, switches and import config; undefined when the app is gone. */
-export async function loadAppImportContext(appId: string): Promise<AppImportContext | undefined> {
-  const config = await loadAppConfig(appId);
-  return config ? importContextOf(appId, config) : undefined;
-}
-
 async function importContextOf(appId: string, config: EffectiveConfig): Promise<AppImportContext> {
   const { now: _now, newId: _newId, ...validation } = await importValidationContext(appId, config);
   return { validation, config };

@@ -53,9 +53,6 @@ function fakeStore(results: WriteResult[], actions = 10): UserStore & { plans: U
       get actionCount() {
         return added.length * actions;
       },
-      get planCount() {
-        return added.length;
-      },
       add(plan, companions, limit) {
         if (limit !== undefined && (added.length + 1) * actions > limit) return false;
         added.push({ plan, ...(companions ? { companions } : {}) });

@@ -68,8 +68,6 @@ export interface CompanionWrites {
 export interface UserWrite {
   /** DynamoDB actions the write needs (at most {@link MAX_ACTIONS_PER_WRITE} can commit). */
   readonly actionCount: number;
-  /** Plans added so far. */
-  readonly planCount: number;
   /**
    * Adds a plan with its companion writes. With `limit`, a plan that would take the write above
    * `limit` actions is not added (false) and the write is left as it was.

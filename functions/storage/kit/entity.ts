@@ -29,8 +29,6 @@ export interface Entity<K, X extends Partial<Record<IndexName, IndexKey<never>>>
   indexKeys<N extends keyof X & IndexName>(index: N, input: IndexInput<X, N>): Record<string, string>;
   /** The partition attribute of one index entry only: moves an item to another partition of the index. */
   indexPartition<N extends keyof X & IndexName>(index: N, input: IndexInput<X, N>): Record<string, string>;
-  /** The partition key value of one index entry (for queries). */
-  indexPartitionValue<N extends keyof X & IndexName>(index: N, input: IndexInput<X, N>): string;
   /** A whole item: key, entity type, the given index entries and the attributes. */
   item(key: K, attributes: Item, indexes?: { [N in keyof X & IndexName]?: IndexInput<X, N> }): Item;
 }
@@ -53,9 +51,6 @@ export function defineEntity<K, X extends Partial<Record<IndexName, IndexKey<nev
     },
     indexPartition(name, input) {
       return { [keyAttributes(name).pk]: index(name).pk(input) };
-    },
-    indexPartitionValue(name, input) {
-      return index(name).pk(input);
     },
     item(key, attributes, indexes = {}) {
       const out: Item = { ...definition.key(key), [TABLE_SCHEMA.entityTypeAttribute]: definition.type };

@@ -128,10 +128,3 @@ export function counterUpdate(
     },
   };
 }
-
-/** The condition "the row exists and has status `status`" (names `#st`, value `:st`). */
-export const rowHasStatus = (status: StagedStatus) => ({
-  ConditionExpression: 'attribute_exists(PK) AND #st = :st',
-  names: { '#st': 'status' },
-  values: { ':st': status },
-});

@@ -69,10 +69,6 @@ export class DynamoUserWrite implements UserWrite {
     readonly appId: string,
   ) {}
 
-  get planCount(): number {
-    return this.state.plans.length;
-  }
-
   get actionCount(): number {
     const s = this.state;
     return (
