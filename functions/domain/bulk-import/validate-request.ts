@@ -2,6 +2,7 @@
  * Request-level validation for the two bulk-import entry points (core-api-spec §4.3, §4.7) and the
  * success body of `POST /bulk-import/users`. Pure; per-user rules live in validate-user.ts.
  */
+import { BadRequestError, JsonBadRequestError } from '#functions/shared/errors.js';
 import type { ImportUser } from './types.js';
 import { type ImportValidationContext, validateImportUser } from './validate-user.js';
 
@@ -59,6 +60,24 @@ export function precheckStagingBody(body: unknown): StagingBodyPrecheck {
   if (users.length === 0) return { kind: 'empty' };
   if (users.length > MAX_USERS_PER_STAGING_REQUEST) return { kind: 'tooManyUsers', body: TOO_MANY_USERS_ERROR_BODY };
   return { kind: 'ok', users };
+}
+
+/**
+ * The users of a `POST /bulk-import/users` body after the checks that precede the app checks:
+ * `[]` for an empty list (answered 200 for any app); the core's 400 otherwise.
+ */
+export function stagingUsersOf(body: unknown): unknown[] {
+  const precheck = precheckStagingBody(body);
+  switch (precheck.kind) {
+    case 'usersFieldInvalid':
+      throw new BadRequestError(precheck.message);
+    case 'tooManyUsers':
+      throw new JsonBadRequestError(precheck.body);
+    case 'empty':
+      return [];
+    case 'ok':
+      return precheck.users;
+  }
 }
 
 export type StagingRequestValidation = { ok: true; users: ImportUser[] } | { ok: false; body: InvalidUsersErrorBody };
