@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  batchGetAll,
   classifyError,
   defineEntity,
   partitionCondition,
@@ -71,6 +72,46 @@ describe('transact', () => {
     expect(await transact(table, [])).toEqual({ ok: true });
     expect(calls).toHaveLength(0);
   });
+});
+
+describe('batchGetAll', () => {
+  /** A table whose BatchGet answers leave the keys in `unprocessed(call)` unprocessed. */
+  function batchTable(unprocessed: (call: number, keys: { PK: string }[]) => { PK: string }[]) {
+    let calls = 0;
+    const sizes: number[] = [];
+    const table = {
+      name: 't',
+      client: () => ({
+        send: async (command: { input: { RequestItems: Record<string, { Keys: { PK: string; SK: string }[] }> } }) => {
+          const keys = command.input.RequestItems.t?.Keys ?? [];
+          sizes.push(keys.length);
+          const left = new Set(unprocessed(calls++, keys).map((k) => k.PK));
+          return {
+            Responses: { t: keys.filter((k) => !left.has(k.PK)).map((k) => ({ ...k, found: true })) },
+            UnprocessedKeys: left.size > 0 ? { t: { Keys: keys.filter((k) => left.has(k.PK)) } } : {},
+          };
+        },
+      }),
+    } as unknown as Table;
+    return { table, sizes };
+  }
+  const keys = (n: number) => Array.from({ length: n }, (_, i) => ({ PK: `k${i}`, SK: 'X' }));
+
+  it('reads every key: 100 per call, duplicates once, unprocessed keys again', async () => {
+    const { table, sizes } = batchTable((call, asked) => (call === 0 ? asked.slice(0, 30) : []));
+    const found = await batchGetAll(table, [...keys(150), ...keys(10)]);
+    expect(found.map((i) => i.PK).sort()).toEqual(
+      keys(150)
+        .map((k) => k.PK)
+        .sort(),
+    );
+    expect(sizes).toEqual([100, 30, 50]);
+  });
+
+  it('never answers with items missing: keys that keep coming back are an error', async () => {
+    const { table } = batchTable((_, asked) => asked.slice(0, 1));
+    await expect(batchGetAll(table, keys(3))).rejects.toBeInstanceOf(TransientStorageError);
+  }, 30_000);
 });
 
 describe('classifyError', () => {
