@@ -22,9 +22,19 @@ describe('normaliseHashingAlgorithm', () => {
     ['\tfirebase_scrypt\n', 'FIREBASE_SCRYPT'],
     ['', undefined],
     ['   ', undefined],
-    ['scrypt', undefined],
+    ['scrypt', 'SCRYPT'],
+    [' PbKdF2 ', 'PBKDF2'],
+    ['phpass', 'PHPASS'],
+    ['md5', 'MD5'],
+    ['Sha1', 'SHA1'],
+    ['sha256', 'SHA256'],
+    ['SHA512', 'SHA512'],
+    ['ldap', 'LDAP'],
     ['FIREBASE-SCRYPT', undefined],
     ['argon2id', undefined],
+    ['sha-256', undefined],
+    ['ssha', undefined],
+    ['pbkdf2_sha256', undefined],
   ])('%j → %s', (raw, expected) => {
     expect(normaliseHashingAlgorithm(raw)).toBe(expected);
   });
@@ -83,7 +93,7 @@ describe('checkHashFormat FIREBASE_SCRYPT', () => {
     ['r, s, m', fb('r=8', 's=Bw==', 'm=14')],
     ['s, m, r', fb('s=Bw==', 'm=14', 'r=8')],
     ['s, r, m', fb('s=Bw==', 'r=8', 'm=14')],
-    ['signed integers', fb('m=+14', 'r=-8', 's=Bw==')],
+    ['a signed integer', fb('m=+14', 'r=8', 's=Bw==')],
     ['empty hash and salt parts', '$f_scrypt$$$m=14$r=8$s=Bw=='],
   ])('accepts %s', (_name, hash) => {
     expect(checkHashFormat('FIREBASE_SCRYPT', hash)).toBeUndefined();

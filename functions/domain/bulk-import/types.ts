@@ -1,3 +1,5 @@
+import type { HashingAlgorithm } from '../passwords/index.js';
+
 /**
  * The normalised import user (core-api-spec §4.1, §4.2): what `validateImportUser` produces and what the
  * staging store and the importer consume. Key order of every object literal built by the validator follows
@@ -9,7 +11,7 @@ export const IMPORT_RECIPE_IDS = ['emailpassword', 'thirdparty', 'passwordless']
 export type ImportRecipeId = (typeof IMPORT_RECIPE_IDS)[number];
 
 /** Normalised (upper-case) `hashingAlgorithm` values. */
-export type ImportHashingAlgorithm = 'BCRYPT' | 'ARGON2' | 'FIREBASE_SCRYPT';
+export type ImportHashingAlgorithm = HashingAlgorithm;
 
 /** The tenant every tenant list defaults to. */
 export const DEFAULT_TENANT_ID = 'public';
