@@ -89,11 +89,16 @@ const BOUNDS: readonly Bound[] = [
   },
   {
     family: 'ARGON2',
-    atLimit: [argon2('m=524288,t=1,p=1'), argon2('m=52428,t=10,p=1'), argon2('m=128,t=1,p=16')],
+    atLimit: [
+      argon2('m=262144,t=1,p=1'),
+      argon2('m=26214,t=10,p=1'),
+      argon2('m=65536,t=4,p=4'),
+      argon2('m=128,t=1,p=16'),
+    ],
     beyond: [
-      [argon2('m=524289,t=1,p=1'), `${E.ARGON2}: m × t 524289 is above the limit of 524288 (KiB × passes)`],
-      [argon2('m=1048576,t=1,p=1'), `${E.ARGON2}: m × t 1048576 is above the limit of 524288 (KiB × passes)`],
-      [argon2('m=262144,t=3,p=1'), `${E.ARGON2}: m × t 786432 is above the limit of 524288 (KiB × passes)`],
+      [argon2('m=262145,t=1,p=1'), `${E.ARGON2}: m × t 262145 is above the limit of 262144 (KiB × passes)`],
+      [argon2('m=1048576,t=1,p=1'), `${E.ARGON2}: m × t 1048576 is above the limit of 262144 (KiB × passes)`],
+      [argon2('m=65536,t=5,p=1'), `${E.ARGON2}: m × t 327680 is above the limit of 262144 (KiB × passes)`],
       [argon2('m=8,t=11,p=1'), `${E.ARGON2}: t 11 is above the limit of 10`],
       [argon2('m=136,t=1,p=17'), `${E.ARGON2}: p 17 is above the limit of 16`],
     ],
@@ -120,29 +125,29 @@ const BOUNDS: readonly Bound[] = [
   {
     family: 'PBKDF2',
     atLimit: [
-      pbkdf2('sha1', 2_000_000, 20),
-      pbkdf2('sha256', 2_000_000),
-      pbkdf2('sha512', 2_000_000, 64),
-      pbkdf2('sha512', 1_000_000, 128),
+      pbkdf2('sha1', 1_500_000, 20),
+      pbkdf2('sha256', 1_500_000),
+      pbkdf2('sha512', 1_500_000, 64),
+      pbkdf2('sha512', 750_000, 128),
       pbkdf2('sha224', 1_000_000, 28),
       pbkdf2('sha384', 1_000_000, 48),
     ],
     beyond: [
-      [pbkdf2('sha256', 2_000_001), `${E.PBKDF2}: iterations 2000001 is above the limit of 2000000`],
-      [pbkdf2('sha1', 10_000_000, 20), `${E.PBKDF2}: iterations 10000000 is above the limit of 2000000`],
+      [pbkdf2('sha256', 1_500_001), `${E.PBKDF2}: iterations 1500001 is above the limit of 1500000`],
+      [pbkdf2('sha1', 10_000_000, 20), `${E.PBKDF2}: iterations 10000000 is above the limit of 1500000`],
       [
-        pbkdf2('sha512', 1_000_001, 128),
-        `${E.PBKDF2}: iterations × 2 output blocks 2000002 is above the limit of 2000000`,
+        pbkdf2('sha512', 750_001, 128),
+        `${E.PBKDF2}: iterations × 2 output blocks 1500002 is above the limit of 1500000`,
       ],
       [pbkdf2('sha384', 1_000_001, 48), `${E.PBKDF2}: iterations 1000001 is above the limit of 1000000`],
     ],
   },
   {
     family: 'PHPASS',
-    atLimit: [phpass('P', 17), phpass('P', 7), phpass('S', 19), wordpress('14')],
+    atLimit: [phpass('P', 17), phpass('P', 7), phpass('S', 18), wordpress('14')],
     beyond: [
       [phpass('P', 18), `${E.PHPASS}: log2 iterations 18 is above the limit of 17`],
-      [phpass('S', 20), `${E.PHPASS}: log2 iterations 20 is above the limit of 19`],
+      [phpass('S', 19), `${E.PHPASS}: log2 iterations 19 is above the limit of 18`],
       [phpass('P', 30), `${E.PHPASS}: log2 iterations 30 is above the limit of 17`],
       [wordpress('15'), `${E.PHPASS}: cost 15 is above the limit of 14`],
     ],
@@ -220,7 +225,7 @@ describe('the bounds hold for what the core writes itself', () => {
         bcryptLogRounds: 10,
         argon2: { iterations: 2, memoryKb: 512 * 1024, parallelism: 1 },
       }),
-    ).rejects.toThrow('argon2 parameters refused: m × t 1048576 is above the limit of 524288 (KiB × passes)');
+    ).rejects.toThrow('argon2 parameters refused: m × t 1048576 is above the limit of 262144 (KiB × passes)');
     expect(calls.count).toBe(0);
   });
 });

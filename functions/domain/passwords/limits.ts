@@ -14,10 +14,10 @@ export const HASH_LIMITS = {
   bcrypt: { minCost: 4, maxCost: 14 },
   /**
    * Argon2 (Kratos: memory ≤ 1 GiB, iterations ≤ 10, parallelism ≤ 16). Time grows with memory ×
-   * iterations (hash-wasm computes the lanes one after another), so that product is bounded:
-   * 512 MiB × 1 pass ≈ 1 s here, 1 GiB × 1 twice that.
+   * iterations (hash-wasm computes the lanes one after another), so that product is bounded at
+   * 256 MiB × passes: 512 MiB × 1 pass took ≈ 1.5 s of CPU here, 1 GiB twice that.
    */
-  argon2: { maxIterations: 10, maxParallelism: 16, maxMemoryTimesIterationsKiB: 512 * 1024 },
+  argon2: { maxIterations: 10, maxParallelism: 16, maxMemoryTimesIterationsKiB: 256 * 1024 },
   /**
    * scrypt (Kratos: N ≤ 2^17, r ≤ 8, p ≤ 10). Time grows with N × r × p; N = 2^17, r = 8, p = 1
    * (128 MiB) ≈ 0.3 s here, so the product is bounded at 2^21. p may go to 16 (the published
@@ -28,10 +28,11 @@ export const HASH_LIMITS = {
   firebaseScrypt: { maxMemCost: 17, maxRounds: 8 },
   /**
    * PBKDF2 (Kratos: 10,000,000 iterations). Each block of output costs the iterations again, so
-   * iterations × ⌈key length ÷ digest length⌉ is bounded: 2,000,000 for SHA-1 and SHA-2
-   * (HMAC-SHA-512 ≈ 1 s here), 1,000,000 for the SHA-3 digests of Kratos's `sha224`/`sha384`.
+   * iterations × ⌈key length ÷ digest length⌉ is bounded: 1,500,000 for SHA-1 and SHA-2
+   * (2,000,000 HMAC-SHA-512 took ≈ 1.1 s of CPU here), 1,000,000 for the slower SHA-3 digests of
+   * Kratos's `sha224`/`sha384`.
    */
-  pbkdf2: { maxIterationBlocks: 2_000_000, maxIterationBlocksSha3: 1_000_000 },
+  pbkdf2: { maxIterationBlocks: 1_500_000, maxIterationBlocksSha3: 1_000_000 },
   /**
    * phpass `$P$`/`$H$` (MD5) and Drupal 7 `$S$` (SHA-512) iteration counts, as log2 (the formats
    * allow 7…30). Each iteration hashes the password again, and phpass accepts passwords up to
@@ -39,7 +40,7 @@ export const HASH_LIMITS = {
    * near a second.
    */
   phpass: { minLog2: 7, maxLog2: 17, maxPasswordBytes: 4096 },
-  drupal: { minLog2: 7, maxLog2: 19, maxPasswordBytes: 512 },
+  drupal: { minLog2: 7, maxLog2: 18, maxPasswordBytes: 512 },
 } as const;
 
 /** Why a hash's parameters are refused: over a bound, or something the KDF cannot compute. */

@@ -39,7 +39,7 @@ export function fromMatch(matches: boolean): VerifyResult {
 
 /**
  * Upper bound on the memory a stored hash may ask a KDF for (Argon2 `m`, scrypt `128·N·r`).
- * The cost bounds of HASH_LIMITS keep every accepted hash well below it (Argon2 ≤ 512 MiB,
+ * The cost bounds of HASH_LIMITS keep every accepted hash well below it (Argon2 ≤ 256 MiB,
  * scrypt ≤ 128 MiB); kept as a last line for callers that read it.
  */
 export const MAX_KDF_MEMORY_BYTES = 1024 * 1024 * 1024;
