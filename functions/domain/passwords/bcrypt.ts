@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import bcryptjs from 'bcryptjs';
-import { bcrypt, bcryptVerify } from 'hash-wasm';
+import { bcrypt } from 'hash-wasm';
 import { PasswordHashingError } from './errors.js';
 import { aboveLimit, belowMinimum, HASH_LIMITS, type ParameterProblem } from './limits.js';
 import { fromMatch, type VerifyResult } from './result.js';
@@ -60,20 +60,34 @@ export async function hashBcrypt(plain: string, logRounds: number): Promise<stri
   return `$2a${hash.slice(3)}`;
 }
 
+/** `$2a$<cost>$` is 7 characters, the salt 22, the hash 31. */
+const SALT_START = 7;
+const HASH_START = 29;
+
 /**
- * Checks a password against a complete `$2?$` hash (rewritten to `$2a` first, like the
- * reference: for passwords of at most 72 bytes all four identifiers compute the same thing).
+ * Checks a password against a complete `$2?$` hash (identifiers `$2a`/`$2b`/`$2x`/`$2y` compute
+ * the same thing for passwords of at most 72 bytes, as the reference treats them): the hash is
+ * recomputed with the stored salt and cost, and its 31 hash characters are compared with the
+ * stored ones in constant time.
  */
 export async function compareBcrypt(plain: string, stored: string): Promise<boolean> {
-  const normalised = `$2a${stored.slice(3)}`;
+  const setting = `$2a${stored.slice(3, HASH_START)}`;
   const password = bcryptInput(plain);
+  let computed: string;
   try {
-    return password === undefined
-      ? await bcryptjs.compare(plain, normalised)
-      : await bcryptVerify({ password, hash: normalised });
+    if (password === undefined) {
+      computed = await bcryptjs.hash(plain, setting);
+    } else {
+      const salt = Uint8Array.from(bcryptjs.decodeBase64(stored.slice(SALT_START, HASH_START), 16));
+      const costFactor = Number(stored.slice(4, 6));
+      computed = await bcrypt({ password, salt, costFactor, outputType: 'encoded' });
+    }
   } catch {
     throw new PasswordHashingError('bcrypt verification failed');
   }
+  const expected = Buffer.from(stored.slice(HASH_START), 'latin1');
+  const actual = Buffer.from(computed.slice(HASH_START), 'latin1');
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
 export interface ParsedBcrypt {
