@@ -124,7 +124,7 @@ const BOUNDS: readonly Bound[] = [
       pbkdf2('sha1', 1_500_000, 20),
       pbkdf2('sha256', 1_500_000),
       pbkdf2('sha512', 1_500_000, 64),
-      pbkdf2('sha512', 750_000, 128),
+      pbkdf2('sha256', 750_000, 64),
       pbkdf2('sha224', 1_000_000, 28),
       pbkdf2('sha384', 1_000_000, 48),
     ],
@@ -132,7 +132,7 @@ const BOUNDS: readonly Bound[] = [
       [pbkdf2('sha256', 1_500_001), `${E.PBKDF2}: iterations 1500001 is above the limit of 1500000`],
       [pbkdf2('sha1', 10_000_000, 20), `${E.PBKDF2}: iterations 10000000 is above the limit of 1500000`],
       [
-        pbkdf2('sha512', 750_001, 128),
+        pbkdf2('sha256', 750_001, 64),
         `${E.PBKDF2}: iterations × 2 output blocks 1500002 is above the limit of 1500000`,
       ],
       [pbkdf2('sha384', 1_000_001, 48), `${E.PBKDF2}: iterations 1000001 is above the limit of 1000000`],

@@ -5,10 +5,13 @@ import { aboveLimit, belowMinimum, HASH_LIMITS, type ParameterProblem, unsupport
 import { compareDigests, type VerifyResult } from './result.js';
 import { defineScheme } from './scheme.js';
 
-/** Salts and derived keys this core accepts, in bytes (real systems use 16 and 32). */
+/**
+ * Salts and derived keys this core accepts, in bytes (real systems use 16 to 32 and 32 to 64); with
+ * these, every stored form of a hash of at most 256 characters stays within 256 characters.
+ */
 export const KDF_SALT_MAX_BYTES = 64;
 export const KDF_KEY_MIN_BYTES = 16;
-export const KDF_KEY_MAX_BYTES = 128;
+export const KDF_KEY_MAX_BYTES = 64;
 
 export interface ScryptParams {
   readonly logN: number;
