@@ -11,7 +11,8 @@
  *
  * Measurements: 1 staging latency, 2 import throughput vs bare transactions, 3 import throughput
  * with plain-text passwords vs bare hashing on all cores, 4 sign-in vs bare verify, 5 cost model,
- * 6 peak RSS of the runtime (node + DynamoDB Local) per tenth of a large import.
+ * 6 peak RSS of the runtime (node + DynamoDB Local) per tenth of a large import, 7 verify time at
+ * each hash cost bound.
  */
 import { WORKERS } from '#functions/workers.js';
 import { loadInProcess } from './lib/in-process.js';
@@ -21,6 +22,7 @@ import { measure, type RunPlan, round } from './lib/stats.js';
 import { cheapBcryptHash } from './lib/users.js';
 import { bareClient, runBareBatchImport } from './measurements/bare-batches.js';
 import { costModel, recordImport, unitNotes } from './measurements/cost-model.js';
+import { hashBoundsRun } from './measurements/hash-bounds.js';
 import { memoryRun } from './measurements/memory.js';
 import { hashingPool, plainImportRun, runtimeBcryptCost } from './measurements/plain-import.js';
 import { hashFormats, prepareSignIn, signInRun } from './measurements/signin.js';
@@ -31,7 +33,7 @@ const quick = args.has('--quick');
 const onlyArg = process.argv.slice(2).find((a) => a.startsWith('--only='));
 const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : undefined;
 /** Whether measurement `n` runs (`--only=1` and `--only=2` both mean the staging + import pair). */
-const want = (n: 1 | 3 | 4 | 6) => !only || only.has(String(n)) || (n === 1 && only.has('2'));
+const want = (n: 1 | 3 | 4 | 6 | 7) => !only || only.has(String(n)) || (n === 1 && only.has('2'));
 const SIZES = quick
   ? {
       stageUsers: 200,
@@ -216,6 +218,14 @@ async function main(): Promise<void> {
         }
       }
       results.signIn = signIn;
+    }
+
+    // 7. Verify time at each hash cost bound (in this process, bench/measurements/hash-bounds.ts).
+    if (want(7)) {
+      log('7. verify at each hash cost bound');
+      const bounds = await hashBoundsRun(plan, log);
+      results.hashBounds = { cases: bounds.cases, runs: bounds.runs };
+      rows.push(...bounds.rows);
     }
 
     // 6. Peak RSS of the runtime (node + DynamoDB Local) per tenth of a large import, on a runtime

@@ -10,6 +10,14 @@ type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIG
 const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 const handlers = new Map<string, Promise<Handler>>();
 
+/**
+ * Serves a route with `handler` instead of importing its module into this thread (the hashing
+ * routes run in worker threads, see hashing-routes.ts).
+ */
+export function useHandler(routeId: string, handler: Handler): void {
+  handlers.set(routeId, Promise.resolve(handler));
+}
+
 /** Imports a manifest entry's handler module once, as Lambda would at cold start. */
 export function loadHandler(route: RouteDefinition): Promise<Handler> {
   let loaded = handlers.get(route.id);

@@ -1,7 +1,7 @@
 /**
- * One execution context of worker-pool.ts (a worker thread): loads the handler module once, then
- * handles one invocation at a time and posts back what the handler returned or threw. A module
- * that fails to load throws here, which ends the thread (the pool reports it).
+ * One execution context of worker-pool.ts (a worker thread): loads the handler module(s) once,
+ * then handles one invocation at a time and posts back what the handler returned or threw. A
+ * module that fails to load throws here, which ends the thread (the pool reports it).
  */
 import { Console } from 'node:console';
 import { pathToFileURL } from 'node:url';
@@ -16,17 +16,25 @@ if (!port) throw new Error('lambda-context.ts runs in a worker thread (see worke
 // As in the runtime's thread (runtime.ts): all console output goes to the one log stream, stdout.
 globalThis.console = new Console({ stdout: process.stdout, stderr: process.stdout });
 
-const { handlerPath } = workerData as { handlerPath: string };
-const loaded = (await import(pathToFileURL(handlerPath).href)) as { handler?: Handler };
-const handler = loaded.handler;
-if (typeof handler !== 'function') throw new Error(`${handlerPath} does not export handler`);
+const { handlerPaths } = workerData as { handlerPaths: string[] };
+const handlers = new Map<string, Handler>(
+  await Promise.all(
+    handlerPaths.map(async (handlerPath) => {
+      const loaded = (await import(pathToFileURL(handlerPath).href)) as { handler?: Handler };
+      if (typeof loaded.handler !== 'function') throw new Error(`${handlerPath} does not export handler`);
+      return [handlerPath, loaded.handler] as const;
+    }),
+  ),
+);
 
 const post = (message: ContextMessage) => port.postMessage(message);
 
-port.on('message', async ({ event, context, timeoutMs }: Invocation) => {
+port.on('message', async ({ handlerPath, event, context, timeoutMs }: Invocation) => {
   const deadline = Date.now() + timeoutMs;
   const noop = () => undefined;
   try {
+    const handler = handlers.get(handlerPath ?? (handlerPaths[0] as string));
+    if (!handler) throw new Error(`${handlerPath} is not loaded in this context`);
     const result = await handler(event, {
       ...(context as unknown as Context),
       getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),

@@ -3,8 +3,9 @@ import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { RouteDefinition } from '#functions/routes.js';
 import { ENV } from '#functions/shared/env.js';
-import { createRouter, loadHandler } from './dispatch.js';
+import { createRouter, loadHandler, useHandler } from './dispatch.js';
 import { type DynamoDbLocal, ensureTable, freePort, startDynamoDbLocal } from './dynamodb.js';
+import { HASHING_ROUTE_IDS, type HashingContexts, startHashingContexts } from './hashing-routes.js';
 import { createLocalHttpServer, describe, type LocalHttpServer } from './http-server.js';
 import { checkJava } from './java.js';
 import { type LocalOptions, OptionsError, parseCommand, USAGE } from './options.js';
@@ -197,6 +198,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   let http: LocalHttpServer;
   let address: AddressInfo;
   let services: { name: string; running: RunningService }[] = [];
+  let hashing: HashingContexts | undefined;
   try {
     // 1. Bind the port first: a busy port is reported at once, not after DynamoDB Local started.
     //    Requests that arrive before everything is ready wait for it.
@@ -276,9 +278,26 @@ export async function main(argv: readonly string[]): Promise<number> {
 
     // 5. Load every handler module now that the environment is complete (Lambda's cold start,
     //    paid once here rather than by the first requests). A module that fails to load does not
-    //    stop the runtime: its routes answer 500, as a broken function would on AWS.
+    //    stop the runtime: its routes answer 500, as a broken function would on AWS. The routes
+    //    that hash passwords load in worker threads (hashing-routes.ts) at the same time.
     mark = performance.now();
-    const failed = await preloadHandlers(routes);
+    const [hashingContexts, failed] = await Promise.all([
+      startHashingContexts(routes, process.env, report).catch((error: unknown) => {
+        report(
+          `The password hashing routes cannot run in worker threads (they run in this thread): ${describe(error)}`,
+        );
+        return undefined;
+      }),
+      preloadHandlers(routes.filter((route) => !HASHING_ROUTE_IDS.includes(route.id))),
+    ]);
+    hashing = hashingContexts;
+    if (hashingContexts) {
+      for (const [id, handler] of hashingContexts.handlers) useHandler(id, handler);
+      // Stopped after the HTTP server has let its requests in flight finish (cleanups run in reverse).
+      cleanups.unshift({ name: 'the password hashing threads', run: () => hashingContexts.stop() });
+    } else {
+      failed.push(...(await preloadHandlers(routes.filter((route) => HASHING_ROUTE_IDS.includes(route.id)))));
+    }
     const handlersMs = performance.now() - mark;
     const missing = failed.filter(
       (f) =>
@@ -311,6 +330,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       `  Data:      ${options.dataDir ?? 'in memory (lost when the runtime stops)'}`,
       `  DynamoDB:  DynamoDB Local pid ${dynamoPid} at ${dynamo.endpoint}, table ${options.tableName}`,
       ...services.flatMap((s) => s.running.banner ?? []).map((line) => `  ${line}`),
+      ...(hashing ? [`  Hashing:   ${HASHING_ROUTE_IDS.join(', ')} in ${hashing.size} worker threads`] : []),
       `  ${routes.length} routes; Ctrl-C to stop.`,
       '',
     ];

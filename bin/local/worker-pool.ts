@@ -7,7 +7,9 @@
  * would share one event loop: hashing would use one core and stall the HTTP server and the other
  * pollers. So each execution context here is a `node:worker_threads` worker that loads the handler
  * module once (a warm instance; its module state is its own, as on Lambda) and handles one event at
- * a time. The pool has one context per core (at least 2).
+ * a time. The pool has one context per core (at least 2). A pool may load several handler modules
+ * into each context (the local runtime's CPU-bound HTTP routes share one pool, see
+ * hashing-routes.ts); each invocation then names the module it is for.
  *
  * Semantics kept from Lambda: a handler that throws rejects `invoke` (the poller leaves the whole
  * batch to come back); a context that dies (uncaught error, out of memory, `process.exit`) rejects
@@ -25,8 +27,8 @@ import { Worker } from 'node:worker_threads';
 import type { Context } from 'aws-lambda';
 
 export interface WorkerPoolOptions {
-  /** Absolute path of the module that exports `handler`. */
-  readonly handlerPath: string;
+  /** Absolute path of the module that exports `handler`, or of several (each context loads all). */
+  readonly handlerPath: string | readonly string[];
   /** Thread names (`<name>#<n>`) and messages. */
   readonly name: string;
   /** The handlers' environment (ServiceContext.env): copied into every context when it starts. */
@@ -41,8 +43,11 @@ export interface WorkerPoolOptions {
 
 export interface WorkerPool {
   readonly size: number;
-  /** One invocation in a free context (waits for one); resolves with what the handler returned. */
-  invoke(event: unknown, context: Context): Promise<unknown>;
+  /**
+   * One invocation in a free context (waits for one); resolves with what the handler returned.
+   * `handlerPath` picks one of the pool's modules (default: the first).
+   */
+  invoke(event: unknown, context: Context, handlerPath?: string): Promise<unknown>;
   /** Lets the invocations in flight finish, then ends every context. */
   stop(): Promise<void>;
 }
@@ -55,6 +60,8 @@ export type ContextMessage =
 
 /** What lambda-context.ts receives per invocation (the Context's data; its methods are rebuilt). */
 export interface Invocation {
+  /** One of the context's handler modules; undefined for the first. */
+  readonly handlerPath?: string;
   readonly event: unknown;
   readonly context: Record<string, unknown>;
   readonly timeoutMs: number;
@@ -79,6 +86,7 @@ interface Instance {
 
 export async function startWorkerPool(options: WorkerPoolOptions): Promise<WorkerPool> {
   const size = Math.max(2, options.size ?? availableParallelism());
+  const handlerPaths = typeof options.handlerPath === 'string' ? [options.handlerPath] : [...options.handlerPath];
   let spawned = 0;
   let stopping = false;
 
@@ -89,7 +97,7 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
       execArgv: [],
       // The AWS SDK's Node-version warning is printed once, by the runtime's own thread.
       env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...options.env },
-      workerData: { handlerPath: options.handlerPath },
+      workerData: { handlerPaths },
       ...(options.memoryMb ? { resourceLimits: { maxOldGenerationSizeMb: options.memoryMb } } : {}),
     });
     let loaded: (() => void) | undefined;
@@ -152,10 +160,13 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
     });
   }
 
-  async function invoke(event: unknown, context: Context): Promise<unknown> {
+  async function invoke(event: unknown, context: Context, handlerPath?: string): Promise<unknown> {
+    if (handlerPath !== undefined && !handlerPaths.includes(handlerPath)) {
+      throw new Error(`${options.name}: ${handlerPath} is not one of the pool's handlers`);
+    }
     // The Context's data crosses to the thread; its methods are rebuilt there (lambda-context.ts).
     const data = Object.fromEntries(Object.entries(context).filter(([, v]) => typeof v !== 'function'));
-    const invocation: Invocation = { event, context: data, timeoutMs: context.getRemainingTimeInMillis() };
+    const invocation: Invocation = { handlerPath, event, context: data, timeoutMs: context.getRemainingTimeInMillis() };
     const slot = free.pop() ?? (await new Promise<number>((r) => waiting.push(r)));
     try {
       return await run(slot, invocation);
@@ -168,9 +179,9 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
 
   return {
     size,
-    invoke(event, context) {
+    invoke(event, context, handlerPath) {
       if (stopping) return Promise.reject(new Error(`${options.name}: the pool is stopping`));
-      const call = invoke(event, context);
+      const call = invoke(event, context, handlerPath);
       inFlight.add(call);
       void call.catch(() => undefined).finally(() => inFlight.delete(call));
       return call;

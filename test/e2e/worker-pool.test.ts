@@ -9,10 +9,11 @@ import { startWorkerPool, type WorkerPool } from '../../bin/local/worker-pool.js
  */
 
 const HANDLER = resolve(import.meta.dirname, 'fixtures', 'pool-handler.ts');
+const ECHO_HANDLER = resolve(import.meta.dirname, 'fixtures', 'pool-handler-echo.ts');
 const pools: WorkerPool[] = [];
 const reports: string[] = [];
 
-async function pool(size = 2, handlerPath = HANDLER): Promise<WorkerPool> {
+async function pool(size = 2, handlerPath: string | string[] = HANDLER): Promise<WorkerPool> {
   const started = await startWorkerPool({
     name: 'test-worker',
     handlerPath,
@@ -138,4 +139,19 @@ it('fails to start when the handler module cannot load', async () => {
   await expect(pool(2, resolve(import.meta.dirname, 'fixtures', 'missing-handler.ts'))).rejects.toThrow(
     /test-worker failed to load in a worker thread: .*missing-handler/,
   );
+});
+
+it('runs each invocation with the handler module it names when the contexts load several', async () => {
+  // How the local runtime runs its password hashing routes (bin/local/hashing-routes.ts).
+  const p = await pool(2, [HANDLER, ECHO_HANDLER]);
+  const info = (await p.invoke({ action: 'info' }, context(), HANDLER)) as Info;
+  const echo = (await p.invoke({ echo: 'hi' }, context(), ECHO_HANDLER)) as { echoed: string; threadId: number };
+  const first = (await p.invoke({ action: 'info' }, context())) as Info;
+  expect(info).toMatchObject({ functionName: 'test-worker', env: 'from the services' });
+  expect(echo).toMatchObject({ echoed: 'hi' });
+  expect(first.functionName).toBe('test-worker');
+  await expect(p.invoke({}, context(), resolve(import.meta.dirname, 'elsewhere.ts'))).rejects.toThrow(
+    /is not one of the pool's handlers/,
+  );
+  expect(reports).toEqual([]);
 });

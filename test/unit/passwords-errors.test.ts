@@ -17,8 +17,18 @@ vi.mock('node:crypto', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:crypto')>();
   return {
     ...actual,
-    scrypt: (password: string, salt: Buffer, _len: number, _options: unknown, callback: (e: Error) => void) => {
-      callback(new Error(`library failure: ${password} ${salt.toString('base64')}`));
+    scrypt: (password: Buffer, salt: Buffer, _len: number, _options: unknown, callback: (e: Error) => void) => {
+      callback(new Error(`library failure: ${password.toString()} ${salt.toString('base64')}`));
+    },
+    pbkdf2: (
+      password: Buffer,
+      salt: Buffer,
+      _i: number,
+      _len: number,
+      _digest: string,
+      callback: (e: Error) => void,
+    ) => {
+      callback(new Error(`library failure: ${password.toString()} ${salt.toString('base64')}`));
     },
   };
 });
@@ -35,6 +45,10 @@ const STORED = {
   argon2d: '$argon2d$v=19$m=1024,t=2,p=1$KC3qomUDgi0ek4qWDzaWeg$f53/gXthZXGMZw4creNmncIuz9cktnA/4wer2YmBwzw',
   firebase:
     '$f_scrypt$lSrfV15cpx95/sZS2W9c9Kp6i/LVgQNDNC/qzrCnh1SAyZvqmZqAjTdn3aoItz+VHjoZilo78198JAdRuid5lQ==$42xEC+ixf3L2lw==$m=14$r=8$s=Bw==',
+  pbkdf2:
+    '$pbkdf2-sha256$i=1000,l=32$1jP+5Zxpxgtee/iPxGgOz0RfE9/KJuDElP1ley4VxXc$QJxzfvdbHYBpydCbHoFg3GJEqMFULwskiuqiJctoYpI',
+  scrypt: '$scrypt$ln=8,r=8,p=1$wlhLyXmP8b53bm1NKYVQqg$mTpvG8lzuuDk+DWz8HZIB6Vum6erDuUm0As5yU+VxWA',
+  wordpress: '$wp$2y$04$FAoTzla54fQsOZYYdT5rS.ZkSfSls9ENEu8EBQsiO03hYjl7jt9wy',
 };
 
 async function captureError(run: () => Promise<unknown>): Promise<Error> {

@@ -22,9 +22,19 @@ describe('normaliseHashingAlgorithm', () => {
     ['\tfirebase_scrypt\n', 'FIREBASE_SCRYPT'],
     ['', undefined],
     ['   ', undefined],
-    ['scrypt', undefined],
+    ['scrypt', 'SCRYPT'],
+    [' PbKdF2 ', 'PBKDF2'],
+    ['phpass', 'PHPASS'],
+    ['md5', 'MD5'],
+    ['Sha1', 'SHA1'],
+    ['sha256', 'SHA256'],
+    ['SHA512', 'SHA512'],
+    ['ldap', 'LDAP'],
     ['FIREBASE-SCRYPT', undefined],
     ['argon2id', undefined],
+    ['sha-256', undefined],
+    ['ssha', undefined],
+    ['pbkdf2_sha256', undefined],
   ])('%j → %s', (raw, expected) => {
     expect(normaliseHashingAlgorithm(raw)).toBe(expected);
   });
@@ -83,7 +93,7 @@ describe('checkHashFormat FIREBASE_SCRYPT', () => {
     ['r, s, m', fb('r=8', 's=Bw==', 'm=14')],
     ['s, m, r', fb('s=Bw==', 'm=14', 'r=8')],
     ['s, r, m', fb('s=Bw==', 'r=8', 'm=14')],
-    ['signed integers', fb('m=+14', 'r=-8', 's=Bw==')],
+    ['a signed integer', fb('m=+14', 'r=8', 's=Bw==')],
     ['empty hash and salt parts', '$f_scrypt$$$m=14$r=8$s=Bw=='],
   ])('accepts %s', (_name, hash) => {
     expect(checkHashFormat('FIREBASE_SCRYPT', hash)).toBeUndefined();
@@ -139,5 +149,46 @@ describe('detectHashingAlgorithm', () => {
     ['plain text', undefined],
   ])('%j → %s', (hash, expected) => {
     expect(detectHashingAlgorithm(hash)).toBe(expected);
+  });
+});
+
+describe('checkHashFormat with the cost bounds and the stored forms', () => {
+  const bcrypt = (cost: string) => `$2a$${cost}$${'a'.repeat(53)}`;
+  const KRATOS_PBKDF2 =
+    '$pbkdf2-sha256$i=100000,l=32$1jP+5Zxpxgtee/iPxGgOz0RfE9/KJuDElP1ley4VxXc$QJxzfvdbHYBpydCbHoFg3GJEqMFULwskiuqiJctoYpI';
+
+  it('refuses a complete bcrypt hash beyond the bounds, and keeps the reference prefix test otherwise', () => {
+    expect(checkHashFormat('BCRYPT', bcrypt('14'))).toBeUndefined();
+    expect(checkHashFormat('BCRYPT', bcrypt('15'))).toBe(`${BCRYPT_ERROR}: cost 15 is above the limit of 14`);
+    expect(checkHashFormat('BCRYPT', bcrypt('03'))).toBe(`${BCRYPT_ERROR}: cost 3 is below the minimum of 4`);
+    // Not a complete bcrypt string: the reference's prefix test decides (it can never match at sign-in).
+    expect(checkHashFormat('BCRYPT', '$2a$20$short')).toBeUndefined();
+  });
+
+  it('refuses a complete Argon2 or Firebase hash beyond the bounds', () => {
+    const argon2 = '$argon2id$v=19$m=1048576,t=1,p=1$c29tZXNhbHQ$CTFhFdXPJO1aFaMaO6Mm5c8y7cJHAph8ArZWb2GRPPc';
+    expect(checkHashFormat('ARGON2', argon2)).toBe(
+      `${ARGON2_ERROR}: m × t 1048576 is above the limit of 262144 (KiB × passes)`,
+    );
+    expect(checkHashFormat('ARGON2', argon2.replace('v=19', 'v=16'))).toBe(
+      `${ARGON2_ERROR}: version 16 is not supported (only v=19)`,
+    );
+    expect(checkHashFormat('FIREBASE_SCRYPT', fb('m=18', 'r=8', 's=Bw=='))).toBe(
+      `${FIREBASE_ERROR}: mem_cost 18 is above the limit of 17`,
+    );
+  });
+
+  it('passes the other families only in their stored form', () => {
+    expect(checkHashFormat('PBKDF2', KRATOS_PBKDF2)).toBeUndefined();
+    // Valid, but stored differently: the caller must store what normaliseImportedHash returns.
+    expect(checkHashFormat('PBKDF2', 'pbkdf2_sha1$10000$wz5B6WkasRoF$atJmJ1o+XfJxKq1+Nu1f1i57Z5I=')).toBe(
+      'Password hash is in invalid PBKDF2 format',
+    );
+    expect(checkHashFormat('LDAP', '{SSHA}0c0blFTXXNuAMHECS4uxrj3ZieMoWImr')).toBe(
+      'Password hash is in invalid LDAP format',
+    );
+    expect(checkHashFormat('PBKDF2', KRATOS_PBKDF2.replace('i=100000', 'i=1500001'))).toBe(
+      'Password hash is in invalid PBKDF2 format: iterations 1500001 is above the limit of 1500000',
+    );
   });
 });

@@ -8,6 +8,7 @@ const OK = { ok: true };
 const WRONG = { ok: false, reason: 'WRONG_PASSWORD' };
 const UNSUPPORTED = { ok: false, reason: 'UNSUPPORTED_HASH' };
 const MISSING_KEY = { ok: false, reason: 'MISSING_FIREBASE_SIGNER_KEY' };
+const ABOVE_LIMIT = { ok: false, reason: 'HASH_COST_ABOVE_LIMIT' };
 
 const BCRYPT_PARAMS: HashPasswordParams = {
   algorithm: 'BCRYPT',
@@ -72,12 +73,19 @@ describe('bcrypt verification', () => {
     '$2a$04$',
     '$2a$04$FAoTzla54fQsOZYYdT5rS.ZkSfSls9ENEu8EBQsiO03hYjl7jt9w',
     '$2a$04$FAoTzla54fQsOZYYdT5rS.ZkSfSls9ENEu8EBQsiO03hYjl7jt9wyy',
-    '$2a$99$FAoTzla54fQsOZYYdT5rS.ZkSfSls9ENEu8EBQsiO03hYjl7jt9wy',
-    '$2a$03$FAoTzla54fQsOZYYdT5rS.ZkSfSls9ENEu8EBQsiO03hYjl7jt9wy',
     '$2a$4$FAoTzla54fQsOZYYdT5rS.ZkSfSls9ENEu8EBQsiO03hYjl7jt9wy',
     '$2a$04$FAoTzla54fQsOZYYdT5rS!ZkSfSls9ENEu8EBQsiO03hYjl7jt9wy',
   ])('treats the malformed bcrypt hash %j as a wrong password', async (stored) => {
     expect(await verifyPassword('correct horse battery staple', stored, NO_KEY)).toEqual(WRONG);
+  });
+
+  it.each([
+    ['03', UNSUPPORTED],
+    ['15', ABOVE_LIMIT],
+    ['99', ABOVE_LIMIT],
+  ])('does not compute a stored hash of cost %s', async (cost, expected) => {
+    const stored = STORED_2A.replace('$04$', `$${cost}$`);
+    expect(await verifyPassword('correct horse battery staple', stored, NO_KEY)).toEqual(expected);
   });
 });
 
@@ -128,11 +136,14 @@ describe('bcrypt hashing', () => {
     expect(await verifyPassword(' ', hash, NO_KEY)).toEqual(WRONG);
   });
 
-  it.each([3, 32, 10.5, Number.NaN])('rejects log rounds %s', async (bcryptLogRounds) => {
-    await expect(hashPassword('pw', { ...BCRYPT_PARAMS, bcryptLogRounds })).rejects.toThrow(
-      'bcrypt log rounds must be an integer between 4 and 31',
-    );
-  });
+  it.each([3, 15, 31, 10.5, Number.NaN])(
+    'rejects log rounds %s (it would not verify what it wrote)',
+    async (bcryptLogRounds) => {
+      await expect(hashPassword('pw', { ...BCRYPT_PARAMS, bcryptLogRounds })).rejects.toThrow(
+        'bcrypt log rounds must be an integer between 4 and 14',
+      );
+    },
+  );
 });
 
 describe('argon2 verification', () => {
@@ -189,19 +200,29 @@ describe('argon2 verification', () => {
     expect(await verifyPassword(password, STORED_ARGON2ID.replace('$v=19', ''), NO_KEY)).toEqual(UNSUPPORTED);
   });
 
-  it('refuses hashes asking for more than 1 GiB of memory', async () => {
-    const huge = STORED_ARGON2ID.replace('m=1024', 'm=4194304');
-    expect(await verifyPassword(password, huge, NO_KEY)).toEqual(UNSUPPORTED);
+  it('does not compute hashes beyond the bounds', async () => {
+    for (const params of ['m=4194304,t=2,p=1', 'm=1024,t=11,p=1', 'm=1024,t=2,p=17', 'm=262144,t=2,p=1']) {
+      const stored = STORED_ARGON2ID.replace('m=1024,t=2,p=1', params);
+      expect(await verifyPassword(password, stored, NO_KEY)).toEqual(ABOVE_LIMIT);
+    }
+  });
+
+  it.each([
+    ['t=0', STORED_ARGON2ID.replace('t=2', 't=0')],
+    ['p=0', STORED_ARGON2ID.replace('p=1', 'p=0')],
+    ['m below 8 × p', STORED_ARGON2ID.replace('m=1024', 'm=4')],
+    ['a 4-byte salt', STORED_ARGON2ID.replace('KC3qomUDgi0ek4qWDzaWeg', 'c2FsdA')],
+  ])('reports parameters Argon2 cannot run (%s) as unsupported', async (_name, stored) => {
+    expect(await verifyPassword(password, stored, NO_KEY)).toEqual(UNSUPPORTED);
   });
 
   it.each([
     '$argon2id',
     '$argon2id$v=19$m=1024,t=2$KC3qomUDgi0ek4qWDzaWeg$f53/gXthZXGMZw4creNmncIuz9cktnA/4wer2YmBwzw',
     '$argon2id$v=19$m=1024,t=2,p=1,p=1$KC3qomUDgi0ek4qWDzaWeg$f53/gXthZXGMZw4creNmncIuz9cktnA/4wer2YmBwzw',
-    '$argon2id$v=19$m=1024,t=0,p=1$KC3qomUDgi0ek4qWDzaWeg$f53/gXthZXGMZw4creNmncIuz9cktnA/4wer2YmBwzw',
-    '$argon2id$v=19$m=4,t=2,p=1$KC3qomUDgi0ek4qWDzaWeg$f53/gXthZXGMZw4creNmncIuz9cktnA/4wer2YmBwzw',
-    '$argon2id$v=19$m=1024,t=2,p=1$c2FsdA$f53/gXthZXGMZw4creNmncIuz9cktnA/4wer2YmBwzw',
     '$argon2id$v=19$m=1024,t=2,p=1$KC3qomUDgi0ek4qWDzaWeg$',
+    '$argon2id$v=19$m=1024,t=2,p=1$KC3qomUDgi0ek4qWDzaWeg$f53/gXthZXGMZw4creNmncIuz9cktnA/4wer2YmBwzx',
+    '$argon2id$v=19$m=1024,t=2,p=1$KC3qomUDgi0ek4qWDzaWe$f53/gXthZXGMZw4creNmncIuz9cktnA/4wer2YmBwzw',
     '$argon2idx$v=19$m=1024,t=2,p=1$KC3qomUDgi0ek4qWDzaWeg$f53/gXthZXGMZw4creNmncIuz9cktnA/4wer2YmBwzw',
     '$argon2id$v=19$m=1024,t=2,p=1$KC3qomUDgi0ek4qWDzaWeg$f53/gXthZXGMZw4creNmncIuz9cktnA/4wer2YmBwzw$',
   ])('treats the malformed argon2 hash %j as a wrong password', async (stored) => {
@@ -231,10 +252,16 @@ describe('argon2 hashing', () => {
   });
 
   it.each([
-    [{ iterations: 0, memoryKb: 256, parallelism: 1 }, 'argon2 iterations must be a positive integer'],
-    [{ iterations: 1, memoryKb: 256, parallelism: 0 }, 'argon2 parallelism must be an integer between 1 and 16777215'],
-    [{ iterations: 1, memoryKb: 15, parallelism: 2 }, 'argon2 memory must be an integer'],
-    [{ iterations: 1, memoryKb: 2 * 1024 * 1024, parallelism: 2 }, 'argon2 memory must be an integer'],
+    [{ iterations: 0, memoryKb: 256, parallelism: 1 }, 'argon2 parameters refused: t 0 is below the minimum of 1'],
+    [{ iterations: 1, memoryKb: 256, parallelism: 0 }, 'argon2 parameters refused: p 0 is below the minimum of 1'],
+    [{ iterations: 1, memoryKb: 15, parallelism: 2 }, 'argon2 parameters refused: m 15 is below 8 × p (16)'],
+    [{ iterations: 11, memoryKb: 256, parallelism: 1 }, 'argon2 parameters refused: t 11 is above the limit of 10'],
+    [{ iterations: 1, memoryKb: 256, parallelism: 17 }, 'argon2 parameters refused: p 17 is above the limit of 16'],
+    [
+      { iterations: 2, memoryKb: 512 * 1024, parallelism: 2 },
+      'argon2 parameters refused: m × t 1048576 is above the limit of 262144 (KiB × passes)',
+    ],
+    [{ iterations: 1.5, memoryKb: 256, parallelism: 1 }, 'argon2 parameters must be integers'],
   ])('rejects parameters %j', async (argon2, message) => {
     await expect(hashPassword('pw', { ...ARGON2_PARAMS, argon2 })).rejects.toThrow(message);
   });
@@ -267,7 +294,7 @@ describe('Firebase scrypt verification', () => {
     expect(await verifyPassword('user1password', STORED.replace('s=Bw==', 's=CA=='), WITH_KEY)).toEqual(WRONG);
     expect(await verifyPassword('user1password', STORED.replace('r=8', 'r=7'), WITH_KEY)).toEqual(WRONG);
     expect(await verifyPassword('user1password', STORED.replace('m=14', 'm=13'), WITH_KEY)).toEqual(WRONG);
-    expect(await verifyPassword('user1password', STORED.replace(HASH, HASH.slice(0, -2)), WITH_KEY)).toEqual(WRONG);
+    expect(await verifyPassword('user1password', STORED.replace(HASH, HASH.slice(0, -4)), WITH_KEY)).toEqual(WRONG);
   });
 
   it.each([undefined, '', '   '])(
@@ -281,11 +308,18 @@ describe('Firebase scrypt verification', () => {
   it.each([
     ['m=0', STORED.replace('m=14', 'm=0')],
     ['m=-1', STORED.replace('m=14', 'm=-1')],
-    ['m=31', STORED.replace('m=14', 'm=31')],
     ['r=0', STORED.replace('r=8', 'r=0')],
-    ['128·N·r over 1 GiB', STORED.replace('m=14', 'm=20').replace('r=8', 'r=16')],
+    ['m=16 with r=1 (N must stay below 2^(16·r))', STORED.replace('m=14', 'm=16').replace('r=8', 'r=1')],
   ])('reports unusable cost parameters (%s) as unsupported', async (_name, stored) => {
     expect(await verifyPassword('user1password', stored, WITH_KEY)).toEqual(UNSUPPORTED);
+  });
+
+  it.each([
+    ['m=18', STORED.replace('m=14', 'm=18')],
+    ['m=31', STORED.replace('m=14', 'm=31')],
+    ['r=9', STORED.replace('r=8', 'r=9')],
+  ])('does not compute a hash beyond the bounds (%s)', async (_name, stored) => {
+    expect(await verifyPassword('user1password', stored, WITH_KEY)).toEqual(ABOVE_LIMIT);
   });
 
   it('treats a malformed firebase hash as a wrong password, with or without key', async () => {

@@ -1,7 +1,10 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { argon2d, argon2i, argon2id } from 'hash-wasm';
+import { decodeBase64 } from './encoding.js';
 import { PasswordHashingError } from './errors.js';
-import { fromMatch, MAX_KDF_MEMORY_BYTES, UNSUPPORTED_HASH, type VerifyResult, WRONG_PASSWORD } from './result.js';
+import { aboveLimit, belowMinimum, HASH_LIMITS, type ParameterProblem, unsupported } from './limits.js';
+import { compareDigests, type VerifyResult, WRONG_PASSWORD } from './result.js';
+import { defineScheme } from './scheme.js';
 
 export interface Argon2Params {
   readonly iterations: number;
@@ -13,18 +16,32 @@ const SALT_BYTES = 16;
 const HASH_BYTES = 32;
 /** The only Argon2 version hash-wasm implements (0x13). Older (0x10) hashes cannot be checked. */
 const SUPPORTED_VERSION = 19;
-const MAX_PARALLELISM = 0xffffff;
+/** Argon2's own minimums (RFC 9106 §3.1): an 8-byte salt, a 4-byte tag. */
 const MIN_SALT_BYTES = 8;
 const MIN_HASH_BYTES = 4;
+const MAX_HASH_BYTES = 1024;
 
 /** `$argon2<type>[$v=<version>]$<params>$<salt>$<hash>` with unpadded (or padded) standard Base64. */
 const ARGON2_SHAPE =
-  /^\$argon2(id|i|d)(?:\$v=([0-9]+))?\$([a-z]=[0-9]+(?:,[a-z]=[0-9]+)*)\$([A-Za-z0-9+/]+={0,2})\$([A-Za-z0-9+/]+={0,2})$/;
+  /^\$argon2(id|i|d)(?:\$v=([0-9]{1,5}))?\$([a-z]=[0-9]{1,10}(?:,[a-z]=[0-9]{1,10})*)\$([A-Za-z0-9+/]+={0,2})\$([A-Za-z0-9+/]+={0,2})$/;
 
 const ARGON2_FUNCTIONS = { id: argon2id, i: argon2i, d: argon2d } as const;
 
-function isPositiveInteger(value: number, max = Number.MAX_SAFE_INTEGER): boolean {
-  return Number.isInteger(value) && value >= 1 && value <= max;
+/**
+ * Whether hash-wasm can run these parameters and they are within HASH_LIMITS. Also what
+ * {@link hashArgon2id} accepts, so the core never writes a hash it would refuse to verify.
+ */
+export function checkArgon2Params({ iterations, memoryKb, parallelism }: Argon2Params): ParameterProblem | undefined {
+  if (iterations < 1) return belowMinimum('t', iterations, 1);
+  if (parallelism < 1) return belowMinimum('p', parallelism, 1);
+  if (memoryKb < 8 * parallelism) return unsupported(`m ${memoryKb} is below 8 × p (${8 * parallelism})`);
+  const limits = HASH_LIMITS.argon2;
+  if (iterations > limits.maxIterations) return aboveLimit('t', iterations, limits.maxIterations);
+  if (parallelism > limits.maxParallelism) return aboveLimit('p', parallelism, limits.maxParallelism);
+  if (memoryKb * iterations > limits.maxMemoryTimesIterationsKiB) {
+    return aboveLimit('m × t', memoryKb * iterations, `${limits.maxMemoryTimesIterationsKiB} (KiB × passes)`);
+  }
+  return undefined;
 }
 
 /**
@@ -33,13 +50,11 @@ function isPositiveInteger(value: number, max = Number.MAX_SAFE_INTEGER): boolea
  */
 export async function hashArgon2id(plain: string, params: Argon2Params): Promise<string> {
   const { iterations, memoryKb, parallelism } = params;
-  if (!isPositiveInteger(iterations)) throw new PasswordHashingError('argon2 iterations must be a positive integer');
-  if (!isPositiveInteger(parallelism, MAX_PARALLELISM)) {
-    throw new PasswordHashingError(`argon2 parallelism must be an integer between 1 and ${MAX_PARALLELISM}`);
+  if (![iterations, memoryKb, parallelism].every(Number.isSafeInteger)) {
+    throw new PasswordHashingError('argon2 parameters must be integers');
   }
-  if (!Number.isInteger(memoryKb) || memoryKb < 8 * parallelism || memoryKb * 1024 > MAX_KDF_MEMORY_BYTES) {
-    throw new PasswordHashingError('argon2 memory must be an integer of at least 8 KiB per lane and at most 1 GiB');
-  }
+  const problem = checkArgon2Params(params);
+  if (problem) throw new PasswordHashingError(`argon2 parameters refused: ${problem.detail}`);
   if (plain.length === 0) throw new PasswordHashingError('argon2 cannot hash an empty password');
   try {
     return await argon2id({
@@ -56,20 +71,22 @@ export async function hashArgon2id(plain: string, params: Argon2Params): Promise
   }
 }
 
-interface ParsedArgon2 {
+export interface ParsedArgon2 extends Argon2Params {
   readonly type: keyof typeof ARGON2_FUNCTIONS;
+  /** Undefined when the string has no `v=` part (version 0x10). */
   readonly version: number | undefined;
-  readonly memoryKb: number;
-  readonly iterations: number;
-  readonly parallelism: number;
   readonly salt: Buffer;
   readonly hash: Buffer;
 }
 
-function parseArgon2(stored: string): ParsedArgon2 | undefined {
+/**
+ * Reads a PHC-encoded Argon2 hash: type, optional version, exactly the parameters m, t and p (any
+ * order), strict Base64 salt and hash of the lengths Argon2 allows. Undefined when malformed.
+ */
+export function parseArgon2(stored: string): ParsedArgon2 | undefined {
   const match = ARGON2_SHAPE.exec(stored);
   if (!match) return undefined;
-  const [, type, version, paramText = '', salt = '', hash = ''] = match;
+  const [, type, version, paramText = '', saltText = '', hashText = ''] = match;
   const values = new Map<string, number>();
   for (const pair of paramText.split(',')) {
     const [name = '', value = ''] = pair.split('=');
@@ -82,51 +99,57 @@ function parseArgon2(stored: string): ParsedArgon2 | undefined {
   if (values.size !== 3 || memoryKb === undefined || iterations === undefined || parallelism === undefined) {
     return undefined;
   }
+  const salt = decodeBase64(saltText);
+  const hash = decodeBase64(hashText);
+  if (!salt || !hash || hash.length < MIN_HASH_BYTES || hash.length > MAX_HASH_BYTES) return undefined;
   return {
     type: type as ParsedArgon2['type'],
     version: version === undefined ? undefined : Number(version),
     memoryKb,
     iterations,
     parallelism,
-    salt: Buffer.from(salt, 'base64'),
-    hash: Buffer.from(hash, 'base64'),
+    salt,
+    hash,
   };
 }
 
-/**
- * Verifies a PHC-encoded argon2id/argon2i/argon2d hash (parameters m, t, p in any order). The
- * digest is recomputed with the stored parameters and compared in constant time.
- */
-export async function verifyArgon2(plain: string, stored: string): Promise<VerifyResult> {
-  const parsed = parseArgon2(stored);
-  if (!parsed) return WRONG_PASSWORD;
-  const { type, version, memoryKb, iterations, parallelism, salt, hash } = parsed;
-  if (version !== SUPPORTED_VERSION) return UNSUPPORTED_HASH;
-  if (
-    !isPositiveInteger(iterations) ||
-    !isPositiveInteger(parallelism, MAX_PARALLELISM) ||
-    memoryKb < 8 * parallelism ||
-    salt.length < MIN_SALT_BYTES ||
-    hash.length < MIN_HASH_BYTES
-  ) {
-    return WRONG_PASSWORD;
+function checkParsedArgon2(parsed: ParsedArgon2): ParameterProblem | undefined {
+  if (parsed.version !== SUPPORTED_VERSION) {
+    return unsupported(`version ${parsed.version ?? '16 (no v=)'} is not supported (only v=${SUPPORTED_VERSION})`);
   }
-  if (memoryKb * 1024 > MAX_KDF_MEMORY_BYTES) return UNSUPPORTED_HASH;
-  // hash-wasm refuses empty passwords; no stored hash is reachable with one at sign-in.
-  if (plain.length === 0) return WRONG_PASSWORD;
-  let computed: Uint8Array;
-  try {
-    computed = await ARGON2_FUNCTIONS[type]({
-      password: plain,
-      salt,
-      iterations,
-      memorySize: memoryKb,
-      parallelism,
-      hashLength: hash.length,
-      outputType: 'binary',
-    });
-  } catch {
-    throw new PasswordHashingError('argon2 verification failed');
+  if (parsed.salt.length < MIN_SALT_BYTES) {
+    return unsupported(`a salt of ${parsed.salt.length} bytes is below Argon2's minimum of ${MIN_SALT_BYTES}`);
   }
-  return fromMatch(computed.length === hash.length && timingSafeEqual(computed, hash));
+  return checkArgon2Params(parsed);
 }
+
+/**
+ * Stored form: the PHC string as imported (`$argon2id$`, `$argon2i$`, `$argon2d$`, version 19).
+ * The digest is recomputed with the stored parameters and compared in constant time.
+ */
+export const argon2Scheme = defineScheme<ParsedArgon2>({
+  legacy: false,
+  claims: (stored) => stored.startsWith('$argon2'),
+  parse: parseArgon2,
+  check: checkParsedArgon2,
+  async verify(plain, parsed): Promise<VerifyResult> {
+    // hash-wasm refuses empty passwords; no stored hash is reachable with one at sign-in.
+    if (plain.length === 0) return WRONG_PASSWORD;
+    const { type, memoryKb, iterations, parallelism, salt, hash } = parsed;
+    let computed: Uint8Array;
+    try {
+      computed = await ARGON2_FUNCTIONS[type]({
+        password: plain,
+        salt,
+        iterations,
+        memorySize: memoryKb,
+        parallelism,
+        hashLength: hash.length,
+        outputType: 'binary',
+      });
+    } catch {
+      throw new PasswordHashingError('argon2 verification failed');
+    }
+    return compareDigests(computed, hash);
+  },
+});

@@ -1,18 +1,32 @@
 import type { HashingAlgorithm } from './algorithm.js';
+import { importDigest, importLdap } from './digest.js';
+import { parseFirebaseScryptHash } from './firebase-scrypt.js';
+import type { ParameterProblem } from './limits.js';
+import { importPbkdf2 } from './pbkdf2.js';
+import { importPhpass } from './phpass.js';
+import { schemeOf } from './schemes.js';
+import { importScrypt } from './scrypt.js';
 
-/** Format error texts of the reference core (core-api-spec §6). */
+/**
+ * Format error texts: the reference core's three (core-api-spec §6) and the same wording for this
+ * core's families. A refused cost or parameter appends `: <detail>` (HASH_LIMITS).
+ */
 export const HASH_FORMAT_ERRORS = {
   BCRYPT: 'Password hash is in invalid BCrypt format',
   ARGON2: 'Password hash is in invalid Argon2 format',
   FIREBASE_SCRYPT: 'Password hash is in invalid Firebase SCrypt format',
+  PBKDF2: 'Password hash is in invalid PBKDF2 format',
+  SCRYPT: 'Password hash is in invalid SCrypt format',
+  PHPASS: 'Password hash is in invalid phpass format',
+  MD5: 'Password hash is in invalid MD5 format',
+  SHA1: 'Password hash is in invalid SHA-1 format',
+  SHA256: 'Password hash is in invalid SHA-256 format',
+  SHA512: 'Password hash is in invalid SHA-512 format',
+  LDAP: 'Password hash is in invalid LDAP format',
 } as const satisfies Record<HashingAlgorithm, string>;
 
 const BCRYPT_PREFIXES = ['$2a', '$2b', '$2x', '$2y'] as const;
 const ARGON2_PREFIXES = ['$argon2id', '$argon2i', '$argon2d'] as const;
-
-const FIREBASE_SCRYPT_MARKER = 'f_scrypt';
-const INT32_MIN = -2_147_483_648;
-const INT32_MAX = 2_147_483_647;
 
 /** Prefix test only, like the reference: `"$2a"` on its own passes. */
 export function hasBcryptPrefix(hash: string): boolean {
@@ -24,70 +38,86 @@ export function hasArgon2Prefix(hash: string): boolean {
   return ARGON2_PREFIXES.some((prefix) => hash.startsWith(prefix));
 }
 
-/** The pieces of a `$f_scrypt$<hash>$<salt>$m=<memCost>$r=<rounds>$s=<saltSeparator>` string. */
-export interface FirebaseScryptHash {
-  /** Base64 of the expected AES-CTR ciphertext, compared as text. */
-  readonly hash: string;
-  /** Base64 of the per-user salt. */
-  readonly salt: string;
-  /** Base64 of the project-wide salt separator. */
-  readonly saltSeparator: string;
-  /** log2 of the scrypt cost N. */
-  readonly memCost: number;
-  /** scrypt block size r. */
-  readonly rounds: number;
-}
+/**
+ * Turns an imported hash into its stored form, by declared algorithm: a string (the canonical
+ * form), a parameter problem found while converting, or undefined when the hash is not in any
+ * accepted form of that algorithm. bcrypt, Argon2 and Firebase hashes are stored as given.
+ */
+const IMPORTERS: Record<HashingAlgorithm, (hash: string) => string | ParameterProblem | undefined> = {
+  BCRYPT: (hash) => (hash.startsWith('$2') ? hash : undefined),
+  ARGON2: (hash) => (hash.startsWith('$argon2') ? hash : undefined),
+  FIREBASE_SCRYPT: (hash) => (hash.startsWith('$f_scrypt$') ? hash : undefined),
+  PBKDF2: importPbkdf2,
+  SCRYPT: importScrypt,
+  PHPASS: importPhpass,
+  MD5: (hash) => importDigest('md5', hash),
+  SHA1: (hash) => importDigest('sha1', hash),
+  SHA256: (hash) => importDigest('sha256', hash),
+  SHA512: (hash) => importDigest('sha512', hash),
+  LDAP: importLdap,
+};
 
-/** A signed decimal that fits a 32-bit int, the range the reference's integer parse accepts. */
-function parseInt32(text: string): number | undefined {
-  if (!/^[+-]?[0-9]+$/.test(text)) return undefined;
-  const value = Number(text);
-  return value >= INT32_MIN && value <= INT32_MAX ? value : undefined;
-}
+/** The outcome of {@link normaliseImportedHash}. */
+export type ImportedHash =
+  | { readonly ok: true; readonly storedHash: string }
+  | {
+      readonly ok: false;
+      /** `Password hash is in invalid <X> format`, with `: <detail>` for a refused parameter. */
+      readonly error: string;
+      /** `format`: not a hash of that algorithm; `limit`: beyond HASH_LIMITS; `unsupported`: the KDF cannot run it. */
+      readonly kind: 'format' | 'limit' | 'unsupported';
+    };
 
 /**
- * Parses the Firebase scrypt storage format: exactly seven `$`-separated parts, the first empty,
- * the second `f_scrypt`, then hash and salt, then `m=`, `r=` and `s=` in any order. All three
- * parameters must be present, m and r must be integers and s must not be empty. Returns
- * undefined when the string is not in that shape.
+ * Validates an imported hash against its declared algorithm (already normalised, the hash
+ * already trimmed) and returns either the stored form — ONE canonical string per family, from
+ * which {@link verifyPassword} infers the scheme — or the error message to answer. Costs beyond
+ * HASH_LIMITS and parameters the KDF cannot compute are refused here, so no accepted hash fails
+ * or stalls at sign-in. Pure and cheap: no KDF runs. Applying it to a stored form returns that
+ * form unchanged, so a staged row can be checked again by the worker.
  */
-export function parseFirebaseScryptHash(stored: string): FirebaseScryptHash | undefined {
-  const parts = stored.split('$');
-  if (parts.length !== 7 || parts[0] !== '' || parts[1] !== FIREBASE_SCRYPT_MARKER) return undefined;
-  const [, , hash = '', salt = ''] = parts;
-  let memCost: number | undefined;
-  let rounds: number | undefined;
-  let saltSeparator: string | undefined;
-  for (const part of parts.slice(4)) {
-    const value = part.slice(2);
-    if (part.startsWith('m=')) {
-      memCost = parseInt32(value);
-      if (memCost === undefined) return undefined;
-    } else if (part.startsWith('r=')) {
-      rounds = parseInt32(value);
-      if (rounds === undefined) return undefined;
-    } else if (part.startsWith('s=')) {
-      if (value === '') return undefined;
-      saltSeparator = value;
-    }
+export function normaliseImportedHash(algorithm: HashingAlgorithm, hash: string): ImportedHash {
+  const formatError = HASH_FORMAT_ERRORS[algorithm];
+  const converted = IMPORTERS[algorithm](hash);
+  if (converted === undefined) return { ok: false, error: formatError, kind: 'format' };
+  if (typeof converted !== 'string') {
+    return { ok: false, error: `${formatError}: ${converted.detail}`, kind: converted.kind };
   }
-  if (memCost === undefined || rounds === undefined || saltSeparator === undefined) return undefined;
-  return { hash, salt, saltSeparator, memCost, rounds };
+  const opened = schemeOf(converted)?.open(converted);
+  if (!opened) return { ok: false, error: formatError, kind: 'format' };
+  if (opened.problem)
+    return { ok: false, error: `${formatError}: ${opened.problem.detail}`, kind: opened.problem.kind };
+  return { ok: true, storedHash: converted };
 }
 
-/**
- * Checks an imported hash against the declared algorithm and returns the reference's format
- * error message, or undefined when the hash is acceptable. The caller trims the hash first.
- */
-export function checkHashFormat(algorithm: HashingAlgorithm, hash: string): string | undefined {
+/** The reference's own shape test for its three algorithms (prefix only for bcrypt and Argon2). */
+function referenceShapeAccepts(algorithm: HashingAlgorithm, hash: string): boolean {
   switch (algorithm) {
     case 'BCRYPT':
-      return hasBcryptPrefix(hash) ? undefined : HASH_FORMAT_ERRORS.BCRYPT;
+      return hasBcryptPrefix(hash);
     case 'ARGON2':
-      return hasArgon2Prefix(hash) ? undefined : HASH_FORMAT_ERRORS.ARGON2;
+      return hasArgon2Prefix(hash);
     case 'FIREBASE_SCRYPT':
-      return parseFirebaseScryptHash(hash) ? undefined : HASH_FORMAT_ERRORS.FIREBASE_SCRYPT;
+      return parseFirebaseScryptHash(hash) !== undefined;
+    default:
+      return false;
   }
+}
+
+/**
+ * The import check the callers that store the hash exactly as given use: the error message, or
+ * undefined when `hash` may be stored as it is. The caller trims the hash first.
+ *
+ * - BCRYPT, ARGON2, FIREBASE_SCRYPT: the reference's shape test (prefix only for the first two),
+ *   and, where the cost parameters can be read, HASH_LIMITS and what the KDF can compute.
+ * - The other families pass only in their canonical stored form (the string
+ *   {@link normaliseImportedHash} returns): any other accepted form needs converting first.
+ */
+export function checkHashFormat(algorithm: HashingAlgorithm, hash: string): string | undefined {
+  const strict = normaliseImportedHash(algorithm, hash);
+  if (strict.ok) return strict.storedHash === hash ? undefined : HASH_FORMAT_ERRORS[algorithm];
+  if (strict.kind !== 'format') return strict.error;
+  return referenceShapeAccepts(algorithm, hash) ? undefined : strict.error;
 }
 
 /**
@@ -95,7 +125,7 @@ export function checkHashFormat(algorithm: HashingAlgorithm, hash: string): stri
  * BCrypt prefix, Firebase scrypt format. Undefined when none applies (for the hash-import API
  * that is `Password hash is in invalid format`).
  */
-export function detectHashingAlgorithm(hash: string): HashingAlgorithm | undefined {
+export function detectHashingAlgorithm(hash: string): 'BCRYPT' | 'ARGON2' | 'FIREBASE_SCRYPT' | undefined {
   if (hasArgon2Prefix(hash)) return 'ARGON2';
   if (hasBcryptPrefix(hash)) return 'BCRYPT';
   if (parseFirebaseScryptHash(hash)) return 'FIREBASE_SCRYPT';

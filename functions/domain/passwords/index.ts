@@ -1,19 +1,21 @@
 /**
- * Password hashing and verification (core-api-spec §6): format checks for imported hashes,
- * hashing of plain-text passwords, and sign-in verification of BCrypt, Argon2 and Firebase
- * scrypt hashes.
+ * Password hashing and verification (core-api-spec §6): import checks of legacy hashes and their
+ * canonical stored forms (schemes.ts), bounded costs (limits.ts), hashing of plain-text
+ * passwords, and sign-in verification of every stored form.
  */
 export { HASHING_ALGORITHMS, type HashingAlgorithm, normaliseHashingAlgorithm } from './algorithm.js';
-export type { Argon2Params } from './argon2.js';
+export { type Argon2Params, checkArgon2Params } from './argon2.js';
 export { BCRYPT_MAX_LOG_ROUNDS, BCRYPT_MIN_LOG_ROUNDS } from './bcrypt.js';
 export { PasswordHashingError } from './errors.js';
+export { type FirebaseScryptHash, parseFirebaseScryptHash } from './firebase-scrypt.js';
 export {
   checkHashFormat,
   detectHashingAlgorithm,
-  type FirebaseScryptHash,
   HASH_FORMAT_ERRORS,
-  parseFirebaseScryptHash,
+  type ImportedHash,
+  normaliseImportedHash,
 } from './format.js';
 export { type HashPasswordParams, hashPassword } from './hash.js';
+export { HASH_LIMITS } from './limits.js';
 export { MAX_KDF_MEMORY_BYTES, type VerifyFailureReason, type VerifyResult } from './result.js';
-export { type VerifyPasswordOptions, verifyPassword } from './verify.js';
+export { dummyVerifyPassword, needsRehash, type VerifyPasswordOptions, verifyPassword } from './verify.js';

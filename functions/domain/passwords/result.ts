@@ -1,3 +1,5 @@
+import { timingSafeEqual } from 'node:crypto';
+
 /**
  * Outcome of checking a password against a stored hash.
  *
@@ -8,12 +10,19 @@
  *   `firebase_password_hashing_signer_key`; nothing was checked. This is a configuration problem
  *   and must not be reported to the user as wrong credentials.
  * - `UNSUPPORTED_HASH` – the hash is well-formed but uses something this core cannot compute
- *   (Argon2 version other than 0x13, cost parameters beyond the memory limit or invalid for the
- *   KDF). Nothing was checked; callers answer wrong credentials but should log it.
+ *   (Argon2 version other than 0x13, parameters the KDF refuses). Nothing was checked; callers
+ *   answer wrong credentials but should log it.
+ * - `HASH_COST_ABOVE_LIMIT` – the hash asks for more work than `HASH_LIMITS` (limits.ts) allow (it was
+ *   stored before the bounds existed). The KDF was not run; callers answer wrong credentials and
+ *   log a warning (without the hash).
  */
 export type VerifyResult = { readonly ok: true } | { readonly ok: false; readonly reason: VerifyFailureReason };
 
-export type VerifyFailureReason = 'WRONG_PASSWORD' | 'MISSING_FIREBASE_SIGNER_KEY' | 'UNSUPPORTED_HASH';
+export type VerifyFailureReason =
+  | 'WRONG_PASSWORD'
+  | 'MISSING_FIREBASE_SIGNER_KEY'
+  | 'UNSUPPORTED_HASH'
+  | 'HASH_COST_ABOVE_LIMIT';
 
 export const MATCH: VerifyResult = Object.freeze({ ok: true });
 export const WRONG_PASSWORD: VerifyResult = Object.freeze({ ok: false, reason: 'WRONG_PASSWORD' });
@@ -22,6 +31,7 @@ export const MISSING_FIREBASE_SIGNER_KEY: VerifyResult = Object.freeze({
   reason: 'MISSING_FIREBASE_SIGNER_KEY',
 });
 export const UNSUPPORTED_HASH: VerifyResult = Object.freeze({ ok: false, reason: 'UNSUPPORTED_HASH' });
+export const HASH_COST_ABOVE_LIMIT: VerifyResult = Object.freeze({ ok: false, reason: 'HASH_COST_ABOVE_LIMIT' });
 
 export function fromMatch(matches: boolean): VerifyResult {
   return matches ? MATCH : WRONG_PASSWORD;
@@ -29,8 +39,15 @@ export function fromMatch(matches: boolean): VerifyResult {
 
 /**
  * Upper bound on the memory a stored hash may ask a KDF for (Argon2 `m`, scrypt `128·N·r`).
- * Generous compared with real-world parameters (Firebase: 16 MiB, this core's Argon2 default:
- * ~86 MiB, libsodium's "sensitive" preset: 1 GiB) but keeps a hostile hash from exhausting the
- * function's memory.
+ * The cost bounds of HASH_LIMITS keep every accepted hash well below it (Argon2 ≤ 256 MiB,
+ * scrypt ≤ 128 MiB); kept as a last line for callers that read it.
  */
 export const MAX_KDF_MEMORY_BYTES = 1024 * 1024 * 1024;
+
+/**
+ * Compares a computed digest with the stored one in constant time. Lengths are not secret (the
+ * stored format fixes them), so a length mismatch returns at once.
+ */
+export function compareDigests(computed: Uint8Array, expected: Uint8Array): VerifyResult {
+  return fromMatch(computed.length === expected.length && timingSafeEqual(computed, expected));
+}

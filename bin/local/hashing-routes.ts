@@ -1,0 +1,52 @@
+/**
+ * Password hashing off the HTTP server's event loop.
+ *
+ * Sign-in, sign-up and the single-user import hash or verify passwords: synchronous WASM
+ * (bcrypt, Argon2) or loops (phpass) of up to about a second per call at the bounds of the hash
+ * costs. On Lambda each invocation has its execution environment to itself, so that only delays
+ * its own request. Run in the runtime's thread, it would stop every other request (`/hello`
+ * included) for that time; so these routes' handlers run in worker threads, like the import
+ * worker's (worker-pool.ts): one pool whose contexts load all of them, one per core (at least 2).
+ * The other routes stay in this thread (cheap, mostly waiting on DynamoDB).
+ */
+import { resolve } from 'node:path';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { RouteDefinition } from '#functions/routes.js';
+import { startWorkerPool, type WorkerPool } from './worker-pool.js';
+
+/** The manifest routes whose handlers hash or verify passwords. Staging only checks hash formats. */
+export const HASHING_ROUTE_IDS: readonly string[] = ['signin', 'signup', 'bulk-import-import'];
+
+const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
+
+type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2 | string>;
+
+export interface HashingContexts {
+  /** Route id → a handler that runs the route's real handler in a worker thread. */
+  readonly handlers: ReadonlyMap<string, Handler>;
+  readonly size: number;
+  stop(): Promise<void>;
+}
+
+/** Starts the pool for the hashing routes of `routes` (with the handlers' environment, `env`). */
+export async function startHashingContexts(
+  routes: readonly RouteDefinition[],
+  env: NodeJS.ProcessEnv,
+  report: (message: string) => void,
+): Promise<HashingContexts> {
+  const hashing = routes.filter((route) => HASHING_ROUTE_IDS.includes(route.id));
+  const missing = HASHING_ROUTE_IDS.filter((id) => !hashing.some((route) => route.id === id));
+  if (missing.length > 0) throw new Error(`hashing routes missing from the manifest: ${missing.join(', ')}`);
+  const paths = new Map(hashing.map((route) => [route.id, resolve(REPO_ROOT, route.handler)]));
+  const pool: WorkerPool = await startWorkerPool({
+    name: 'hashing routes',
+    handlerPath: [...paths.values()],
+    env,
+    memoryMb: Math.max(...hashing.map((route) => route.memoryMb ?? 1024)),
+    report,
+  });
+  const handlers = new Map<string, Handler>(
+    [...paths].map(([id, path]) => [id, (event, context) => pool.invoke(event, context, path) as ReturnType<Handler>]),
+  );
+  return { handlers, size: pool.size, stop: () => pool.stop() };
+}
