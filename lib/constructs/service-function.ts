@@ -37,6 +37,12 @@ export const TABLE_ACTIONS = {
 const ESM_REQUIRE_BANNER =
   "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
+/**
+ * Bundled in place of the SDK's default credential chain: on Lambda only its first link (the
+ * environment) is ever used, and the rest is ~130 KB of every bundle (lib/bundling/lambda-credentials.ts).
+ */
+export const LAMBDA_CREDENTIALS_MODULE = join(REPO_ROOT, 'lib', 'bundling', 'lambda-credentials.ts');
+
 export interface ServiceFunctionProps
   extends Omit<NodejsFunctionProps, 'entry' | 'runtime' | 'architecture' | 'logGroup' | 'timeout' | 'memorySize'> {
   /** Repository-relative path of the module that exports `handler` (resolved from the repo root). */
@@ -89,6 +95,7 @@ export class ServiceFunction extends NodejsFunction {
         sourcesContent: false,
         // Bundle the AWS SDK too: the versions the tests ran against, not the runtime's copy.
         externalModules: [],
+        esbuildArgs: { '--alias': [`@aws-sdk/credential-provider-node=${LAMBDA_CREDENTIALS_MODULE}`] },
         forceDockerBundling: false,
         ...bundling,
       },
