@@ -3,6 +3,8 @@ import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { RouteDefinition } from '#functions/routes.js';
 import { ENV } from '#functions/shared/env.js';
+import { WORKERS } from '#functions/workers.js';
+import { describeHandlerSource } from './bundles.js';
 import { createRouter, loadHandler } from './dispatch.js';
 import { type DynamoDbLocal, ensureTable, freePort, startDynamoDbLocal } from './dynamodb.js';
 import { createLocalHttpServer, describe, type LocalHttpServer } from './http-server.js';
@@ -193,6 +195,14 @@ export async function main(argv: readonly string[]): Promise<number> {
     );
     return 1;
   }
+  // Sources, or (HANDLER_BUNDLES) the synthesized bundles: every entry must have one.
+  let handlerSource: string;
+  try {
+    handlerSource = describeHandlerSource([...routes, ...WORKERS]);
+  } catch (error) {
+    report(describe(error));
+    return 1;
+  }
 
   let http: LocalHttpServer;
   let address: AddressInfo;
@@ -308,6 +318,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         `(DynamoDB Local ${seconds(dynamoMs)}, handlers ${seconds(handlersMs)})`,
       `  URL:       ${url}${anyInterface ? ` (listening on all interfaces, port ${address.port})` : ''}`,
       `  API keys:  ${apiKeyStatus(base.api_keys)}`,
+      `  Handlers:  ${handlerSource}`,
       `  Data:      ${options.dataDir ?? 'in memory (lost when the runtime stops)'}`,
       `  DynamoDB:  DynamoDB Local pid ${dynamoPid} at ${dynamo.endpoint}, table ${options.tableName}`,
       ...services.flatMap((s) => s.running.banner ?? []).map((line) => `  ${line}`),
