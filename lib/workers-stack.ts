@@ -88,8 +88,9 @@ export class WorkersStack extends Stack {
           fn.consumeQueue(importQueue.deadLetterQueue, ENV.importDlqUrl, source);
           break;
         case 'schedule':
-          // An invocation refused because the previous run still holds the reserved concurrency
-          // is dropped, not queued for up to 6 hours: the next scheduled run comes anyway.
+          // A run refused because the previous one still holds the reserved concurrency is retried
+          // only until just before the next scheduled run (not for Lambda's default 6 hours, which
+          // would line up stale runs), and a failed run is not retried: the next one comes anyway.
           fn.configureAsyncInvoke({
             retryAttempts: 0,
             maxEventAge: Duration.minutes(Math.max(1, source.everyMinutes - 1)),
