@@ -5,7 +5,7 @@
  * consumer and the reconciler — against DynamoDB Local and fauxqs. The core flows must work:
  * create an app, import a user, sign in, stage 100 users and import them, dead letters to FAILED.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -83,6 +83,17 @@ describe('the synthesized bundles', () => {
     expect([...bundles.keys()].sort()).toEqual([...ROUTES, ...WORKERS].map((e) => e.id).sort());
     for (const file of bundles.values()) expect(file.startsWith(cdkOut)).toBe(true);
     expect(runtime.stdout).toContain(`Handlers:  ${ROUTES.length + WORKERS.length} bundles from ${cdkOut}`);
+  });
+
+  it("carry none of zod's translations and none of the phone metadata's display formats", () => {
+    for (const [id, file] of readBundleMap(cdkOut)) {
+      const code = readFileSync(file, 'utf8');
+      // "Invalid input" of zod's Dutch and Indonesian locales (ASCII: the minifier escapes others);
+      // the English one is zod's default.
+      expect(code.includes('Ongeldige invoer') || code.includes('Input tidak valid'), id).toBe(false);
+      // The US display format of libphonenumber's metadata.
+      expect(code.includes('($1) $2-$3'), id).toBe(false);
+    }
   });
 
   it('create an app, import a user and sign them in with their legacy password', async () => {
