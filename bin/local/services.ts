@@ -176,7 +176,10 @@ export const importPipelineService: LocalService = {
             functionName: definition.id,
             handler: q.handler as SqsWorkerHandler,
             batchSize: source.batchSize,
-            concurrency: Math.min(source.maxConcurrency, q.concurrency),
+            // The import worker's maxConcurrency sizes the deployed event source to a new
+            // table's write capacity; DynamoDB Local has no such limit, so locally it runs as
+            // many batches as its threads can use.
+            concurrency: q.id === 'import-worker' ? q.concurrency : Math.min(source.maxConcurrency, q.concurrency),
             timeoutSeconds: definition.timeoutSeconds,
             onError: context.report,
           }),
