@@ -121,7 +121,7 @@ export class ApiStack extends Stack {
       autoDeploy: true,
       accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: ACCESS_LOG_FORMAT },
       // Past these, API Gateway answers 429 before any function runs: a runaway client cannot
-      // exhaust the account's Lambda concurrency or the table's capacity (bin/app.ts, context
+      // exhaust the account's Lambda concurrency or the table's capacity (lib/stage.ts, context
       // apiRateLimit / apiBurstLimit).
       throttle: props.throttle,
     });
