@@ -12,7 +12,7 @@
  * Measurements: 1 staging latency, 2 import throughput vs bare transactions, 3 import throughput
  * with plain-text passwords vs bare hashing on all cores, 4 sign-in vs bare verify, 5 cost model,
  * 6 peak RSS of the runtime (node + DynamoDB Local) per tenth of a large import, 7 verify time at
- * each hash cost bound.
+ * each hash cost bound, 8 bundle size and import time vs a document-client-only bundle.
  */
 import { WORKERS } from '#functions/workers.js';
 import { loadInProcess } from './lib/in-process.js';
@@ -21,6 +21,7 @@ import { startRuntime } from './lib/runtime.js';
 import { measure, type RunPlan, round } from './lib/stats.js';
 import { cheapBcryptHash } from './lib/users.js';
 import { bareClient, runBareBatchImport } from './measurements/bare-batches.js';
+import { type BundleResults, bundleNotes, measureBundles } from './measurements/bundles.js';
 import { costModel, recordImport, unitNotes } from './measurements/cost-model.js';
 import { hashBoundsRun } from './measurements/hash-bounds.js';
 import { memoryRun } from './measurements/memory.js';
@@ -33,7 +34,7 @@ const quick = args.has('--quick');
 const onlyArg = process.argv.slice(2).find((a) => a.startsWith('--only='));
 const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : undefined;
 /** Whether measurement `n` runs (`--only=1` and `--only=2` both mean the staging + import pair). */
-const want = (n: 1 | 3 | 4 | 6 | 7) => !only || only.has(String(n)) || (n === 1 && only.has('2'));
+const want = (n: 1 | 3 | 4 | 6 | 7 | 8) => !only || only.has(String(n)) || (n === 1 && only.has('2'));
 const SIZES = quick
   ? {
       stageUsers: 200,
@@ -274,6 +275,14 @@ async function main(): Promise<void> {
         summary: memoryRuns.usersPerSecond as never,
       });
     }
+
+    // 8. Bundle size and import time vs a bundle of the DynamoDB document client alone.
+    if (want(8)) {
+      log('8. bundle sizes and import times vs the document-client-only reference');
+      const bundles = await measureBundles(plan, log);
+      results.bundles = bundles.results;
+      rows.push(...bundles.rows);
+    }
   } finally {
     await runtime.stop();
   }
@@ -304,6 +313,7 @@ async function main(): Promise<void> {
     "4. Sign-in: one imported user per format, in an app of its own (the Firebase one with its `firebase_password_hashing_signer_key`); sign-ins sequential over HTTP; bare verify in the bench process: the core's own `verifyPassword` (#functions/domain/passwords: what sign-in runs, without HTTP, lookup and response), with the same signer key for Firebase. The Firebase hash is built by the bench (bench/lib/firebase-scrypt.ts: hash-wasm scrypt + AES-256-CTR, checked against Firebase's published example) with Firebase's project parameters rounds 8, mem_cost 14, salt separator Bw==.",
     ...plainNotes(results),
     ...memoryNotes(results),
+    ...bundleNotes(results.bundles as BundleResults | undefined),
   ];
   const paths = writeResults({ meta, results }, markdown(meta, rows, notes));
   log(`\n${markdown(meta, rows, notes)}`);

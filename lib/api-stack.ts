@@ -6,6 +6,7 @@ import {
   RemovalPolicy,
   Stack,
   type StackProps,
+  Validations,
 } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
@@ -19,14 +20,17 @@ import {
   PayloadFormatVersion,
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { ComparisonOperator, MathExpression } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { DEFAULT_ROUTE_PATH, gatewayPaths, type RouteDefinition } from '#functions/routes.js';
 import { ENV } from '#functions/shared/env.js';
 import { shardOf } from '#functions/storage/kit/shard.js';
+import { ALARM_PERIOD, functionAlarms, notifyingAlarm, THRESHOLDS } from './alarms.js';
 import { DEFAULT_ROUTE_MEMORY_MB, DEFAULT_ROUTE_TIMEOUT_SECONDS, ROUTE_GROUP_COUNT } from './constants.js';
 import { ServiceFunction } from './constructs/service-function.js';
 import { pascalCase } from './names.js';
@@ -42,11 +46,24 @@ interface RouteWiring {
   readonly logRetention: RetentionDays;
   /** `LOG_LEVEL` of every function. @default - the functions' own default (info) */
   readonly logLevel?: string;
+  /** Every alarm notifies this topic (data stack). */
+  readonly alarmTopic: ITopic;
+  /** Environment every function gets besides its own (metrics namespace and service name). */
+  readonly commonEnvironment: Readonly<Record<string, string>>;
+}
+
+/** Default throttling of the API's stage, for all routes and clients together. */
+export interface ApiThrottle {
+  /** Steady-state requests per second. */
+  readonly rateLimit: number;
+  /** Requests that may arrive at once above the steady rate (token-bucket size). */
+  readonly burstLimit: number;
 }
 
 export interface ApiStackProps extends StackProps, RouteWiring {
   /** The route manifest (functions/routes.ts); one function and its API routes per entry. */
   readonly routes: readonly RouteDefinition[];
+  readonly throttle: ApiThrottle;
 }
 
 /**
@@ -83,6 +100,8 @@ export class ApiStack extends Stack {
       importQueue: props.importQueue,
       retain: props.retain,
       logRetention: props.logRetention,
+      alarmTopic: props.alarmTopic,
+      commonEnvironment: props.commonEnvironment,
       ...(props.apiKeysSecretArn === undefined ? {} : { apiKeysSecretArn: props.apiKeysSecretArn }),
       ...(props.logLevel === undefined ? {} : { logLevel: props.logLevel }),
     };
@@ -102,6 +121,10 @@ export class ApiStack extends Stack {
       httpApi: this.api,
       autoDeploy: true,
       accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: ACCESS_LOG_FORMAT },
+      // Past these, API Gateway answers 429 before any function runs: a runaway client cannot
+      // exhaust the account's Lambda concurrency or the table's capacity (lib/stage.ts, context
+      // apiRateLimit / apiBurstLimit).
+      throttle: props.throttle,
     });
 
     const groups = new Map<number, RouteDefinition[]>();
@@ -117,6 +140,32 @@ export class ApiStack extends Stack {
       );
 
     new CfnOutput(this, 'ApiUrl', { value: this.stage.url, description: 'Base URL of the auth core' });
+    this.alarms(props.alarmTopic);
+  }
+
+  /** A rate of 5xx answers and a latency that clients would notice. */
+  private alarms(topic: ITopic): void {
+    const requests = this.api.metricCount({ period: ALARM_PERIOD, statistic: 'Sum' });
+    const errors = this.api.metricServerError({ period: ALARM_PERIOD, statistic: 'Sum' });
+    notifyingAlarm(this, 'Api5xxAlarm', topic, {
+      description: `Over ${THRESHOLDS.api5xxPercent} % of API requests answered 5xx for 10 minutes (periods with fewer than ${THRESHOLDS.apiMinRequests} requests count as 0)`,
+      metric: new MathExpression({
+        expression: `IF(requests >= ${THRESHOLDS.apiMinRequests}, 100 * errors / requests, 0)`,
+        usingMetrics: { requests, errors },
+        label: '5xx %',
+        period: ALARM_PERIOD,
+      }),
+      threshold: THRESHOLDS.api5xxPercent,
+      evaluationPeriods: 2,
+      comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    });
+    notifyingAlarm(this, 'ApiLatencyAlarm', topic, {
+      description: `p90 API latency over ${THRESHOLDS.apiLatencyP90Ms} ms for 15 minutes`,
+      metric: this.api.metricLatency({ period: ALARM_PERIOD, statistic: 'p90' }),
+      threshold: THRESHOLDS.apiLatencyP90Ms,
+      evaluationPeriods: 3,
+      comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    });
   }
 }
 
@@ -139,6 +188,7 @@ export class RouteGroupStack extends NestedStack {
         ? undefined
         : Secret.fromSecretCompleteArn(this, 'ApiKeysSecret', props.apiKeysSecretArn);
 
+    const functions: { id: string; fn: ServiceFunction }[] = [];
     for (const route of props.routes) {
       const name = pascalCase(route.id);
       const fn = new ServiceFunction(this, name, {
@@ -148,8 +198,12 @@ export class RouteGroupStack extends NestedStack {
         memorySize: route.memoryMb ?? DEFAULT_ROUTE_MEMORY_MB,
         logRetention: props.logRetention,
         logRemovalPolicy: props.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
-        environment: props.logLevel === undefined ? {} : { [ENV.logLevel]: props.logLevel },
+        environment: {
+          ...props.commonEnvironment,
+          ...(props.logLevel === undefined ? {} : { [ENV.logLevel]: props.logLevel }),
+        },
       });
+      functions.push({ id: route.id, fn });
       if (route.access.table) fn.bindTable(props.table, route.access.table);
       if (route.access.queue) fn.bindQueue(props.importQueue, route.access.queue, ENV.importQueueUrl);
       if (secret) fn.bindApiKeysSecret(secret);
@@ -169,5 +223,11 @@ export class RouteGroupStack extends NestedStack {
         });
       });
     }
+    functionAlarms(this, props.alarmTopic, functions);
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-APIG4',
+      reason:
+        'The core authenticates every request itself, as the SuperTokens core does: the `api-key` header is compared in constant time with the keys of the app the path names (each app may have its own), which an API Gateway authorizer cannot know without a second lookup per request; public routes (/hello) need no key',
+    });
   }
 }

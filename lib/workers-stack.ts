@@ -3,10 +3,13 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { ENV } from '#functions/shared/env.js';
 import type { WorkerDefinition } from '#functions/workers.js';
+import { functionAlarms } from './alarms.js';
 import type { ImportQueue } from './constructs/import-queue.js';
+import { MigrationDashboard } from './constructs/migration-dashboard.js';
 import { ServiceFunction } from './constructs/service-function.js';
 import { pascalCase } from './names.js';
 
@@ -21,6 +24,16 @@ export interface WorkersStackProps extends StackProps {
   readonly logRetention: RetentionDays;
   /** `LOG_LEVEL` of every function. @default - the functions' own default (info) */
   readonly logLevel?: string;
+  /** Every alarm notifies this topic (data stack). */
+  readonly alarmTopic: ITopic;
+  /** Environment every function gets besides its own (metrics namespace and service name). */
+  readonly commonEnvironment: Readonly<Record<string, string>>;
+  /** The import worker's event-source maximum concurrency. @default the worker manifest's */
+  readonly importMaxConcurrency?: number;
+  /** The custom metrics' service dimension (functions/shared/metric-names.ts). */
+  readonly metricsService: string;
+  /** Write units per second the table serves at once (drawn on the dashboard). */
+  readonly tableWriteUnits: number;
 }
 
 /**
@@ -47,7 +60,13 @@ export class WorkersStack extends Stack {
         memorySize: worker.memoryMb,
         logRetention: props.logRetention,
         logRemovalPolicy: props.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
-        environment: props.logLevel === undefined ? {} : { [ENV.logLevel]: props.logLevel },
+        environment: {
+          ...props.commonEnvironment,
+          ...(props.logLevel === undefined ? {} : { [ENV.logLevel]: props.logLevel }),
+        },
+        ...(worker.reservedConcurrency === undefined
+          ? {}
+          : { reservedConcurrentExecutions: worker.reservedConcurrency }),
       });
       fn.bindTable(props.table, worker.access.table);
       if (worker.access.queue) fn.bindQueue(importQueue.queue, worker.access.queue, ENV.importQueueUrl);
@@ -59,13 +78,23 @@ export class WorkersStack extends Stack {
       switch (source.kind) {
         case 'import-queue':
           assertFits(worker, importQueue.workerTimeout, 'import queue');
-          fn.consumeQueue(importQueue.queue, ENV.importQueueUrl, source);
+          fn.consumeQueue(importQueue.queue, ENV.importQueueUrl, {
+            ...source,
+            maxConcurrency: props.importMaxConcurrency ?? source.maxConcurrency,
+          });
           break;
         case 'import-dlq':
           assertFits(worker, importQueue.deadLetterConsumerTimeout, 'import dead-letter queue');
           fn.consumeQueue(importQueue.deadLetterQueue, ENV.importDlqUrl, source);
           break;
         case 'schedule':
+          // A run refused because the previous one still holds the reserved concurrency is retried
+          // only until just before the next scheduled run (not for Lambda's default 6 hours, which
+          // would line up stale runs), and a failed run is not retried: the next one comes anyway.
+          fn.configureAsyncInvoke({
+            retryAttempts: 0,
+            maxEventAge: Duration.minutes(Math.max(1, source.everyMinutes - 1)),
+          });
           new Rule(this, `${name}Schedule`, {
             description: `Runs ${worker.id} every ${source.everyMinutes} minutes`,
             schedule: Schedule.rate(Duration.minutes(source.everyMinutes)),
@@ -76,6 +105,30 @@ export class WorkersStack extends Stack {
       functions.set(worker.id, fn);
     }
     this.functions = functions;
+
+    functionAlarms(
+      this,
+      props.alarmTopic,
+      props.workers.map((worker) => ({
+        id: worker.id,
+        fn: functions.get(worker.id) as ServiceFunction,
+        throttlesExpected: worker.reservedConcurrency === 1,
+      })),
+    );
+    const importWorker = props.workers.find((w) => w.source.kind === 'import-queue');
+    if (importWorker) {
+      new MigrationDashboard(this, 'MigrationDashboard', {
+        dashboardName: `${this.stackName}-migration`,
+        metricsService: props.metricsService,
+        importQueue,
+        table: props.table,
+        tableWriteUnits: props.tableWriteUnits,
+        importWorker: functions.get(importWorker.id) as ServiceFunction,
+        importMaxConcurrency:
+          props.importMaxConcurrency ??
+          (importWorker.source.kind === 'import-queue' ? importWorker.source.maxConcurrency : 0),
+      });
+    }
   }
 }
 

@@ -417,14 +417,48 @@ export const PRICES = {
   httpApiRequestPerMillion: 1.0,
 } as const;
 
+/**
+ * How fast DynamoDB lets a migration write (sources: Amazon DynamoDB Developer Guide, "Pre-warming
+ * a table for on-demand capacity mode" and "Understanding DynamoDB warm throughput",
+ * docs.aws.amazon.com/amazondynamodb/latest/developerguide/; "Service, account, and table
+ * quotas": 40,000 write request units per second per on-demand table by default):
+ * - a new on-demand table, and each new GSI, serves up to 4,000 write units per second (12,000
+ *   read); on-demand then doubles the previous peak within 30 minutes, which the model does not
+ *   count on;
+ * - warm throughput raises that at once, up to the table quota (40,000 by default, adjustable);
+ *   raising it is billed once per increase ("you will be charged" — its price is on the DynamoDB
+ *   pricing page, not in this model), the writes themselves cost the same.
+ * The table and each GSI have their own capacity; the base table takes the most write units per
+ * user, so it is the bound.
+ */
+export const THROUGHPUT = {
+  newTableWriteUnits: 4_000,
+  /** The default per-table on-demand quota: what `-c warmWriteUnits` can warm to without a quota increase. */
+  warmedWriteUnits: 40_000,
+} as const;
+
+/** One way to run the import: its rate and the wall time of `users`. */
+export interface WallScenario {
+  readonly scenario: string;
+  readonly concurrency: number;
+  readonly usersPerSecond: number;
+  readonly minutes: number;
+  readonly arithmetic: string;
+}
+
 export interface CostModel {
   readonly users: number;
   readonly concurrency: number;
   readonly workerMemoryGb: number;
   readonly lines: { item: string; arithmetic: string; usd: number }[];
   readonly totalUsd: number;
+  /** The headline: a new on-demand table at the default concurrency. */
   readonly wallMinutes: number;
   readonly wallArithmetic: string;
+  /** New table at the default concurrency; new table at what it allows; a table warmed to the quota. */
+  readonly wall: readonly WallScenario[];
+  /** Base-table write units per imported user (staging at 10,000 per request + import). */
+  readonly tableWriteUnitsPerUser: number;
 }
 
 export function costModel(
@@ -484,19 +518,52 @@ export function costModel(
       usd: stagingRequests * (PRICES.httpApiRequestPerMillion / 1e6),
     },
   ];
-  // Each invocation handles its batch concurrently; `concurrency` invocations run at once.
-  const usersPerSecond = (options.concurrency * w.batchSize * 1000) / w.handlerMsPerInvocation;
-  const wallMinutes = n / usersPerSecond / 60;
+
+  // Each invocation imports its batch in handlerMsPerInvocation; the table lets through
+  // writeUnits / tableWru users per second; the import runs at the lower of the two.
+  const perInvocation = (w.batchSize * 1000) / w.handlerMsPerInvocation;
+  const scenario = (name: string, concurrency: number, writeUnits: number): WallScenario => {
+    const invocationsAllow = concurrency * perInvocation;
+    const tableAllows = writeUnits / tableWru;
+    const usersPerSecond = Math.min(invocationsAllow, tableAllows);
+    const minutes = n / usersPerSecond / 60;
+    const bound = invocationsAllow <= tableAllows ? 'concurrency-bound' : 'table-bound';
+    return {
+      scenario: name,
+      concurrency,
+      usersPerSecond,
+      minutes,
+      arithmetic:
+        `${name}: min(${concurrency} invocations × ${w.batchSize} users / ${w.handlerMsPerInvocation.toFixed(0)} ms = ${invocationsAllow.toFixed(0)} users/s, ` +
+        `${writeUnits} WRU/s ÷ ${tableWru.toFixed(2)} table WRU per user = ${tableAllows.toFixed(0)} users/s) = ${usersPerSecond.toFixed(0)} users/s (${bound}) ` +
+        `→ ${n} users in ${minutes.toFixed(1)} min`,
+    };
+  };
+  const fitting = (writeUnits: number) => Math.max(2, Math.ceil(writeUnits / tableWru / perInvocation));
+  const wall = [
+    scenario('new on-demand table, default concurrency', options.concurrency, THROUGHPUT.newTableWriteUnits),
+    scenario(
+      'new on-demand table, concurrency to fill it',
+      fitting(THROUGHPUT.newTableWriteUnits),
+      THROUGHPUT.newTableWriteUnits,
+    ),
+    scenario(
+      `table warmed to ${THROUGHPUT.warmedWriteUnits} WRU/s`,
+      fitting(THROUGHPUT.warmedWriteUnits),
+      THROUGHPUT.warmedWriteUnits,
+    ),
+  ];
+  const headline = wall[0] as WallScenario;
   return {
     users: n,
     concurrency: options.concurrency,
     workerMemoryGb: gb,
     lines,
     totalUsd: lines.reduce((sum, l) => sum + l.usd, 0),
-    wallMinutes,
-    wallArithmetic:
-      `${options.concurrency} concurrent invocations × ${w.batchSize} users / ${w.handlerMsPerInvocation.toFixed(0)} ms ` +
-      `= ${usersPerSecond.toFixed(0)} users/s → ${n} users in ${wallMinutes.toFixed(1)} min`,
+    wallMinutes: headline.minutes,
+    wallArithmetic: wall.map((x) => x.arithmetic).join('; '),
+    wall,
+    tableWriteUnitsPerUser: tableWru,
   };
 }
 

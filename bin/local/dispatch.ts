@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { RouteDefinition } from '#functions/routes.js';
+import { handlerModulePath } from './bundles.js';
 import { createRouter, type RawRequest, type Router, toGatewayEvent } from './router.js';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2 | string>;
 
-const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 const handlers = new Map<string, Promise<Handler>>();
 
 /**
@@ -18,15 +17,16 @@ export function useHandler(routeId: string, handler: Handler): void {
   handlers.set(routeId, Promise.resolve(handler));
 }
 
-/** Imports a manifest entry's handler module once, as Lambda would at cold start. */
+/** Imports a manifest entry's handler module (source or bundle, see bundles.ts) once, as Lambda would at cold start. */
 export function loadHandler(route: RouteDefinition): Promise<Handler> {
   let loaded = handlers.get(route.id);
   if (!loaded) {
-    const url = pathToFileURL(resolve(REPO_ROOT, route.handler)).href;
-    loaded = import(url).then((module: { handler?: Handler }) => {
-      if (typeof module.handler !== 'function') throw new Error(`${route.handler} does not export handler`);
-      return module.handler;
-    });
+    loaded = Promise.resolve()
+      .then(() => import(pathToFileURL(handlerModulePath(route)).href))
+      .then((module: { handler?: Handler }) => {
+        if (typeof module.handler !== 'function') throw new Error(`${route.handler} does not export handler`);
+        return module.handler;
+      });
     handlers.set(route.id, loaded);
   }
   return loaded;

@@ -9,15 +9,13 @@
  * worker's (worker-pool.ts): one pool whose contexts load all of them, one per core (at least 2).
  * The other routes stay in this thread (cheap, mostly waiting on DynamoDB).
  */
-import { resolve } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { RouteDefinition } from '#functions/routes.js';
+import { handlerModulePath } from './bundles.js';
 import { startWorkerPool, type WorkerPool } from './worker-pool.js';
 
 /** The manifest routes whose handlers hash or verify passwords. Staging only checks hash formats. */
 export const HASHING_ROUTE_IDS: readonly string[] = ['signin', 'signup', 'bulk-import-import'];
-
-const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2 | string>;
 
@@ -37,7 +35,7 @@ export async function startHashingContexts(
   const hashing = routes.filter((route) => HASHING_ROUTE_IDS.includes(route.id));
   const missing = HASHING_ROUTE_IDS.filter((id) => !hashing.some((route) => route.id === id));
   if (missing.length > 0) throw new Error(`hashing routes missing from the manifest: ${missing.join(', ')}`);
-  const paths = new Map(hashing.map((route) => [route.id, resolve(REPO_ROOT, route.handler)]));
+  const paths = new Map(hashing.map((route) => [route.id, handlerModulePath(route)]));
   const pool: WorkerPool = await startWorkerPool({
     name: 'hashing routes',
     handlerPath: [...paths.values()],

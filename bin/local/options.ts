@@ -34,7 +34,9 @@ Environment:
   TABLE_NAME     DynamoDB table name (default ${DEFAULT_TABLE_NAME})
   API_KEYS       comma-separated API keys; when set, requests must send one (header api-key)
   DYNAMODB_PORT  DynamoDB Local's port (default: any free port)
-  AWS_REGION     region the handlers' clients use (default ${DEFAULT_REGION})`;
+  AWS_REGION     region the handlers' clients use (default ${DEFAULT_REGION})
+  HANDLER_BUNDLES  a cdk.out directory (npm run synth): run each function's esbuild bundle from it,
+                 as Lambda would, instead of the TypeScript sources`;
 
 /** A problem with the command line or the environment; the message is meant for the user. */
 export class OptionsError extends Error {

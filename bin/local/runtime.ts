@@ -3,6 +3,8 @@ import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { RouteDefinition } from '#functions/routes.js';
 import { ENV } from '#functions/shared/env.js';
+import { WORKERS } from '#functions/workers.js';
+import { describeHandlerSource } from './bundles.js';
 import { createRouter, loadHandler, useHandler } from './dispatch.js';
 import { type DynamoDbLocal, ensureTable, freePort, startDynamoDbLocal } from './dynamodb.js';
 import { HASHING_ROUTE_IDS, type HashingContexts, startHashingContexts } from './hashing-routes.js';
@@ -194,6 +196,14 @@ export async function main(argv: readonly string[]): Promise<number> {
     );
     return 1;
   }
+  // Sources, or (HANDLER_BUNDLES) the synthesized bundles: every entry must have one.
+  let handlerSource: string;
+  try {
+    handlerSource = describeHandlerSource([...routes, ...WORKERS]);
+  } catch (error) {
+    report(describe(error));
+    return 1;
+  }
 
   let http: LocalHttpServer;
   let address: AddressInfo;
@@ -327,6 +337,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         `(DynamoDB Local ${seconds(dynamoMs)}, handlers ${seconds(handlersMs)})`,
       `  URL:       ${url}${anyInterface ? ` (listening on all interfaces, port ${address.port})` : ''}`,
       `  API keys:  ${apiKeyStatus(base.api_keys)}`,
+      `  Handlers:  ${handlerSource}`,
       `  Data:      ${options.dataDir ?? 'in memory (lost when the runtime stops)'}`,
       `  DynamoDB:  DynamoDB Local pid ${dynamoPid} at ${dynamo.endpoint}, table ${options.tableName}`,
       ...services.flatMap((s) => s.running.banner ?? []).map((line) => `  ${line}`),

@@ -1,12 +1,10 @@
-import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ENV } from '#functions/shared/env.js';
 import { WORKERS } from '#functions/workers.js';
+import { handlerModulePath } from './bundles.js';
 import { startLocalSqs } from './sqs.js';
 import { type SqsPoller, type SqsWorkerHandler, startSqsPoller } from './sqs-poller.js';
 import { startWorkerPool, type WorkerPool } from './worker-pool.js';
-
-const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 
 /**
  * Extension point: the local runtime's background services.
@@ -87,7 +85,7 @@ function definitionOf(id: string) {
 /** Loads a worker's handler in this thread (the light ones: DLQ consumer, reconciler). */
 async function loadWorker(id: string): Promise<Loaded['handler']> {
   const definition = definitionOf(id);
-  const module = (await import(pathToFileURL(resolve(REPO_ROOT, definition.handler)).href)) as Partial<Loaded>;
+  const module = (await import(pathToFileURL(handlerModulePath(definition)).href)) as Partial<Loaded>;
   if (typeof module.handler !== 'function') throw new Error(`${definition.handler} does not export handler`);
   return module.handler;
 }
@@ -107,7 +105,7 @@ async function importWorkerPool(context: ServiceContext): Promise<WorkerPool> {
   const definition = definitionOf('import-worker');
   return startWorkerPool({
     name: definition.id,
-    handlerPath: resolve(REPO_ROOT, definition.handler),
+    handlerPath: handlerModulePath(definition),
     env: context.env,
     memoryMb: definition.memoryMb,
     report: context.report,
@@ -178,7 +176,10 @@ export const importPipelineService: LocalService = {
             functionName: definition.id,
             handler: q.handler as SqsWorkerHandler,
             batchSize: source.batchSize,
-            concurrency: Math.min(source.maxConcurrency, q.concurrency),
+            // The import worker's maxConcurrency sizes the deployed event source to a new
+            // table's write capacity; DynamoDB Local has no such limit, so locally it runs as
+            // many batches as its threads can use.
+            concurrency: q.id === 'import-worker' ? q.concurrency : Math.min(source.maxConcurrency, q.concurrency),
             timeoutSeconds: definition.timeoutSeconds,
             onError: context.report,
           }),

@@ -1,19 +1,20 @@
 /**
- * Builds the three stacks exactly as bin/app.ts does (same cdk.json context), with esbuild bundling
- * skipped, and returns their templates (the API stack's nested stacks included). Manifest entries
- * whose handler file does not exist (yet) are built with a placeholder entry.
+ * Builds a stage exactly as bin/app.ts does (lib/stage.ts, same cdk.json context, settings from
+ * context), with esbuild bundling skipped, and returns its templates (the API stack's nested
+ * stacks included). Manifest entries whose handler file does not exist (yet) are built with a
+ * placeholder entry.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { ROUTES, type RouteDefinition } from '#functions/routes.js';
 import { WORKERS, type WorkerDefinition } from '#functions/workers.js';
-import { ApiStack } from '../../lib/api-stack.js';
+import type { ApiStack } from '../../lib/api-stack.js';
 import { REPO_ROOT } from '../../lib/constants.js';
-import { DataStack } from '../../lib/data-stack.js';
-import { WorkersStack } from '../../lib/workers-stack.js';
+import type { DataStack } from '../../lib/data-stack.js';
+import { addStage, stageConfigFromContext } from '../../lib/stage.js';
+import type { WorkersStack } from '../../lib/workers-stack.js';
 
 export const PLACEHOLDER_HANDLER = 'test/infra/fixtures/placeholder-handler.ts';
 
@@ -22,9 +23,12 @@ export interface SynthOptions {
   readonly workers?: readonly WorkerDefinition[];
   readonly retain?: boolean;
   readonly apiKeysSecretArn?: string;
+  /** Further `-c name=value` settings (lib/stage.ts). */
+  readonly context?: Readonly<Record<string, string>>;
 }
 
 export interface Synthesized {
+  readonly app: App;
   readonly data: DataStack;
   readonly api: ApiStack;
   readonly workers: WorkersStack;
@@ -42,39 +46,37 @@ export function cdkJsonContext(): Record<string, unknown> {
   return cdkJson.context ?? {};
 }
 
-export function synth(options: SynthOptions = {}): Synthesized {
-  const app = new App({
-    context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] },
+/** An app with cdk.json's context plus `context`, bundling skipped. */
+export function testApp(context: Readonly<Record<string, unknown>> = {}): App {
+  return new App({
+    context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [], ...context },
     // CDK's built-in CloudFormation schema validation costs ~10 s per synth on a 2-core machine and
     // only reports warnings; `npm run synth` (cdk synth) still runs it.
     builtinCloudFormationValidation: false,
   });
-  const retain = options.retain ?? true;
-  const routes = (options.routes ?? ROUTES).map(withExistingHandler);
-  const workers = (options.workers ?? WORKERS).map(withExistingHandler);
-  const data = new DataStack(app, 'Data', { retain });
-  const api = new ApiStack(app, 'Api', {
-    routes,
-    table: data.table,
-    importQueue: data.importQueue.queue,
-    retain,
-    logRetention: RetentionDays.ONE_MONTH,
+}
+
+export function synth(options: SynthOptions = {}): Synthesized {
+  const context: Record<string, string> = {
+    stage: 'test',
+    retain: String(options.retain ?? true),
     ...(options.apiKeysSecretArn === undefined ? {} : { apiKeysSecretArn: options.apiKeysSecretArn }),
-  });
-  const workersStack = new WorkersStack(app, 'Workers', {
-    workers,
-    table: data.table,
-    importQueue: data.importQueue,
-    retain,
-    logRetention: RetentionDays.ONE_MONTH,
+    ...options.context,
+  };
+  const app = testApp(context);
+  const config = stageConfigFromContext((name) => app.node.tryGetContext(name));
+  const { data, api, workers } = addStage(app, config, {
+    routes: (options.routes ?? ROUTES).map(withExistingHandler),
+    workers: (options.workers ?? WORKERS).map(withExistingHandler),
   });
   return {
+    app,
     data,
     api,
-    workers: workersStack,
+    workers,
     dataTemplate: Template.fromStack(data),
     apiTemplate: Template.fromStack(api),
-    workersTemplate: Template.fromStack(workersStack),
+    workersTemplate: Template.fromStack(workers),
     groupTemplates: api.routeGroups.map((group) => Template.fromStack(group)),
   };
 }

@@ -3,7 +3,7 @@
  * the consumers (import worker, DLQ consumer) validate with this one schema. Only ids travel
  * through the queue — the user itself, credentials included, stays in the table.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const importMessageSchema = z.object({
   v: z.literal(1),

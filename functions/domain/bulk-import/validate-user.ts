@@ -6,7 +6,7 @@
  * reference's. Where the reference crashes on bad input (blank role, non-object user, Firebase hash without
  * a signer key) a message in the same style is reported instead.
  */
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { parsePhoneNumberFromString } from '#functions/shared/phone-numbers.js';
 import { checkHashFormat, normaliseHashingAlgorithm } from '../passwords/index.js';
 import {
   isJsonObject,

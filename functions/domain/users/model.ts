@@ -2,7 +2,7 @@
  * The user model the core stores and returns (sdk-client.md §3): a *user* is a primary user or a
  * standalone recipe user; it embeds its login methods (recipe users). Pure data and helpers.
  */
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { parsePhoneNumberFromString } from '#functions/shared/phone-numbers.js';
 
 export const USER_RECIPE_IDS = ['emailpassword', 'thirdparty', 'passwordless'] as const;
 export type UserRecipeId = (typeof USER_RECIPE_IDS)[number];

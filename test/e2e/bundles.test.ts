@@ -1,0 +1,228 @@
+/**
+ * What ships: `cdk synth` bundles every function with esbuild exactly as a deployment does, and
+ * the local runtime runs those bundles from cdk.out (HANDLER_BUNDLES, bin/local/bundles.ts)
+ * instead of the TypeScript sources — HTTP routes, the import worker in its threads, the DLQ
+ * consumer and the reconciler — against DynamoDB Local and fauxqs. The core flows must work:
+ * create an app, import a user, sign in, stage 100 users and import them, dead letters to FAILED.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  GetQueueAttributesCommand,
+  GetQueueUrlCommand,
+  SendMessageCommand,
+  SetQueueAttributesCommand,
+} from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RETRIES_EXHAUSTED_MESSAGE } from '#functions/domain/bulk-import/processing.js';
+import { ROUTES } from '#functions/routes.js';
+import { WORKERS } from '#functions/workers.js';
+import { BUNDLES_ENV, readBundleMap, synthesizeBundles } from '../../bin/local/bundles.js';
+import { LOCAL_IMPORT_QUEUE } from '../../bin/local/services.js';
+import { localSqsClient } from '../../bin/local/sqs.js';
+import { LocalProcess, removeDir } from '../helpers/local-process.js';
+
+const APP = 'bundled';
+const PASSWORD = 'bundle-Plain-Password-7';
+// bcrypt of 'correct horse' (the README's example hash).
+const HASH = '$2a$10$GdJB9E9ce7G/H/5IYhrD0ON1CuVEmUoh/i7ewcot4ZStgHd83Ahbe';
+const HASH_PASSWORD = 'correct horse';
+
+let cdkOut: string;
+let runtime: LocalProcess;
+
+async function call(
+  path: string,
+  init: { method?: string; body?: unknown } = {},
+): Promise<{ status: number; body: any }> {
+  const res = await runtime.fetch(path, {
+    method: init.method ?? 'GET',
+    headers: { 'content-type': 'application/json' },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // text/plain answers stay text
+  }
+  return { status: res.status, body };
+}
+
+const count = async (status?: string) =>
+  (await call(`/appid-${APP}/bulk-import/users/count${status ? `?status=${status}` : ''}`)).body.count as number;
+
+async function until(what: string, condition: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}\n${runtime.describe()}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+beforeAll(async () => {
+  cdkOut = mkdtempSync(join(tmpdir(), 'auth-core-cdk-out-'));
+  synthesizeBundles(cdkOut);
+  runtime = await LocalProcess.start({
+    args: ['--in-memory'],
+    env: { [BUNDLES_ENV]: cdkOut, BCRYPT_LOG_ROUNDS: '4', API_KEYS: undefined },
+  });
+  await runtime.waitUntilReady(120_000);
+}, 600_000);
+
+afterAll(async () => {
+  await runtime?.dispose();
+  if (cdkOut) removeDir(cdkOut);
+});
+
+describe('the synthesized bundles', () => {
+  it('cover every route and worker of the manifests, and the runtime runs them, not the sources', () => {
+    const bundles = readBundleMap(cdkOut);
+    expect([...bundles.keys()].sort()).toEqual([...ROUTES, ...WORKERS].map((e) => e.id).sort());
+    for (const file of bundles.values()) expect(file.startsWith(cdkOut)).toBe(true);
+    expect(runtime.stdout).toContain(`Handlers:  ${ROUTES.length + WORKERS.length} bundles from ${cdkOut}`);
+  });
+
+  it("carry none of zod's translations and none of the phone metadata's display formats", () => {
+    for (const [id, file] of readBundleMap(cdkOut)) {
+      const code = readFileSync(file, 'utf8');
+      // "Invalid input" of zod's Dutch and Indonesian locales (ASCII: the minifier escapes others);
+      // the English one is zod's default.
+      expect(code.includes('Ongeldige invoer') || code.includes('Input tidak valid'), id).toBe(false);
+      // The US display format of libphonenumber's metadata.
+      expect(code.includes('($1) $2-$3'), id).toBe(false);
+    }
+  });
+
+  it('create an app, import a user and sign them in with their legacy password', async () => {
+    expect(await call('/recipe/multitenancy/app/v2', { method: 'PUT', body: { appId: APP } })).toEqual({
+      status: 200,
+      body: { status: 'OK', createdNew: true },
+    });
+    const single = await call(`/appid-${APP}/bulk-import/import`, {
+      method: 'POST',
+      body: {
+        externalUserId: 'legacy-1',
+        loginMethods: [
+          { recipeId: 'emailpassword', email: 'Ada@Example.com', passwordHash: HASH, hashingAlgorithm: 'BCRYPT' },
+        ],
+      },
+    });
+    expect(single.status).toBe(200);
+    expect(single.body.user).toMatchObject({ id: 'legacy-1', emails: ['ada@example.com'] });
+    const signin = await call(`/appid-${APP}/public/recipe/signin`, {
+      method: 'POST',
+      body: { email: 'ada@example.com', password: HASH_PASSWORD },
+    });
+    expect(signin.body).toMatchObject({ status: 'OK', user: { id: 'legacy-1' } });
+    const wrong = await call(`/appid-${APP}/public/recipe/signin`, {
+      method: 'POST',
+      body: { email: 'ada@example.com', password: 'not it' },
+    });
+    expect(wrong.body).toEqual({ status: 'WRONG_CREDENTIALS_ERROR' });
+  });
+
+  it('stage 100 users and import them through the bundled worker: a conflict FAILED, the rest imported', async () => {
+    const users = Array.from({ length: 100 }, (_, i) => ({
+      externalUserId: `staged-${i}`,
+      loginMethods: [
+        i === 0
+          ? { recipeId: 'emailpassword', email: `plain${i}@example.com`, plainTextPassword: PASSWORD }
+          : i === 1
+            ? // Taken by the user imported above: E003, this user alone FAILED.
+              { recipeId: 'emailpassword', email: 'ada@example.com', passwordHash: HASH, hashingAlgorithm: 'BCRYPT' }
+            : i === 2
+              ? { recipeId: 'passwordless', phoneNumber: '+91-9999999999' }
+              : {
+                  recipeId: 'emailpassword',
+                  email: `user${i}@example.com`,
+                  passwordHash: HASH,
+                  hashingAlgorithm: 'BCRYPT',
+                },
+      ],
+    }));
+    const staged = await call(`/appid-${APP}/bulk-import/users`, { method: 'POST', body: { users } });
+    expect(staged.status).toBe(200);
+    expect(staged.body.users).toHaveLength(100);
+    await until('NEW + PROCESSING = 0', async () => (await count('NEW')) + (await count('PROCESSING')) === 0);
+    expect(await count('FAILED')).toBe(1);
+    const failed = await call(`/appid-${APP}/bulk-import/users?status=FAILED`);
+    expect(failed.body.users.map((u: { errorMessage: string }) => u.errorMessage)).toEqual([
+      'E003: A user with email ada@example.com already exists in emailpassword loginMethod.',
+    ]);
+    expect((await call(`/appid-${APP}/users/count`)).body.count).toBe(100);
+    const phone = await call(
+      `/appid-${APP}/public/users/by-accountinfo?phoneNumber=%2B919999999999&doUnionOfAccountInfo=true`,
+    );
+    expect(phone.body.users.map((u: { id: string }) => u.id)).toEqual(['staged-2']);
+    const plain = await call(`/appid-${APP}/public/recipe/signin`, {
+      method: 'POST',
+      body: { email: 'plain0@example.com', password: PASSWORD },
+    });
+    expect(plain.body).toMatchObject({ status: 'OK', user: { id: 'staged-0' } });
+  });
+
+  it('turn a dead letter into FAILED through the bundled DLQ consumer, and never fail an imported user', async () => {
+    const endpoint = runtime.stdout.match(/SQS: +fauxqs at (http:\/\/127\.0\.0\.1:\d+)/)?.[1];
+    expect(endpoint).toBeDefined();
+    const sqs = localSqsClient(endpoint as string, 'us-east-1');
+    const queueUrl = (await sqs.send(new GetQueueUrlCommand({ QueueName: LOCAL_IMPORT_QUEUE }))).QueueUrl as string;
+    const dlqUrl = (await sqs.send(new GetQueueUrlCommand({ QueueName: `${LOCAL_IMPORT_QUEUE}-dlq` })))
+      .QueueUrl as string;
+    const failedBefore = await count('FAILED');
+    // Hold the next import message back so its row stays NEW while its dead letter arrives, as a
+    // message whose retries ran out would.
+    await sqs.send(new SetQueueAttributesCommand({ QueueUrl: queueUrl, Attributes: { DelaySeconds: '900' } }));
+    try {
+      const staged = await call(`/appid-${APP}/bulk-import/users`, {
+        method: 'POST',
+        body: {
+          users: [
+            { loginMethods: [{ recipeId: 'emailpassword', email: 'late@example.com', plainTextPassword: PASSWORD }] },
+          ],
+        },
+      });
+      expect(staged.status).toBe(200);
+      const id = staged.body.users[0].userId as string;
+      expect(await count('NEW')).toBe(1);
+      for (const messageId of [id, 'staged-5']) {
+        await sqs.send(
+          new SendMessageCommand({
+            QueueUrl: dlqUrl,
+            MessageBody: JSON.stringify({ v: 1, appId: APP, id: messageId }),
+          }),
+        );
+      }
+      await until('the dead letter is FAILED', async () => (await count('FAILED')) === failedBefore + 1);
+      const failed = await call(`/appid-${APP}/bulk-import/users?status=FAILED`);
+      const row = failed.body.users.find((u: { id: string }) => u.id === id);
+      expect(row).toMatchObject({ status: 'FAILED', errorMessage: RETRIES_EXHAUSTED_MESSAGE });
+      // The staged credentials were erased with the FAILED mark, and never listed.
+      expect(JSON.stringify(row)).not.toContain(PASSWORD);
+      await until('the DLQ is drained', async () => {
+        const attributes = await sqs.send(
+          new GetQueueAttributesCommand({
+            QueueUrl: dlqUrl,
+            AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+          }),
+        );
+        return Object.values(attributes.Attributes ?? {}).every((v) => v === '0');
+      });
+      // The dead letter naming an imported user changed nothing.
+      expect((await call(`/appid-${APP}/user/id?userId=staged-5`)).body.status).toBe('OK');
+      expect(await count('FAILED')).toBe(failedBefore + 1);
+    } finally {
+      await sqs.send(new SetQueueAttributesCommand({ QueueUrl: queueUrl, Attributes: { DelaySeconds: '0' } }));
+    }
+  });
+
+  it('log no credentials', () => {
+    for (const output of [runtime.stdout, runtime.stderr]) {
+      expect(output).not.toContain(PASSWORD);
+      expect(output).not.toContain(HASH);
+      expect(output).not.toContain(HASH_PASSWORD);
+    }
+  });
+});
