@@ -188,6 +188,7 @@ async function run(
       progress.say(
         `The core at ${client.shownUrl} does not support dry runs (POST /bulk-import/users?dryRun=true answered without "dryRun":true). ` +
           'Only the conversion and the duplicate check across the file run; nothing is sent to the core.',
+        true,
       );
     }
   }

@@ -38,8 +38,8 @@ export class Progress {
   ) {}
 
   /** A line for the user (not in `--json` mode), printed above the bar. */
-  say(line: string): void {
-    if (this.mode === 'json') return;
+  say(line: string, evenInJsonMode = false): void {
+    if (this.mode === 'json' && !evenInJsonMode) return;
     const running = this.bar !== undefined;
     if (running) this.bar?.stop();
     this.out.write(`${redact(line)}\n`);
