@@ -22,6 +22,7 @@ import { cheapBcryptHash } from './lib/users.js';
 import { bareClient, runBareBatchImport } from './measurements/bare-batches.js';
 import { costModel, recordImport, unitNotes } from './measurements/cost-model.js';
 import { memoryRun } from './measurements/memory.js';
+import { commandVsDirect, conversionRun } from './measurements/migrate-command.js';
 import { hashingPool, plainImportRun, runtimeBcryptCost } from './measurements/plain-import.js';
 import { hashFormats, prepareSignIn, signInRun } from './measurements/signin.js';
 import { stageAndImport } from './measurements/staging-import.js';
@@ -31,7 +32,7 @@ const quick = args.has('--quick');
 const onlyArg = process.argv.slice(2).find((a) => a.startsWith('--only='));
 const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : undefined;
 /** Whether measurement `n` runs (`--only=1` and `--only=2` both mean the staging + import pair). */
-const want = (n: 1 | 3 | 4 | 6) => !only || only.has(String(n)) || (n === 1 && only.has('2'));
+const want = (n: 1 | 3 | 4 | 6 | 7) => !only || only.has(String(n)) || (n === 1 && only.has('2'));
 const SIZES = quick
   ? {
       stageUsers: 200,
@@ -42,6 +43,7 @@ const SIZES = quick
       // Quick mode lowers the runtime's bcrypt cost (the baseline uses the same, read back below).
       runtimeEnv: { BCRYPT_LOG_ROUNDS: '8' },
       memory: { chunks: 2, chunkSize: 60, plan: { warmup: 0, runs: 3 } },
+      migrate: { convertRecords: 20_000, users: 1_000, batch: 250, plan: { warmup: 0, runs: 3 } },
     }
   : {
       stageUsers: 10_000,
@@ -51,6 +53,7 @@ const SIZES = quick
       plainUsers: 1_000,
       runtimeEnv: {},
       memory: { chunks: 10, chunkSize: 10_000, plan: { warmup: 0, runs: 3 } },
+      migrate: { convertRecords: 1_000_000, users: 100_000, batch: 10_000, plan: { warmup: 0, runs: 3 } },
     };
 const runsArg = process.argv.slice(2).find((a) => a.startsWith('--runs='));
 /** `--runs=N` overrides the measured runs of every measurement (figures for publishing need ≥ 3). */
@@ -263,6 +266,40 @@ async function main(): Promise<void> {
         unit: 'users/s',
         summary: memoryRuns.usersPerSecond as never,
       });
+    }
+
+    // 7. The migration command: conversion speed and memory, and `migrate` vs posting directly.
+    if (want(7)) await migrateCommand();
+    async function migrateCommand() {
+      const m = SIZES.migrate;
+      const migratePlan: RunPlan = runs ? { ...m.plan, runs } : m.plan;
+      log(
+        `7. auth-core migrate: converting ${m.convertRecords} Auth0 records; migrate of ${m.users} users vs the same users posted directly`,
+      );
+      const conversion = await measure('convert', migratePlan, () => conversionRun(m.convertRecords, m.batch), log);
+      const endToEnd = await measure('migrate', migratePlan, () => commandVsDirect(runtime, m.users, m.batch), log);
+      results.migrateCommand = { ...m, conversion, endToEnd };
+      const convert = `7. Converting ${m.convertRecords} Auth0 records`;
+      const e2e = `7. migrate of ${m.users} users (batch ${m.batch})`;
+      rows.push(
+        { measurement: convert, metric: 'speed', unit: 'users/s', summary: conversion.usersPerSecond as never },
+        { measurement: convert, metric: 'peak RSS', unit: 'MB', summary: conversion.peakRssMb as never },
+        {
+          measurement: convert,
+          metric: 'RSS last / first tenth',
+          unit: '×',
+          summary: conversion.lastFirstRssRatio as never,
+          target: '≈ 1 (flat)',
+        },
+        { measurement: e2e, metric: 'command', unit: 'users/s', summary: endToEnd.commandUsersPerSecond as never },
+        {
+          measurement: e2e,
+          metric: 'posted directly',
+          unit: 'users/s',
+          summary: endToEnd.directUsersPerSecond as never,
+        },
+        { measurement: e2e, metric: 'ratio', unit: '×', summary: endToEnd.ratio as never, target: '≥ 0.9' },
+      );
     }
   } finally {
     await runtime.stop();
