@@ -11,7 +11,7 @@ export async function stagedCounts(client: CoreClient): Promise<StagedCounts> {
   const counts = await Promise.all(
     STATUSES.map(async (status) => {
       const reply = client.checked(
-        await client.request('GET', client.appPath(`/bulk-import/users/count?status=${status}`), { attempts: 3 }),
+        await client.request('GET', client.appPath(`/bulk-import/users/count?status=${status}`)),
         'counting',
       );
       const n = (reply.json as { count?: unknown } | undefined)?.count;

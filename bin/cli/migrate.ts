@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
+import { failedRows, stagedCounts } from './admin.js';
 import { type CoreClient, sameCredential } from './core-client.js';
 import { CliError, coreError, EXIT, usageError } from './errors.js';
 import { FingerprintTable } from './fingerprints.js';
@@ -525,18 +526,6 @@ async function supportsDryRun(client: CoreClient): Promise<boolean> {
   return reply.status === 200 && (reply.json as { dryRun?: unknown } | undefined)?.dryRun === true;
 }
 
-async function count(client: CoreClient, status?: string): Promise<number> {
-  const query = status ? `?status=${status}` : '';
-  const reply = client.checked(
-    await client.request('GET', client.appPath(`/bulk-import/users/count${query}`)),
-    'counting',
-  );
-  const n = (reply.json as { count?: unknown } | undefined)?.count;
-  if (reply.status !== 200 || typeof n !== 'number')
-    throw coreError(`unexpected count answer: ${reply.status} ${reply.text.slice(0, 200)}`);
-  return n;
-}
-
 /** Waits until NEW + PROCESSING = 0, then reports every FAILED row this migration staged. */
 async function waitAndCollect(
   options: MigrateOptions,
@@ -560,16 +549,12 @@ async function waitAndCollect(
       total += 1;
     }
   }
-  const failedBefore = await count(client, 'FAILED');
+  const failedBefore = (await stagedCounts(client)).FAILED;
   progress.phase('waiting for the import', total);
   for (;;) {
-    const [fresh, processing, failedNow] = await Promise.all([
-      count(client, 'NEW'),
-      count(client, 'PROCESSING'),
-      count(client, 'FAILED'),
-    ]);
-    c.pending = fresh + processing;
-    c.failed = Math.max(0, failedNow - failedBefore);
+    const counts = await stagedCounts(client);
+    c.pending = counts.NEW + counts.PROCESSING;
+    c.failed = Math.max(0, counts.FAILED - failedBefore);
     c.imported = Math.max(0, total - c.pending - c.failed);
     progress.update(total - c.pending);
     if (c.pending === 0) break;
@@ -577,34 +562,19 @@ async function waitAndCollect(
   }
 
   let failed = 0;
-  let token: string | undefined;
-  do {
-    const query = `?status=FAILED&limit=500${token ? `&paginationToken=${encodeURIComponent(token)}` : ''}`;
-    const reply = client.checked(
-      await client.request('GET', client.appPath(`/bulk-import/users${query}`)),
-      'listing FAILED rows',
-    );
-    const page = reply.json as {
-      users?: Array<{ id?: unknown; externalUserId?: unknown; errorMessage?: unknown }>;
-      nextPaginationToken?: unknown;
-    };
-    if (reply.status !== 200 || !Array.isArray(page?.users))
-      throw coreError(`unexpected answer listing FAILED rows: ${reply.status}`);
-    for (const row of page.users) {
-      const payloadIndex = typeof row.id === 'string' ? staged.get(row.id) : undefined;
-      if (payloadIndex === undefined) continue;
-      failed += 1;
-      const external = typeof row.externalUserId === 'string' ? row.externalUserId : undefined;
-      report.add({
-        position: positions[payloadIndex] ?? 0,
-        sourceId: external,
-        externalUserId: external,
-        stage: 'import',
-        messages: [typeof row.errorMessage === 'string' ? row.errorMessage : 'FAILED'],
-      });
-    }
-    token = typeof page.nextPaginationToken === 'string' ? page.nextPaginationToken : undefined;
-  } while (token);
+  for await (const row of failedRows(client)) {
+    const payloadIndex = staged.get(row.id);
+    if (payloadIndex === undefined) continue;
+    failed += 1;
+    const external = typeof row.externalUserId === 'string' ? row.externalUserId : undefined;
+    report.add({
+      position: positions[payloadIndex] ?? 0,
+      sourceId: external,
+      externalUserId: external,
+      stage: 'import',
+      messages: [typeof row.errorMessage === 'string' ? row.errorMessage : 'FAILED'],
+    });
+  }
   c.failed = failed;
   c.imported = total - failed;
   return { imported: total - failed, failed };

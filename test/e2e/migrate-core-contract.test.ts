@@ -12,32 +12,14 @@ import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalProcess, removeDir } from '../helpers/local-process.js';
-import { readNdjson, runCommand } from './migrate-helpers.js';
+import { coreCaller, readNdjson, runCommand } from './migrate-helpers.js';
 
 const API_KEY = `contract-e2e-${randomBytes(12).toString('hex')}`;
 let runtime: LocalProcess | undefined;
 let dir: string;
 const hash = bcrypt.hashSync('contract-password', 4);
 
-async function core(
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; json: any; text: string }> {
-  const response = await runtime!.fetch(path, {
-    method,
-    headers: { 'api-key': API_KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, json, text };
-}
+const core = coreCaller(() => runtime!, API_KEY);
 
 const user = (i: number, email = `c${i}@example.com`) => ({
   externalUserId: `contract-${i}`,

@@ -1,6 +1,7 @@
 /** Running `auth-core` (bin/auth-core.js, what `npx auth-core` runs) as a child process in e2e tests. */
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import type { LocalProcess } from '../helpers/local-process.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -38,4 +39,29 @@ export function readNdjson(text: string): any[] {
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l));
+}
+
+export interface CoreAnswer {
+  readonly status: number;
+  readonly json: any;
+  readonly text: string;
+}
+
+/** Plain HTTP calls to a runtime with an API key (JSON in, text and parsed JSON out). */
+export function coreCaller(runtime: () => LocalProcess, apiKey: string) {
+  return async (method: string, path: string, body?: unknown): Promise<CoreAnswer> => {
+    const response = await runtime().fetch(path, {
+      method,
+      headers: { 'api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, json, text };
+  };
 }

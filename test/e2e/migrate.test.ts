@@ -24,32 +24,14 @@ import {
   supertokensExport,
 } from '../fixtures/migrate/exports.js';
 import { LocalProcess, removeDir, waitUntil } from '../helpers/local-process.js';
-import { type CommandResult, REPO_ROOT, readNdjson, runCommand } from './migrate-helpers.js';
+import { type CommandResult, coreCaller, REPO_ROOT, readNdjson, runCommand } from './migrate-helpers.js';
 
 const API_KEY = `migrate-e2e-${randomBytes(12).toString('hex')}`;
 const APP = `mig-${randomBytes(3).toString('hex')}`;
 let runtime: LocalProcess | undefined;
 let dir: string;
 
-async function core(
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; json: any; text: string }> {
-  const response = await runtime!.fetch(path, {
-    method,
-    headers: { 'api-key': API_KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, json, text };
-}
+const core = coreCaller(() => runtime!, API_KEY);
 
 async function createApp(appId: string, coreConfig: Record<string, unknown> = {}): Promise<void> {
   const reply = await core('PUT', '/recipe/multitenancy/app/v2', { appId, coreConfig });

@@ -10,6 +10,7 @@ import {
   isBcrypt,
   isObject,
   type JsonObject,
+  methodAt,
   normaliseEmail,
   normalisePhone,
   text,
@@ -106,8 +107,7 @@ export function convertAuth0(record: unknown, options: Auth0Options): Conversion
 
   for (const identity of identities) {
     const full = `${identity.provider}|${identity.userId}`;
-    const base: LoginMethod = { recipeId: 'emailpassword' };
-    if (time !== undefined) base.timeJoinedInMSSinceEpoch = time;
+    const base = methodAt(time);
     if (identity.provider === 'auth0' && !identity.isSocial) {
       const hash = options.hashFor(full);
       if (hash === undefined) {

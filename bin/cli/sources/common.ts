@@ -167,6 +167,13 @@ export function finishLoginMethods(methods: LoginMethod[], options: ConvertOptio
   });
 }
 
+/** A fresh login method carrying the record's time joined (the recipe is set by the caller). */
+export function methodAt(time: number | undefined): LoginMethod {
+  const method: LoginMethod = { recipeId: 'emailpassword' };
+  if (time !== undefined) method.timeJoinedInMSSinceEpoch = time;
+  return method;
+}
+
 const BCRYPT = /^\$2[abxy]\$\d{2}\$[./A-Za-z0-9]{53}$/;
 const ARGON2 = /^\$argon2(id|i|d)\$/;
 

@@ -10,6 +10,7 @@ import {
   isObject,
   type JsonObject,
   jsonObject,
+  methodAt,
   normaliseEmail,
   normalisePhone,
   text,
@@ -137,11 +138,7 @@ export function convertFirebase(record: unknown, options: FirebaseOptions): Conv
   const time = timeMs(record.createdAt);
   const methods: LoginMethod[] = [];
   const problems: string[] = [];
-  const base = (): LoginMethod => {
-    const method: LoginMethod = { recipeId: 'emailpassword' };
-    if (time !== undefined) method.timeJoinedInMSSinceEpoch = time;
-    return method;
-  };
+  const base = () => methodAt(time);
 
   const hash = text(record.passwordHash);
   const salt = text(record.salt);

@@ -12,6 +12,7 @@ import {
   isBcrypt,
   isObject,
   jsonObject,
+  methodAt,
   normaliseEmail,
   normalisePhone,
   text,
@@ -70,11 +71,7 @@ export function convertSupabase(record: unknown, options: SupabaseOptions): Conv
   const time = timeMs(record.created_at);
   const methods: LoginMethod[] = [];
   const problems: string[] = [];
-  const base = (): LoginMethod => {
-    const method: LoginMethod = { recipeId: 'emailpassword' };
-    if (time !== undefined) method.timeJoinedInMSSinceEpoch = time;
-    return method;
-  };
+  const base = () => methodAt(time);
 
   const password = text(record.encrypted_password);
   if (email !== undefined) {
