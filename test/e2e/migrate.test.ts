@@ -143,6 +143,52 @@ describe('one command per source', () => {
   }
 });
 
+describe('import failures, status and failures --remove', () => {
+  it('a user the import refuses is reported (stage import); failures lists and removes it; status counts', async () => {
+    const appId = `fail-${randomBytes(3).toString('hex')}`;
+    await createApp(appId);
+    const sub = mkdtempSync(join(dir, 'fail-'));
+    const built = await supertokensExport(sub, 'fail', 3);
+    // The second user's email is already taken in the app: its staged row ends FAILED (E003).
+    const taken = built.passwordUsers[1]!;
+    const existing = await core('POST', `/appid-${appId}/bulk-import/import`, {
+      loginMethods: [{ recipeId: 'emailpassword', email: taken.email, plainTextPassword: 'someone-else-1' }],
+    });
+    expect(existing.status, existing.text).toBe(200);
+    const report = join(sub, 'report.ndjson');
+    const env = { AUTH_CORE_URL: runtime!.url, AUTH_CORE_API_KEY: API_KEY };
+    const result = await runCommand(
+      ['migrate', built.file, '--from', 'supertokens', '--app', appId, '--report', report],
+      env,
+    );
+    expect(result.code, result.stderr).toBe(1);
+    expect(readNdjson(readFileSync(report, 'utf8'))).toEqual([
+      {
+        position: 2,
+        sourceId: taken.id,
+        externalUserId: taken.id,
+        stage: 'import',
+        messages: [`E003: A user with email ${taken.email} already exists in emailpassword loginMethod.`],
+      },
+    ]);
+    expect(result.stdout).toMatch(/2 imported, 1 failed at import/);
+
+    const status = await runCommand(['status', '--app', appId, '--json'], env);
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ appId, NEW: 0, PROCESSING: 0, FAILED: 1 });
+
+    const out = join(sub, 'failed.ndjson');
+    const failures = await runCommand(['failures', '--app', appId, '--out', out, '--remove'], env);
+    expect(failures.code, failures.stderr).toBe(0);
+    expect(failures.stderr).toMatch(/1 FAILED rows written to .*\n1 removed/);
+    const rows = readNdjson(readFileSync(out, 'utf8'));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ externalUserId: taken.id, status: 'FAILED' });
+    expectNoCredential(failures, [out], built.secrets);
+    expect(await stagedCount(appId, 'FAILED')).toBe(0);
+  });
+});
+
 describe('exit statuses', () => {
   it('2: bad usage, unreadable or unrecognised input, a source setting missing or conflicting', async () => {
     const sub = mkdtempSync(join(dir, 'usage-'));
