@@ -208,17 +208,26 @@ describe('exit statuses', () => {
       ],
     ];
     for (const [args, message] of cases) {
-      const result = await runCommand(args, { AUTH_CORE_URL: runtime!.url, AUTH_CORE_API_KEY: API_KEY });
+      const result = await runCommand(
+        [...args, '--report', join(sub, 'report.ndjson'), '--state', join(sub, 'state.ndjson')],
+        {
+          AUTH_CORE_URL: runtime!.url,
+          AUTH_CORE_API_KEY: API_KEY,
+        },
+      );
       expect(result.code, `${args.join(' ')}\n${result.stderr}`).toBe(2);
       expect(result.stderr).toMatch(message);
     }
     // A different signer key on the app: stop before staging anything.
     const other = `other-${randomBytes(3).toString('hex')}`;
     await createApp(other, { firebase_password_hashing_signer_key: 'b3RoZXIta2V5' });
-    const result = await runCommand(['migrate', fb.file, '--from', 'firebase', '--app', other, ...fb.args], {
-      AUTH_CORE_URL: runtime!.url,
-      AUTH_CORE_API_KEY: API_KEY,
-    });
+    const result = await runCommand(
+      ['migrate', fb.file, '--from', 'firebase', '--app', other, ...fb.args, '--report', join(sub, 'r2.ndjson')],
+      {
+        AUTH_CORE_URL: runtime!.url,
+        AUTH_CORE_API_KEY: API_KEY,
+      },
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(
       /has a different firebase_password_hashing_signer_key than the hash config: nothing was staged/,
