@@ -12,7 +12,8 @@
  * Measurements: 1 staging latency, 2 import throughput vs bare transactions, 3 import throughput
  * with plain-text passwords vs bare hashing on all cores, 4 sign-in vs bare verify, 5 cost model,
  * 6 peak RSS of the runtime (node + DynamoDB Local) per tenth of a large import, 7 verify time at
- * each hash cost bound, 8 bundle size and import time vs a document-client-only bundle.
+ * each hash cost bound, 8 bundle size and import time vs a document-client-only bundle, 9 the
+ * migration command (conversion speed and memory; `migrate` vs posting the same users directly).
  */
 import { WORKERS } from '#functions/workers.js';
 import { loadInProcess } from './lib/in-process.js';
@@ -25,6 +26,7 @@ import { type BundleResults, bundleNotes, measureBundles } from './measurements/
 import { costModel, recordImport, unitNotes } from './measurements/cost-model.js';
 import { hashBoundsRun } from './measurements/hash-bounds.js';
 import { memoryRun } from './measurements/memory.js';
+import { commandVsDirect, conversionRun } from './measurements/migrate-command.js';
 import { hashingPool, plainImportRun, runtimeBcryptCost } from './measurements/plain-import.js';
 import { hashFormats, prepareSignIn, signInRun } from './measurements/signin.js';
 import { stageAndImport } from './measurements/staging-import.js';
@@ -34,7 +36,7 @@ const quick = args.has('--quick');
 const onlyArg = process.argv.slice(2).find((a) => a.startsWith('--only='));
 const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : undefined;
 /** Whether measurement `n` runs (`--only=1` and `--only=2` both mean the staging + import pair). */
-const want = (n: 1 | 3 | 4 | 6 | 7 | 8) => !only || only.has(String(n)) || (n === 1 && only.has('2'));
+const want = (n: 1 | 3 | 4 | 6 | 7 | 8 | 9) => !only || only.has(String(n)) || (n === 1 && only.has('2'));
 const SIZES = quick
   ? {
       stageUsers: 200,
@@ -45,6 +47,7 @@ const SIZES = quick
       // Quick mode lowers the runtime's bcrypt cost (the baseline uses the same, read back below).
       runtimeEnv: { BCRYPT_LOG_ROUNDS: '8' },
       memory: { chunks: 2, chunkSize: 60, plan: { warmup: 0, runs: 3 } },
+      migrate: { convertRecords: 20_000, users: 1_000, batch: 250, plan: { warmup: 0, runs: 3 } },
     }
   : {
       stageUsers: 10_000,
@@ -54,6 +57,7 @@ const SIZES = quick
       plainUsers: 1_000,
       runtimeEnv: {},
       memory: { chunks: 10, chunkSize: 10_000, plan: { warmup: 0, runs: 3 } },
+      migrate: { convertRecords: 1_000_000, users: 100_000, batch: 10_000, plan: { warmup: 0, runs: 3 } },
     };
 const runsArg = process.argv.slice(2).find((a) => a.startsWith('--runs='));
 /** `--runs=N` overrides the measured runs of every measurement (figures for publishing need ≥ 3). */
@@ -282,6 +286,40 @@ async function main(): Promise<void> {
       const bundles = await measureBundles(plan, log);
       results.bundles = bundles.results;
       rows.push(...bundles.rows);
+    }
+
+    // 9. The migration command: conversion speed and memory, and `migrate` vs posting directly.
+    if (want(9)) await migrateCommand();
+    async function migrateCommand() {
+      const m = SIZES.migrate;
+      const migratePlan: RunPlan = runs ? { ...m.plan, runs } : m.plan;
+      log(
+        `9. auth-core migrate: converting ${m.convertRecords} Auth0 records; migrate of ${m.users} users vs the same users posted directly`,
+      );
+      const conversion = await measure('convert', migratePlan, () => conversionRun(m.convertRecords, m.batch), log);
+      const endToEnd = await measure('migrate', migratePlan, () => commandVsDirect(runtime, m.users, m.batch), log);
+      results.migrateCommand = { ...m, conversion, endToEnd };
+      const convert = `9. Converting ${m.convertRecords} Auth0 records`;
+      const e2e = `9. migrate of ${m.users} users (batch ${m.batch})`;
+      rows.push(
+        { measurement: convert, metric: 'speed', unit: 'users/s', summary: conversion.usersPerSecond as never },
+        { measurement: convert, metric: 'peak RSS', unit: 'MB', summary: conversion.peakRssMb as never },
+        {
+          measurement: convert,
+          metric: 'RSS last / first tenth',
+          unit: '×',
+          summary: conversion.lastFirstRssRatio as never,
+          target: '≈ 1 (flat)',
+        },
+        { measurement: e2e, metric: 'command', unit: 'users/s', summary: endToEnd.commandUsersPerSecond as never },
+        {
+          measurement: e2e,
+          metric: 'posted directly',
+          unit: 'users/s',
+          summary: endToEnd.directUsersPerSecond as never,
+        },
+        { measurement: e2e, metric: 'ratio', unit: '×', summary: endToEnd.ratio as never, target: '≥ 0.9' },
+      );
     }
   } finally {
     await runtime.stop();

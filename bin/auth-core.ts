@@ -1,0 +1,210 @@
+/**
+ * `npx auth-core`: the migration command (README "Migrating users"). Commands: `migrate`, `status`,
+ * `failures`. Progress and messages go to stderr, the summary to stdout; exit statuses are in
+ * bin/cli/errors.ts.
+ */
+import { basename, dirname, join } from 'node:path';
+import { Command, CommanderError, Option } from 'commander';
+import { exportFailures, stagedCounts } from './cli/admin.js';
+import { CoreClient } from './cli/core-client.js';
+import { CliError, EXIT } from './cli/errors.js';
+import { MAX_BATCH_SIZE, type MigrateSummary, migrate } from './cli/migrate.js';
+import { Progress, type ProgressMode } from './cli/progress.js';
+import { redact, registerSecret } from './cli/redact.js';
+import { parseProviderMap } from './cli/sources/common.js';
+import { SOURCES, type SourceName } from './cli/sources/index.js';
+
+const DEFAULT_CORE = 'http://localhost:3567';
+
+interface CoreFlags {
+  app: string;
+  core?: string;
+  apiKey?: string;
+}
+
+function clientFor(flags: CoreFlags, progress?: Progress): CoreClient {
+  const apiKey = flags.apiKey ?? process.env.AUTH_CORE_API_KEY;
+  registerSecret(apiKey);
+  return new CoreClient({
+    url: flags.core ?? process.env.AUTH_CORE_URL ?? DEFAULT_CORE,
+    apiKey: apiKey === '' ? undefined : apiKey,
+    appId: flags.app,
+    onRetry: (what, attempt, delay) =>
+      progress?.say(`retrying in ${Math.round(delay / 100) / 10} s (attempt ${attempt}: ${what})`),
+  });
+}
+
+function integer(name: string) {
+  return (value: string) => {
+    if (!/^\d+$/.test(value)) throw new CliError(`${name} must be a positive integer`, EXIT.usage);
+    return Number(value);
+  };
+}
+
+function progressMode(json: boolean): ProgressMode {
+  if (json) return 'json';
+  return process.stderr.isTTY ? 'tty' : 'plain';
+}
+
+function printSummary(summary: MigrateSummary, json: boolean): void {
+  if (json) {
+    process.stdout.write(`${redact(JSON.stringify(summary))}\n`);
+    return;
+  }
+  const r = summary.refused;
+  const lines: string[] = [];
+  if (summary.dryRun) {
+    lines.push(
+      `Dry run of ${summary.records} ${summary.source} records for app ${summary.appId} (tenant ${summary.tenantId}): ` +
+        `${summary.wouldImport} would be imported, ${summary.reportLines} would not (${r.convert} at convert, ${r.check} at check)` +
+        `${summary.coreChecked ? '' : '; the core did not check them (no dry-run support)'}. Nothing was staged.`,
+    );
+  } else {
+    const outcome =
+      summary.imported === null
+        ? `${summary.staged} staged (not waiting for the import)`
+        : `${summary.imported} imported, ${summary.failed} failed at import`;
+    lines.push(
+      `Migrated ${summary.records} ${summary.source} records into app ${summary.appId} (tenant ${summary.tenantId}): ` +
+        `${summary.converted} converted, ${r.convert} refused at convert, ${r.check} refused at check, ${outcome}` +
+        `${summary.resumedChunks > 0 ? ` (resumed: ${summary.resumedChunks} chunks were staged before)` : ''}.`,
+    );
+  }
+  lines.push(
+    summary.reportLines > 0
+      ? `Report: ${summary.report} (${summary.reportLines} users not ${summary.dryRun ? 'importable' : 'imported'})`
+      : `Report: ${summary.report} (empty: every user ${summary.dryRun ? 'would be' : 'was'} imported)`,
+  );
+  if (summary.state) lines.push(`State: ${summary.state}`);
+  lines.push(`Took ${summary.elapsedSeconds} s.`);
+  process.stdout.write(`${lines.map(redact).join('\n')}\n`);
+}
+
+const program = new Command('auth-core')
+  .description('Migrate users from Auth0, Firebase, Supabase, Clerk or an import payload into the auth core.')
+  .exitOverride()
+  .showHelpAfterError('(run with --help for usage)');
+
+const coreOptions = (command: Command) =>
+  command
+    .requiredOption('--app <appId>', 'the app to migrate into')
+    .option('--core <url>', `the core's URL (default: $AUTH_CORE_URL, else ${DEFAULT_CORE})`)
+    .option('--api-key <key>', "the app's API key (default: $AUTH_CORE_API_KEY; never printed)");
+
+coreOptions(
+  program
+    .command('migrate')
+    .description(
+      'convert an export, check it (--dry-run) or stage it, wait for the import and report who was not imported',
+    )
+    .argument('<export-file>', 'the export (may be gzipped)')
+    .addOption(new Option('--from <source>', 'what made the export').choices([...SOURCES]).makeOptionMandatory()),
+)
+  .option('--tenant <id>', 'the tenant the users go to', 'public')
+  .option('--dry-run', 'convert and check every user with the core, stage nothing')
+  .option('--report <file>', 'failure report (default: ./<appId>-migration-report.ndjson)')
+  .option('--state <file>', 'resume state (default: next to the export)')
+  .option('--no-wait', 'stage and exit without waiting for the import')
+  .option(
+    '--batch-size <n>',
+    `users per staging request (≤ ${MAX_BATCH_SIZE})`,
+    integer('--batch-size'),
+    MAX_BATCH_SIZE,
+  )
+  .option('--concurrency <n>', 'staging requests in parallel', integer('--concurrency'), 2)
+  .option('--json', 'print a machine-readable summary instead of progress and text')
+  .option('--hashes <file>', 'auth0: the password-hash export from Auth0 support (NDJSON)')
+  .option('--hash-config <file>', "firebase: the project's password hash parameters (console text or JSON)")
+  .option('--identities <file>', 'supabase: rows of auth.identities (CSV, JSON array or NDJSON)')
+  .option('--provider-map <list>', 'provider=thirdPartyId,… overriding the default third-party ids')
+  .action(async (exportFile: string, flags: Record<string, unknown> & CoreFlags) => {
+    const json = flags.json === true;
+    const progress = new Progress(progressMode(json));
+    const client = clientFor(flags, progress);
+    let providerMap: Map<string, string>;
+    try {
+      providerMap = parseProviderMap(flags.providerMap as string | undefined);
+    } catch (error) {
+      throw new CliError((error as Error).message, EXIT.usage);
+    }
+    const tenantId = String(flags.tenant);
+    const summary = await migrate(
+      {
+        exportPath: exportFile,
+        source: flags.from as SourceName,
+        appId: flags.app,
+        tenantId,
+        settings: {
+          tenantId,
+          providerMap,
+          hashes: flags.hashes as string | undefined,
+          hashConfig: flags.hashConfig as string | undefined,
+          identities: flags.identities as string | undefined,
+        },
+        dryRun: flags.dryRun === true,
+        reportPath: (flags.report as string | undefined) ?? `./${flags.app}-migration-report.ndjson`,
+        statePath:
+          (flags.state as string | undefined) ??
+          join(dirname(exportFile), `${basename(exportFile)}.${flags.app}.migrate-state.ndjson`),
+        wait: flags.wait !== false,
+        batchSize: flags.batchSize as number,
+        concurrency: flags.concurrency as number,
+      },
+      client,
+      progress,
+    );
+    printSummary(summary, json);
+    process.exitCode = summary.exitCode;
+  });
+
+coreOptions(program.command('status').description('staged users of the app by status'))
+  .option('--watch', 'repeat every 2 seconds until NEW + PROCESSING = 0')
+  .option('--json', 'print JSON')
+  .action(async (flags: CoreFlags & { watch?: boolean; json?: boolean }) => {
+    const client = clientFor(flags);
+    for (;;) {
+      const counts = await stagedCounts(client);
+      process.stdout.write(
+        flags.json
+          ? `${JSON.stringify({ appId: flags.app, ...counts, at: new Date().toISOString() })}\n`
+          : `${new Date().toISOString()} app ${flags.app}: NEW ${counts.NEW}, PROCESSING ${counts.PROCESSING}, FAILED ${counts.FAILED}\n`,
+      );
+      if (!flags.watch || counts.NEW + counts.PROCESSING === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+    }
+  });
+
+coreOptions(program.command('failures').description('every FAILED staged user of the app as NDJSON'))
+  .option('--out <file>', 'write the rows to a file instead of stdout')
+  .option('--remove', 'remove the rows afterwards (and check every id was removed)')
+  .action(async (flags: CoreFlags & { out?: string; remove?: boolean }) => {
+    const client = clientFor(flags);
+    const result = await exportFailures(client, flags.out, flags.remove === true);
+    const where = flags.out ?? 'stdout';
+    process.stderr.write(`${result.rows} FAILED rows written to ${where}\n`);
+    if (flags.remove) {
+      process.stderr.write(`${result.deleted} removed\n`);
+      if (result.notDeleted.length > 0) {
+        process.stderr.write(
+          `${result.notDeleted.length} not removed (in invalidIds or missing from deletedIds): ${result.notDeleted.join(', ')}\n`,
+        );
+        process.exitCode = EXIT.someNotImported;
+      }
+    }
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    process.exitCode = ['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(error.code)
+      ? EXIT.ok
+      : EXIT.usage;
+  } else if (error instanceof CliError) {
+    process.stderr.write(`error: ${redact(error.message)}\n`);
+    process.exitCode = error.exitCode;
+  } else {
+    process.stderr.write(`error: ${redact(error instanceof Error ? error.message : String(error))}\n`);
+    process.exitCode = EXIT.core;
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * The core's import payload (README "The import payload", core-api-spec §4.2) as the command
+ * builds it. Converters create these objects with a fixed key order, so the JSON of a chunk is
+ * byte-identical from one run to the next (the Idempotency-Key replay needs that).
+ */
+
+export type RecipeId = 'emailpassword' | 'thirdparty' | 'passwordless';
+
+export interface LoginMethod {
+  recipeId: RecipeId;
+  tenantIds?: string[];
+  isVerified?: boolean;
+  isPrimary?: boolean;
+  timeJoinedInMSSinceEpoch?: number;
+  email?: string;
+  passwordHash?: string;
+  hashingAlgorithm?: 'BCRYPT' | 'ARGON2' | 'FIREBASE_SCRYPT';
+  plainTextPassword?: string;
+  thirdPartyId?: string;
+  thirdPartyUserId?: string;
+  phoneNumber?: string;
+}
+
+export interface TotpDevice {
+  secretKey: string;
+  period?: number;
+  skew?: number;
+  deviceName?: string;
+}
+
+export interface UserRole {
+  role: string;
+  tenantIds: string[];
+}
+
+export interface ImportUser {
+  externalUserId?: string;
+  userMetadata?: Record<string, unknown>;
+  userRoles?: UserRole[];
+  totpDevices?: TotpDevice[];
+  loginMethods: LoginMethod[];
+}
+
+/** What a converter makes of one source record. */
+export type Conversion =
+  | {
+      readonly ok: true;
+      readonly user: ImportUser;
+      /** The record's id in the source (also the external user id for provider exports). */
+      readonly sourceId: string | undefined;
+    }
+  | { readonly ok: false; readonly sourceId: string | undefined; readonly reasons: string[] };
+
+export function converted(user: ImportUser, sourceId: string | undefined): Conversion {
+  return { ok: true, user, sourceId };
+}
+
+export function rejected(sourceId: string | undefined, ...reasons: string[]): Conversion {
+  return { ok: false, sourceId, reasons };
+}

@@ -1,0 +1,38 @@
+/**
+ * Last line of defence for anything the command prints or writes: password hashes of the formats the
+ * core stores, and values the command knows to be secret (the API key, the Firebase signer key), are
+ * replaced by `<redacted>` (the core's own marker).
+ */
+export const REDACTED = '<redacted>';
+
+const HASH_PATTERNS: readonly RegExp[] = [
+  /\$2[abxy]\$\d{2}\$[./A-Za-z0-9]{53}/g,
+  /\$argon2(?:id|i|d)\$[^\s"',\]]+/g,
+  /\$f_scrypt\$[^\s"',\]]+/g,
+];
+
+const secrets = new Set<string>();
+
+/** Registers a value that must never appear in output (ignored when shorter than 4 characters). */
+export function registerSecret(value: string | undefined): void {
+  if (value !== undefined && value.length >= 4) secrets.add(value);
+}
+
+export function redact(text: string): string {
+  let out = text;
+  for (const pattern of HASH_PATTERNS) out = out.replace(pattern, REDACTED);
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  return out;
+}
+
+/** A URL as it may be shown: without user name and password. */
+export function displayUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString().replace(/\/$/, '');
+  } catch {
+    return '(invalid URL)';
+  }
+}

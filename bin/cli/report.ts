@@ -1,0 +1,47 @@
+/**
+ * The failure report: one JSON line per user not imported (or, in a dry run, not importable): the
+ * source record's position (1-based) and id, the external user id, the stage that stopped it
+ * (`convert` | `check` | `import`) and the messages. Never a credential (every line is redacted).
+ */
+import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { redact } from './redact.js';
+
+export type Stage = 'convert' | 'check' | 'import';
+
+export interface ReportLine {
+  readonly position: number;
+  readonly sourceId: string | undefined;
+  readonly externalUserId: string | undefined;
+  readonly stage: Stage;
+  readonly messages: readonly string[];
+}
+
+export class Report {
+  private fd: number;
+  readonly counts: Record<Stage, number> = { convert: 0, check: 0, import: 0 };
+
+  constructor(readonly path: string) {
+    this.fd = openSync(path, 'w', 0o600);
+  }
+
+  get total(): number {
+    return this.counts.convert + this.counts.check + this.counts.import;
+  }
+
+  add(line: ReportLine): void {
+    this.counts[line.stage] += 1;
+    const out = {
+      position: line.position,
+      sourceId: line.sourceId ?? null,
+      externalUserId: line.externalUserId ?? null,
+      stage: line.stage,
+      messages: line.messages.map(redact),
+    };
+    writeSync(this.fd, `${redact(JSON.stringify(out))}\n`);
+  }
+
+  close(): void {
+    fsyncSync(this.fd);
+    closeSync(this.fd);
+  }
+}

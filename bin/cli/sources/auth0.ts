@@ -1,0 +1,180 @@
+/**
+ * Auth0: the bulk user export (NDJSON, one user per line) joined with the password-hash export
+ * Auth0 support provides (`--hashes`).
+ */
+import { type Conversion, converted, type ImportUser, type LoginMethod, rejected } from '../payload.js';
+import {
+  type ConvertOptions,
+  finishLoginMethods,
+  idText,
+  isBcrypt,
+  isObject,
+  type JsonObject,
+  methodAt,
+  normaliseEmail,
+  normalisePhone,
+  text,
+  thirdPartyIdFor,
+  timeMs,
+} from './common.js';
+
+/** Auth0 connection/provider names → SuperTokens thirdPartyIds; others keep Auth0's name. */
+export const AUTH0_PROVIDERS: Readonly<Record<string, string>> = {
+  'google-oauth2': 'google',
+  github: 'github',
+  facebook: 'facebook',
+  apple: 'apple',
+  linkedin: 'linkedin',
+  twitter: 'twitter',
+};
+
+export interface Auth0Options extends ConvertOptions {
+  /** The bcrypt hash of a database user (`auth0|<id>`), from the hash export; undefined when absent. */
+  readonly hashFor: (userId: string) => string | undefined;
+  /** Whether a hash export was given at all (changes the message for a database user without a hash). */
+  readonly hashesGiven: boolean;
+}
+
+/**
+ * The user id a line of the hash export belongs to: `auth0|<alt_id>` when `alt_id` exists, else
+ * `auth0|<_id.$oid>`. Undefined for a line that has neither.
+ */
+export function auth0HashUserId(line: JsonObject): string | undefined {
+  const alt = idText(line.alt_id);
+  if (alt !== undefined) return `auth0|${alt}`;
+  const id = line._id;
+  const oid = isObject(id) ? idText(id.$oid) : idText(id);
+  return oid === undefined ? undefined : `auth0|${oid}`;
+}
+
+interface Identity {
+  readonly provider: string;
+  readonly userId: string;
+  readonly isSocial: boolean;
+  readonly profileEmail: string | undefined;
+}
+
+function identitiesOf(record: JsonObject, userId: string): Identity[] | string {
+  const raw = record.identities;
+  if (raw === undefined || raw === null) {
+    // An export without the identities field: the user id itself says `<provider>|<id>`.
+    const bar = userId.indexOf('|');
+    if (bar <= 0) return `user_id ${userId} has no identities and no "<provider>|<id>" form`;
+    const provider = userId.slice(0, bar);
+    return [
+      {
+        provider,
+        userId: userId.slice(bar + 1),
+        isSocial: !['auth0', 'email', 'sms'].includes(provider),
+        profileEmail: undefined,
+      },
+    ];
+  }
+  if (!Array.isArray(raw)) return 'identities is not an array';
+  const out: Identity[] = [];
+  for (const [i, entry] of raw.entries()) {
+    if (!isObject(entry)) return `identities[${i}] is not an object`;
+    const provider = text(entry.provider);
+    const id = idText(entry.user_id);
+    if (provider === undefined || id === undefined) return `identities[${i}] has no provider or user_id`;
+    const profile = isObject(entry.profileData) ? entry.profileData : undefined;
+    out.push({
+      provider,
+      // Some exports write the full `<provider>|<id>` here.
+      userId: id.startsWith(`${provider}|`) ? id.slice(provider.length + 1) : id,
+      isSocial: entry.isSocial === true,
+      profileEmail: profile ? normaliseEmail(profile.email) : undefined,
+    });
+  }
+  if (out.length === 0) return 'identities is empty';
+  return out;
+}
+
+/** One line of the Auth0 bulk user export → the import payload, or the reasons it cannot be imported. */
+export function convertAuth0(record: unknown, options: Auth0Options): Conversion {
+  if (!isObject(record)) return rejected(undefined, 'the line is not a JSON object');
+  const userId = idText(record.user_id);
+  if (userId === undefined) return rejected(undefined, 'user_id is missing');
+  const identities = identitiesOf(record, userId);
+  if (typeof identities === 'string') return rejected(userId, identities);
+
+  const email = normaliseEmail(record.email);
+  const emailVerified = record.email_verified === true;
+  const time = timeMs(record.created_at);
+  const methods: LoginMethod[] = [];
+  const problems: string[] = [];
+  let databaseWithoutHash: string | undefined;
+
+  for (const identity of identities) {
+    const full = `${identity.provider}|${identity.userId}`;
+    const base = methodAt(time);
+    if (identity.provider === 'auth0' && !identity.isSocial) {
+      const hash = options.hashFor(full);
+      if (hash === undefined) {
+        databaseWithoutHash = full;
+        continue;
+      }
+      const identityEmail = identity.profileEmail ?? email;
+      if (identityEmail === undefined) {
+        problems.push(`database identity ${full} has no email`);
+        continue;
+      }
+      if (!isBcrypt(hash)) {
+        problems.push(`database identity ${full} has a password hash that is not bcrypt`);
+        continue;
+      }
+      methods.push({
+        ...base,
+        recipeId: 'emailpassword',
+        email: identityEmail,
+        isVerified: emailVerified,
+        passwordHash: hash,
+        hashingAlgorithm: 'BCRYPT',
+      });
+    } else if (identity.provider === 'email' && !identity.isSocial) {
+      const identityEmail = identity.profileEmail ?? email;
+      if (identityEmail === undefined) problems.push(`passwordless identity ${full} has no email`);
+      else methods.push({ ...base, recipeId: 'passwordless', email: identityEmail });
+    } else if (identity.provider === 'sms' && !identity.isSocial) {
+      const phone = normalisePhone(record.phone_number);
+      if (phone === undefined)
+        problems.push(`passwordless identity ${full} has no valid phone_number (E.164 expected)`);
+      else methods.push({ ...base, recipeId: 'passwordless', phoneNumber: phone });
+    } else {
+      const identityEmail = identity.profileEmail ?? email;
+      if (identityEmail === undefined) {
+        problems.push(`third-party identity ${full} has no email (the core needs one for a third-party login)`);
+        continue;
+      }
+      methods.push({
+        ...base,
+        recipeId: 'thirdparty',
+        email: identityEmail,
+        isVerified: emailVerified,
+        thirdPartyId: thirdPartyIdFor(identity.provider, AUTH0_PROVIDERS, options),
+        thirdPartyUserId: identity.userId,
+      });
+    }
+  }
+
+  if (problems.length > 0) return rejected(userId, ...problems);
+  if (methods.length === 0) {
+    return rejected(
+      userId,
+      options.hashesGiven
+        ? `database user ${databaseWithoutHash ?? userId} has no password hash in the hash export (--hashes) and no other identity`
+        : `database user ${databaseWithoutHash ?? userId} has no password hash: give the password-hash export with --hashes`,
+    );
+  }
+
+  const user: ImportUser = { externalUserId: userId, loginMethods: finishLoginMethods(methods, options) };
+  const metadata: Record<string, unknown> = {};
+  if (isObject(record.user_metadata) && Object.keys(record.user_metadata).length > 0) {
+    metadata.user_metadata = record.user_metadata;
+  }
+  if (isObject(record.app_metadata) && Object.keys(record.app_metadata).length > 0) {
+    metadata.app_metadata = record.app_metadata;
+  }
+  if (Object.keys(metadata).length > 0) user.userMetadata = metadata;
+  return converted(user, userId);
+}

@@ -1,0 +1,109 @@
+/**
+ * Clerk: the CSV the dashboard exports (Settings → User exports), with a header row:
+ * id, first_name, last_name, username, primary_email_address, primary_phone_number,
+ * verified_email_addresses, unverified_email_addresses, verified_phone_numbers,
+ * unverified_phone_numbers, totp_secret, password_digest, password_hasher.
+ */
+import { type Conversion, converted, type ImportUser, type LoginMethod, rejected } from '../payload.js';
+import {
+  type ConvertOptions,
+  finishLoginMethods,
+  idText,
+  isArgon2,
+  isBcrypt,
+  isObject,
+  listOf,
+  normaliseEmail,
+  normalisePhone,
+  text,
+} from './common.js';
+
+/** Clerk `password_hasher` values the core accepts, and its `hashingAlgorithm` for each. */
+export const CLERK_HASHERS: Readonly<Record<string, 'BCRYPT' | 'ARGON2'>> = {
+  bcrypt: 'BCRYPT',
+  argon2i: 'ARGON2',
+  argon2id: 'ARGON2',
+};
+
+/** Clerk's TOTP: 30-second period, 6 digits, SHA-1, which the core's defaults match. */
+const CLERK_TOTP_PERIOD = 30;
+
+export function convertClerk(record: unknown, options: ConvertOptions): Conversion {
+  if (!isObject(record)) return rejected(undefined, 'the row is not an object');
+  const id = idText(record.id);
+  if (id === undefined) return rejected(undefined, 'id is missing');
+  const methods: LoginMethod[] = [];
+  const problems: string[] = [];
+
+  const verifiedEmails = listOf(record.verified_email_addresses).map((e) => e.toLowerCase());
+  const unverifiedEmails = listOf(record.unverified_email_addresses).map((e) => e.toLowerCase());
+  const email = normaliseEmail(record.primary_email_address) ?? normaliseEmail(verifiedEmails[0]);
+  // The primary address is verified unless the export lists it as unverified.
+  const emailVerified = email !== undefined && (verifiedEmails.includes(email) || !unverifiedEmails.includes(email));
+
+  const digest = text(record.password_digest);
+  const hasher = text(record.password_hasher)?.toLowerCase();
+  if (digest !== undefined) {
+    const algorithm = hasher === undefined ? undefined : CLERK_HASHERS[hasher];
+    if (algorithm === undefined) {
+      problems.push(
+        `password_hasher ${hasher ?? '(empty)'} is not accepted by the core yet (accepted: ${Object.keys(CLERK_HASHERS).join(', ')})`,
+      );
+    } else if (algorithm === 'BCRYPT' ? !isBcrypt(digest) : !isArgon2(digest)) {
+      problems.push(`password_digest is not in ${hasher} format`);
+    } else if (email === undefined) {
+      problems.push('the user has a password but no email address');
+    } else {
+      methods.push({
+        recipeId: 'emailpassword',
+        email,
+        isVerified: emailVerified,
+        passwordHash: digest,
+        hashingAlgorithm: algorithm,
+      });
+    }
+  } else if (email !== undefined) {
+    methods.push({ recipeId: 'passwordless', email });
+  }
+
+  const verifiedPhones = listOf(record.verified_phone_numbers);
+  const rawPhone = text(record.primary_phone_number) ?? verifiedPhones[0];
+  if (rawPhone !== undefined) {
+    const phone = normalisePhone(rawPhone);
+    if (phone === undefined) problems.push(`primary_phone_number ${rawPhone} is not a valid international number`);
+    else methods.push({ recipeId: 'passwordless', phoneNumber: phone });
+  }
+
+  if (problems.length > 0) return rejected(id, ...problems);
+  if (methods.length === 0) return rejected(id, 'the user has no email address or phone number');
+
+  const user: ImportUser = { externalUserId: id, loginMethods: finishLoginMethods(methods, options) };
+  const metadata: Record<string, unknown> = {};
+  for (const key of ['first_name', 'last_name', 'username'] as const) {
+    const value = text(record[key]);
+    if (value !== undefined) metadata[key] = value;
+  }
+  const otherEmails = [...verifiedEmails, ...unverifiedEmails].filter((e) => e !== email);
+  if (otherEmails.length > 0) metadata.other_email_addresses = [...new Set(otherEmails)];
+  const primaryPhone = methods.find((m) => m.phoneNumber !== undefined)?.phoneNumber;
+  const otherPhones = [...verifiedPhones, ...listOf(record.unverified_phone_numbers)]
+    .map((p) => normalisePhone(p) ?? p)
+    .filter((p) => p !== primaryPhone);
+  if (otherPhones.length > 0) metadata.other_phone_numbers = [...new Set(otherPhones)];
+  if (Object.keys(metadata).length > 0) user.userMetadata = metadata;
+  const totp = text(record.totp_secret);
+  if (totp !== undefined)
+    user.totpDevices = [{ secretKey: totp, period: CLERK_TOTP_PERIOD, skew: 1, deviceName: 'clerk' }];
+  return converted(reorder(user), id);
+}
+
+/** externalUserId, userMetadata, totpDevices, loginMethods: the order the README's payload shows. */
+function reorder(user: ImportUser): ImportUser {
+  const { externalUserId, userMetadata, totpDevices, loginMethods } = user;
+  return {
+    ...(externalUserId !== undefined ? { externalUserId } : {}),
+    ...(userMetadata !== undefined ? { userMetadata } : {}),
+    ...(totpDevices !== undefined ? { totpDevices } : {}),
+    loginMethods,
+  };
+}

@@ -1,0 +1,181 @@
+/**
+ * The sources the command reads, each as: how its records stream out of the export, and the
+ * converter (a pure function of the record) with its side files and settings loaded.
+ */
+import { readFile } from 'node:fs/promises';
+import { usageError } from '../errors.js';
+import { type ByteCounter, detectLayout, fileDigest, type Layout, recordsOf, type SourceRecord } from '../input.js';
+import type { Conversion } from '../payload.js';
+import { convertAuth0 } from './auth0.js';
+import { loadAuth0Hashes } from './auth0-hashes.js';
+import { convertClerk } from './clerk.js';
+import type { ConvertOptions } from './common.js';
+import {
+  convertFirebase,
+  type FirebaseHashConfig,
+  firebaseCsvRowToRecord,
+  parseFirebaseHashConfig,
+} from './firebase.js';
+import { convertSupabase, type SupabaseIdentity, supabaseIdentity } from './supabase.js';
+import { convertSupertokens } from './supertokens.js';
+
+export const SOURCES = ['supertokens', 'auth0', 'firebase', 'supabase', 'clerk'] as const;
+export type SourceName = (typeof SOURCES)[number];
+
+export interface SourceSettings extends ConvertOptions {
+  /** Auth0: the password-hash export. */
+  readonly hashes?: string;
+  /** Firebase: the project's password-hash parameters. */
+  readonly hashConfig?: string;
+  /** Supabase: rows of auth.identities. */
+  readonly identities?: string;
+}
+
+export interface SourceSetup {
+  readonly layout: Layout;
+  records(counter?: ByteCounter): AsyncGenerator<SourceRecord>;
+  /** Why the first record shows the file is not this source's export, if it does. */
+  checkFirst?(value: unknown): string | undefined;
+  convert(value: unknown): Conversion;
+  /** Digests of the side files and settings that shape the payload (part of the Idempotency-Key). */
+  readonly inputDigests: readonly string[];
+  /** What was loaded, for the user (counts only). */
+  readonly notes: readonly string[];
+  /** Firebase: the signer key the app must have. */
+  readonly firebaseHashConfig?: FirebaseHashConfig;
+  close(): void;
+}
+
+function layoutFor(source: SourceName, detected: Layout): Layout {
+  switch (source) {
+    case 'auth0':
+      if (detected === 'json-array' || detected === 'json-users') return detected;
+      return 'ndjson';
+    case 'clerk':
+      return 'csv';
+    case 'firebase':
+      return detected === 'csv' ? 'csv' : detected === 'json-array' ? 'json-array' : 'json-users';
+    default:
+      return detected;
+  }
+}
+
+async function readSetting(path: string, what: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch {
+    throw usageError(`cannot read ${what} ${path}`);
+  }
+}
+
+export async function setupSource(
+  source: SourceName,
+  exportPath: string,
+  settings: SourceSettings,
+): Promise<SourceSetup> {
+  const layout = layoutFor(source, await detectLayout(exportPath));
+  const records = (counter?: ByteCounter) => recordsOf(exportPath, layout, true, counter);
+  switch (source) {
+    case 'supertokens':
+      if (layout === 'csv')
+        throw usageError(`${exportPath} is not JSON: --from supertokens reads {"users":[…]}, a JSON array or NDJSON`);
+      return { layout, records, convert: convertSupertokens, inputDigests: [], notes: [], close: () => undefined };
+    case 'auth0': {
+      const hashes = settings.hashes
+        ? await loadAuth0Hashes(settings.hashes).catch(() => {
+            throw usageError(`cannot read the password-hash export ${settings.hashes}`);
+          })
+        : undefined;
+      return {
+        layout,
+        records,
+        checkFirst: (value) => (hasKey(value, 'user_id') ? undefined : 'no "user_id" field: not an Auth0 user export'),
+        convert: (value) =>
+          convertAuth0(value, { ...settings, hashFor: (id) => hashes?.hashFor(id), hashesGiven: hashes !== undefined }),
+        inputDigests: settings.hashes ? [await fileDigest(settings.hashes)] : [],
+        notes: hashes
+          ? [`${hashes.count} password hashes in ${settings.hashes}`]
+          : ['no password-hash export given (--hashes): database users cannot be imported'],
+        close: () => hashes?.close(),
+      };
+    }
+    case 'firebase': {
+      if (!settings.hashConfig) {
+        throw usageError(
+          "--from firebase needs --hash-config <file>: the project's password hash parameters (Authentication → Users → ⋮ → Password hash parameters)",
+        );
+      }
+      const content = await readSetting(settings.hashConfig, 'the hash config');
+      let hashConfig: FirebaseHashConfig;
+      try {
+        hashConfig = parseFirebaseHashConfig(content);
+      } catch (error) {
+        throw usageError(`--hash-config ${settings.hashConfig}: ${(error as Error).message}`);
+      }
+      const csv = layout === 'csv';
+      return {
+        layout,
+        records: csv ? (counter?: ByteCounter) => recordsOf(exportPath, 'csv', false, counter) : records,
+        convert: (value) =>
+          convertFirebase(csv && Array.isArray(value) ? firebaseCsvRowToRecord(value as string[]) : value, {
+            ...settings,
+            hashConfig,
+          }),
+        inputDigests: [await fileDigest(settings.hashConfig)],
+        notes: [`hash parameters: rounds ${hashConfig.rounds}, mem_cost ${hashConfig.memCost}`],
+        firebaseHashConfig: hashConfig,
+        checkFirst: (value) =>
+          csv
+            ? Array.isArray(value) && value.length >= 26
+              ? undefined
+              : 'fewer columns than firebase auth:export writes'
+            : hasKey(value, 'localId')
+              ? undefined
+              : 'no "localId": not a Firebase auth:export',
+        close: () => undefined,
+      };
+    }
+    case 'supabase': {
+      const identities = new Map<string, SupabaseIdentity[]>();
+      if (settings.identities) {
+        const path = settings.identities;
+        const identityLayout = await detectLayout(path).catch(() => {
+          throw usageError(`cannot read the identities file ${path}`);
+        });
+        for await (const record of recordsOf(path, identityLayout)) {
+          if (!('value' in record)) continue;
+          const found = supabaseIdentity(record.value);
+          if (!found) continue;
+          const list = identities.get(found.userId) ?? [];
+          list.push(found.identity);
+          identities.set(found.userId, list);
+        }
+      }
+      return {
+        layout,
+        records,
+        convert: (value) => convertSupabase(value, { ...settings, identitiesOf: (id) => identities.get(id) ?? [] }),
+        checkFirst: (value) => (hasKey(value, 'id') ? undefined : 'no "id" column or field: not rows of auth.users'),
+        inputDigests: settings.identities ? [await fileDigest(settings.identities)] : [],
+        notes: settings.identities
+          ? [`third-party identities of ${identities.size} users in ${settings.identities}`]
+          : [],
+        close: () => undefined,
+      };
+    }
+    case 'clerk':
+      return {
+        layout,
+        records,
+        convert: (value) => convertClerk(value, settings),
+        checkFirst: (value) => (hasKey(value, 'id') ? undefined : 'no "id" column: not a Clerk dashboard export'),
+        inputDigests: [],
+        notes: [],
+        close: () => undefined,
+      };
+  }
+}
+
+function hasKey(value: unknown, key: string): boolean {
+  return typeof value === 'object' && value !== null && key in value;
+}

@@ -1,0 +1,138 @@
+/**
+ * Supabase: rows of `auth.users` (CSV with a header as `\copy … csv header` writes it, a JSON array or
+ * NDJSON), optionally with rows of `auth.identities` (`--identities`) for third-party logins.
+ * PostgreSQL's CSV writes NULL as an empty field and booleans as `t` / `f`; Supabase stores phone
+ * numbers without the leading `+`.
+ */
+import { type Conversion, converted, type ImportUser, type LoginMethod, rejected } from '../payload.js';
+import {
+  type ConvertOptions,
+  finishLoginMethods,
+  idText,
+  isBcrypt,
+  isObject,
+  jsonObject,
+  methodAt,
+  normaliseEmail,
+  normalisePhone,
+  text,
+  thirdPartyIdFor,
+  timeMs,
+  truthy,
+} from './common.js';
+
+/** Supabase provider names → SuperTokens thirdPartyIds where they differ; others keep Supabase's name. */
+export const SUPABASE_PROVIDERS: Readonly<Record<string, string>> = {
+  linkedin_oidc: 'linkedin',
+};
+
+/** Identity providers that are not third-party logins (the user row itself carries them). */
+const OWN_PROVIDERS = new Set(['email', 'phone']);
+
+/** A third-party identity of a user, from `auth.identities`. */
+export interface SupabaseIdentity {
+  readonly provider: string;
+  readonly providerId: string;
+  readonly email: string | undefined;
+}
+
+/**
+ * One row of `auth.identities` → the user it belongs to and the third-party identity, or undefined for
+ * rows that are not third-party logins (provider `email` / `phone`) or lack the ids.
+ */
+export function supabaseIdentity(row: unknown): { userId: string; identity: SupabaseIdentity } | undefined {
+  if (!isObject(row)) return undefined;
+  const userId = idText(row.user_id);
+  const provider = text(row.provider);
+  if (userId === undefined || provider === undefined || OWN_PROVIDERS.has(provider)) return undefined;
+  const data = jsonObject(row.identity_data);
+  // Older rows have no provider_id column: the provider's id is `sub` (or `id`) in identity_data.
+  const providerId = idText(row.provider_id) ?? idText(data?.sub) ?? idText(data?.provider_id) ?? idText(row.id);
+  if (providerId === undefined) return undefined;
+  return {
+    userId,
+    identity: { provider, providerId, email: normaliseEmail(data?.email) ?? normaliseEmail(row.email) },
+  };
+}
+
+export interface SupabaseOptions extends ConvertOptions {
+  /** The user's third-party identities (from `--identities`); empty when none. */
+  readonly identitiesOf: (userId: string) => readonly SupabaseIdentity[];
+}
+
+/** One row of `auth.users` → the import payload, or the reasons it cannot be imported. */
+export function convertSupabase(record: unknown, options: SupabaseOptions): Conversion {
+  if (!isObject(record)) return rejected(undefined, 'the row is not a JSON object');
+  const id = idText(record.id);
+  if (id === undefined) return rejected(undefined, 'id is missing');
+  if (text(record.deleted_at) !== undefined) return rejected(id, 'the user is deleted (deleted_at is set)');
+  const email = normaliseEmail(record.email);
+  const emailConfirmed = text(record.email_confirmed_at) !== undefined;
+  const time = timeMs(record.created_at);
+  const methods: LoginMethod[] = [];
+  const problems: string[] = [];
+  const base = () => methodAt(time);
+
+  const password = text(record.encrypted_password);
+  if (email !== undefined) {
+    if (password !== undefined && isBcrypt(password)) {
+      methods.push({
+        ...base(),
+        email,
+        isVerified: emailConfirmed,
+        passwordHash: password,
+        hashingAlgorithm: 'BCRYPT',
+      });
+    } else if (password !== undefined) {
+      problems.push('encrypted_password is not a bcrypt hash');
+    } else {
+      // No password: the user signs in with email links / one-time codes.
+      methods.push({ ...base(), recipeId: 'passwordless', email });
+    }
+  } else if (password !== undefined) {
+    problems.push('the user has a password but no email');
+  }
+
+  for (const identity of options.identitiesOf(id)) {
+    const identityEmail = identity.email ?? email;
+    if (identityEmail === undefined) {
+      problems.push(`the ${identity.provider} identity has no email (the core needs one for a third-party login)`);
+      continue;
+    }
+    const method: LoginMethod = {
+      ...base(),
+      recipeId: 'thirdparty',
+      email: identityEmail,
+      thirdPartyId: thirdPartyIdFor(identity.provider, SUPABASE_PROVIDERS, options),
+      thirdPartyUserId: identity.providerId,
+    };
+    if (identityEmail === email) method.isVerified = emailConfirmed;
+    methods.push(method);
+  }
+
+  const rawPhone = idText(record.phone);
+  if (rawPhone !== undefined) {
+    const phone = normalisePhone(rawPhone, true);
+    if (phone === undefined) problems.push(`phone ${rawPhone} is not a valid international number`);
+    else methods.push({ ...base(), recipeId: 'passwordless', phoneNumber: phone });
+  }
+
+  if (problems.length > 0) return rejected(id, ...problems);
+  if (methods.length === 0) {
+    return rejected(
+      id,
+      truthy(record.is_anonymous)
+        ? 'the user is anonymous (no email, phone or identity)'
+        : 'the user has no email, phone number or third-party identity',
+    );
+  }
+
+  const user: ImportUser = { externalUserId: id, loginMethods: finishLoginMethods(methods, options) };
+  const metadata: Record<string, unknown> = {};
+  const userMeta = jsonObject(record.raw_user_meta_data);
+  if (userMeta !== undefined && Object.keys(userMeta).length > 0) metadata.user_metadata = userMeta;
+  const appMeta = jsonObject(record.raw_app_meta_data);
+  if (appMeta !== undefined && Object.keys(appMeta).length > 0) metadata.app_metadata = appMeta;
+  if (Object.keys(metadata).length > 0) user.userMetadata = metadata;
+  return converted(user, id);
+}

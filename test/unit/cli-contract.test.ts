@@ -1,0 +1,439 @@
+/**
+ * The migration command's client side against a small local HTTP server of this test's own that
+ * implements the staging contract (shared/docs contracts: Idempotency-Key replay, 409 while a request
+ * with the key runs, 422 for another body, dry run with per-index conflicts), so retries, replays,
+ * resume and the dry run are checked without the core.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CoreClient, credentialFingerprint, sameCredential } from '../../bin/cli/core-client.js';
+import { CliError } from '../../bin/cli/errors.js';
+import { chunkKey, type MigrateOptions, migrate } from '../../bin/cli/migrate.js';
+import { Progress } from '../../bin/cli/progress.js';
+
+interface Staged {
+  id: string;
+  email: string;
+  status: 'NEW' | 'FAILED' | 'IMPORTED';
+}
+
+class ContractCore {
+  server!: Server;
+  url = '';
+  staged: Staged[] = [];
+  keys = new Map<string, { digest: string; status: number; body: string } | 'running'>();
+  requests: Array<{ path: string; key?: string }> = [];
+  /** Answers to give before the real one, per request count (e.g. 429 once). */
+  faults: Array<'429' | '503' | 'drop-after-staging' | 'slow'> = [];
+  dryRunSupported = true;
+  /** Emails that already exist in the app (dry-run conflicts, FAILED at import). */
+  existing = new Set<string>();
+  apiKey = 'contract-test-key-0123456789';
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  stop(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  private send(res: ServerResponse, status: number, body: unknown): void {
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    res.writeHead(status, { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json' });
+    res.end(text);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    let raw = Buffer.concat(chunks);
+    if (req.headers['content-encoding'] === 'gzip') raw = gunzipSync(raw);
+    const url = new URL(req.url ?? '/', this.url);
+    const key = req.headers['idempotency-key'] as string | undefined;
+    this.requests.push({ path: `${req.method} ${url.pathname}${url.search}`, key });
+    if (req.headers['api-key'] !== this.apiKey) return this.send(res, 401, 'Invalid API key');
+    if (!url.pathname.startsWith('/appid-shop/')) {
+      return this.send(
+        res,
+        400,
+        `AppId or tenantId not found => Tenant with the following connectionURIDomain, appId and tenantId combination not found: (, nope, public)`,
+      );
+    }
+    const path = url.pathname.slice('/appid-shop'.length);
+    if (path === '/public/recipe/multitenancy/tenant/v2') {
+      return this.send(res, 200, {
+        status: 'OK',
+        tenantId: 'public',
+        coreConfig: {
+          account_linking_enabled: true,
+          firebase_password_hashing_signer_key: credentialFingerprint('c2lnbmVy'),
+        },
+      });
+    }
+    if (path === '/bulk-import/users/count') {
+      // The "import" happens between two polls: staged rows leave NEW.
+      for (const row of this.staged) if (row.status === 'NEW') row.status = 'IMPORTED';
+      const status = url.searchParams.get('status');
+      const rows = this.staged.filter((s) => s.status !== 'IMPORTED');
+      return this.send(res, 200, {
+        status: 'OK',
+        count: rows.filter((s) => status === null || s.status === status).length,
+      });
+    }
+    if (path === '/bulk-import/users' && req.method === 'GET') {
+      return this.send(res, 200, {
+        status: 'OK',
+        users: this.staged
+          .filter((s) => s.status === 'FAILED')
+          .map((s) => ({
+            id: s.id,
+            status: 'FAILED',
+            errorMessage: `E003: A user with email ${s.email} already exists in emailpassword loginMethod.`,
+          })),
+      });
+    }
+    if (path === '/bulk-import/users' && req.method === 'POST') {
+      const body = JSON.parse(raw.toString('utf8')) as { users: Array<{ loginMethods: Array<{ email?: string }> }> };
+      const fault = this.faults.shift();
+      if (fault === '429') {
+        res.writeHead(429, { 'retry-after': '0' });
+        return void res.end('Too many requests');
+      }
+      if (fault === '503') return this.send(res, 503, 'Service Unavailable');
+      if (url.searchParams.get('dryRun') === 'true') {
+        if (!this.dryRunSupported) return this.stage(res, body, fault);
+        const conflicts = body.users.flatMap((u, index) => {
+          const email = u.loginMethods[0]?.email ?? '';
+          return this.existing.has(email)
+            ? [{ index, errors: [`E003: A user with email ${email} already exists in emailpassword loginMethod.`] }]
+            : [];
+        });
+        return this.send(res, 200, {
+          status: 'OK',
+          dryRun: true,
+          wouldImport: body.users.length - conflicts.length,
+          conflicts,
+        });
+      }
+      const invalid = body.users.flatMap((u, index) =>
+        u.loginMethods.length === 0 ? [{ index, errors: ['At least one loginMethod is required.'] }] : [],
+      );
+      const answerInvalid = () =>
+        this.send(res, 400, {
+          error: 'Data has missing or invalid fields. Please check the users field for more details.',
+          users: invalid,
+        });
+      if (key === undefined) return invalid.length > 0 ? answerInvalid() : this.stage(res, body, fault);
+      const digest = createHash('sha256').update(raw).digest('hex');
+      const seen = this.keys.get(key);
+      if (seen === 'running')
+        return this.send(res, 409, 'A request with this Idempotency-Key is still being processed; retry later');
+      if (seen) {
+        if (seen.digest !== digest)
+          return this.send(res, 422, 'Idempotency-Key is already used with a different request body');
+        res.writeHead(seen.status, { 'content-type': 'application/json', 'idempotency-replayed': 'true' });
+        return void res.end(seen.body);
+      }
+      this.keys.set(key, 'running');
+      if (fault === 'slow') await new Promise((r) => setTimeout(r, 300));
+      if (invalid.length > 0) {
+        this.keys.set(key, {
+          digest,
+          status: 400,
+          body: JSON.stringify({
+            error: 'Data has missing or invalid fields. Please check the users field for more details.',
+            users: invalid,
+          }),
+        });
+        return answerInvalid();
+      }
+      const answer = this.stageUsers(body);
+      this.keys.set(key, { digest, status: 200, body: JSON.stringify(answer) });
+      if (fault === 'drop-after-staging') return void res.socket?.destroy();
+      return this.send(res, 200, answer);
+    }
+    this.send(res, 404, 'Not found');
+  }
+
+  private stage(
+    res: ServerResponse,
+    body: { users: Array<{ loginMethods: Array<{ email?: string }> }> },
+    fault: unknown,
+  ): void {
+    const answer = this.stageUsers(body);
+    if (fault === 'drop-after-staging') return void res.socket?.destroy();
+    this.send(res, 200, answer);
+  }
+
+  private stageUsers(body: { users: Array<{ loginMethods: Array<{ email?: string }> }> }) {
+    return {
+      status: 'OK',
+      users: body.users.map((u) => {
+        const id = randomUUID();
+        const email = u.loginMethods[0]?.email ?? '';
+        this.staged.push({ id, email, status: this.existing.has(email) ? 'FAILED' : 'NEW' });
+        return { userId: id, loginMethods: [{ recipeId: 'emailpassword', userId: id, tenants: ['public'], email }] };
+      }),
+    };
+  }
+}
+
+let core: ContractCore;
+let dir: string;
+
+beforeEach(async () => {
+  core = new ContractCore();
+  await core.start();
+  dir = mkdtempSync(join(tmpdir(), 'cli-contract-'));
+});
+
+afterEach(async () => {
+  await core.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function payloadFile(emails: string[], extra: unknown[] = []): string {
+  const file = join(dir, 'payload.ndjson');
+  const lines = emails.map((email) =>
+    JSON.stringify({
+      loginMethods: [
+        {
+          recipeId: 'emailpassword',
+          email,
+          passwordHash: '$2b$04$abcdefghijklmnopqrstuuWmQ1bmx0Ls1IuPYF0GKL4y7hEK0bCq.',
+          hashingAlgorithm: 'BCRYPT',
+        },
+      ],
+    }),
+  );
+  writeFileSync(file, `${[...lines, ...extra.map((e) => JSON.stringify(e))].join('\n')}\n`);
+  return file;
+}
+
+const emails = (n: number, prefix = 'u') => Array.from({ length: n }, (_, i) => `${prefix}${i}@example.com`);
+
+function client(options: Partial<ConstructorParameters<typeof CoreClient>[0]> = {}) {
+  return new CoreClient({
+    url: core.url,
+    apiKey: core.apiKey,
+    appId: 'shop',
+    baseDelayMs: 5,
+    maxDelayMs: 20,
+    ...options,
+  });
+}
+
+function options(file: string, over: Partial<MigrateOptions> = {}): MigrateOptions {
+  return {
+    exportPath: file,
+    source: 'supertokens',
+    appId: 'shop',
+    tenantId: 'public',
+    settings: { tenantId: 'public', providerMap: new Map() },
+    dryRun: false,
+    reportPath: join(dir, 'report.ndjson'),
+    statePath: join(dir, 'state.ndjson'),
+    wait: true,
+    batchSize: 3,
+    concurrency: 2,
+    pollMs: 5,
+    ...over,
+  };
+}
+
+const run = (file: string, over: Partial<MigrateOptions> = {}, c = client()) =>
+  migrate(options(file, over), c, new Progress('json'));
+const reportLines = () =>
+  readFileSync(join(dir, 'report.ndjson'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+
+describe('staging against the contract', () => {
+  it('sends gzipped chunks of --batch-size with one Idempotency-Key each and stages every user once', async () => {
+    const summary = await run(payloadFile(emails(7)));
+    expect(summary).toMatchObject({ converted: 7, staged: 7, imported: 7, failed: 0, exitCode: 0 });
+    const posts = core.requests.filter((r) => r.path === 'POST /appid-shop/bulk-import/users');
+    expect(posts.map((p) => p.key).sort()).toEqual(
+      [0, 1, 2].map((i) => chunkKey(summary.state ? readState().key : '', i)).sort(),
+    );
+    expect(core.staged.map((s) => s.email).sort()).toEqual(emails(7).sort());
+  });
+
+  it('retries 429 (Retry-After) and 503 with backoff', async () => {
+    core.faults = ['429', '503', '429'];
+    const retries: string[] = [];
+    const summary = await run(
+      payloadFile(emails(3)),
+      {},
+      client({ onRetry: (what) => retries.push(what.slice(0, 3)) }),
+    );
+    expect(summary).toMatchObject({ staged: 3, exitCode: 0 });
+    expect(retries).toEqual(['429', '503', '429']);
+    expect(core.staged).toHaveLength(3);
+  });
+
+  it('a lost connection after the core staged a chunk: the retry with the same key is a replay, nothing is staged twice', async () => {
+    core.faults = ['drop-after-staging'];
+    const summary = await run(payloadFile(emails(3)), { concurrency: 1 });
+    expect(summary).toMatchObject({ staged: 3, exitCode: 0 });
+    expect(core.staged).toHaveLength(3);
+    const keys = core.requests.filter((r) => r.key).map((r) => r.key);
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toBe(keys[1]);
+  });
+
+  it('409 while the first request with the key runs: retried until the replay', async () => {
+    const file = payloadFile(emails(3));
+    core.faults = ['slow'];
+    const first = run(file, { wait: false, statePath: join(dir, 'a.ndjson') });
+    await new Promise((r) => setTimeout(r, 50));
+    const second = run(
+      file,
+      { wait: false, statePath: join(dir, 'b.ndjson'), reportPath: join(dir, 'r2.ndjson') },
+      client({ attempts: 100 }),
+    );
+    const [a, b] = await Promise.all([first, second]);
+    expect(a.staged).toBe(3);
+    expect(b.staged).toBe(3);
+    expect(core.staged).toHaveLength(3);
+    expect(core.requests.filter((r) => r.key).length).toBeGreaterThan(2);
+  });
+
+  it('a re-run after a crash sends only the chunks the state file lacks', async () => {
+    const file = payloadFile(emails(7));
+    await run(file, { wait: false });
+    const lines = readFileSync(join(dir, 'state.ndjson'), 'utf8').split('\n').filter(Boolean);
+    // As if the command died before journaling the last chunk.
+    writeFileSync(join(dir, 'state.ndjson'), `${lines.slice(0, -1).join('\n')}\n`);
+    core.requests = [];
+    const again = await run(file);
+    expect(again).toMatchObject({ resumedChunks: 2, staged: 7, imported: 7, exitCode: 0 });
+    expect(core.requests.filter((r) => r.key)).toHaveLength(1);
+    expect(core.staged).toHaveLength(7);
+  });
+
+  it('422 (the key was used with another body) stops with exit 2 and says why', async () => {
+    const file = payloadFile(emails(3));
+    await run(file, { wait: false });
+    core.keys.forEach((v, k) => {
+      if (v !== 'running') core.keys.set(k, { ...v, digest: 'other' });
+    });
+    const error = await run(file, { statePath: join(dir, 'fresh.ndjson') }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).exitCode).toBe(2);
+    expect((error as CliError).message).toMatch(/already seen chunk 0 of this migration with a different body/);
+  });
+
+  it('users the core refuses are reported (check) and the rest of the chunk is staged under a new key', async () => {
+    const summary = await run(payloadFile(emails(2), [{ externalUserId: 'bad-1', loginMethods: [] }]));
+    expect(summary).toMatchObject({ staged: 2, refused: { convert: 0, check: 1, import: 0 }, exitCode: 1 });
+    expect(reportLines()).toEqual([
+      {
+        position: 3,
+        sourceId: 'bad-1',
+        externalUserId: 'bad-1',
+        stage: 'check',
+        messages: ['At least one loginMethod is required.'],
+      },
+    ]);
+    expect(core.requests.filter((r) => r.key).map((r) => r.key?.endsWith('-0-r1'))).toEqual([false, true]);
+  });
+
+  it('waits, then reports the FAILED rows of this migration (stage import) with their positions', async () => {
+    core.existing.add('u1@example.com');
+    const summary = await run(payloadFile(emails(4)));
+    expect(summary).toMatchObject({ staged: 4, imported: 3, failed: 1, exitCode: 1 });
+    expect(reportLines()).toEqual([
+      {
+        position: 2,
+        sourceId: null,
+        externalUserId: null,
+        stage: 'import',
+        messages: ['E003: A user with email u1@example.com already exists in emailpassword loginMethod.'],
+      },
+    ]);
+  });
+});
+
+describe('dry run against the contract', () => {
+  it('reports the core conflicts and duplicates across chunks, stages nothing', async () => {
+    core.existing.add('u0@example.com');
+    const summary = await run(payloadFile([...emails(4), 'u2@example.com']), { dryRun: true });
+    expect(summary).toMatchObject({
+      dryRun: true,
+      converted: 5,
+      wouldImport: 3,
+      staged: 0,
+      coreChecked: true,
+      exitCode: 1,
+    });
+    expect(core.staged).toHaveLength(0);
+    expect(reportLines()).toEqual([
+      {
+        position: 1,
+        sourceId: null,
+        externalUserId: null,
+        stage: 'check',
+        messages: ['E003: A user with email u0@example.com already exists in emailpassword loginMethod.'],
+      },
+      {
+        position: 5,
+        sourceId: null,
+        externalUserId: null,
+        stage: 'check',
+        messages: [
+          'duplicate: the same email u2@example.com (emailpassword) in tenant public as record 3 (in an earlier chunk)',
+        ],
+      },
+    ]);
+  });
+
+  it('a core without dry-run support is detected by an empty probe: exit 3, nothing staged', async () => {
+    core.dryRunSupported = false;
+    const summary = await run(payloadFile(emails(4)), { dryRun: true });
+    expect(summary).toMatchObject({ coreChecked: false, exitCode: 3, staged: 0 });
+    expect(core.staged).toHaveLength(0);
+    expect(core.requests.filter((r) => r.path.startsWith('POST')).map((r) => r.path)).toEqual([
+      'POST /appid-shop/bulk-import/users?dryRun=true',
+    ]);
+  });
+});
+
+describe('the core refusing or missing', () => {
+  it('exit 3 for a refused key, a missing app and an unreachable core', async () => {
+    const file = payloadFile(emails(1));
+    for (const [c, message] of [
+      [client({ apiKey: 'wrong-key-wrong-key-wrong' }), /refused the API key/],
+      [client({ appId: 'nope' }), /the app nope does not exist/],
+      [new CoreClient({ url: 'http://127.0.0.1:9', appId: 'shop', baseDelayMs: 1, maxDelayMs: 2 }), /is unreachable/],
+    ] as const) {
+      const error = await run(file, {}, c).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CliError);
+      expect((error as CliError).exitCode).toBe(3);
+      expect((error as CliError).message).toMatch(message);
+      expect((error as CliError).message).not.toContain('wrong-key');
+    }
+  });
+
+  it('compares a signer key with the fingerprint the core shows, or with the value in clear', () => {
+    expect(credentialFingerprint('c2lnbmVy')).toMatch(/^sha256:[0-9a-f]{16}$/);
+    expect(sameCredential(credentialFingerprint('c2lnbmVy'), 'c2lnbmVy')).toBe(true);
+    expect(sameCredential('c2lnbmVy', 'c2lnbmVy')).toBe(true);
+    expect(sameCredential(credentialFingerprint('other'), 'c2lnbmVy')).toBe(false);
+  });
+});
+
+function readState(): { key: string } {
+  return JSON.parse(readFileSync(join(dir, 'state.ndjson'), 'utf8').split('\n')[0] as string);
+}
