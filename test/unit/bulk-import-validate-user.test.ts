@@ -463,6 +463,37 @@ describe('validateImportUser – emailpassword', () => {
     expect(validateImportUser({ loginMethods: [ep({ email: longEmail.slice(1) })] }, makeCtx()).ok).toBe(true);
   });
 
+  it('stores a legacy family in its canonical form (the hash itself is the scheme)', () => {
+    // Django's pbkdf2_sha256 form (salt used as text) becomes the PHC-like stored form.
+    const digest = Buffer.alloc(32, 1).toString('base64');
+    const lm = userOf({
+      loginMethods: [ep({ hashingAlgorithm: ' PBKDF2 ', passwordHash: ` pbkdf2_sha256$1000$salt$${digest} ` })],
+    }).loginMethods[0];
+    expect(lm).toMatchObject({
+      hashingAlgorithm: 'PBKDF2',
+      passwordHash: `$pbkdf2-sha256$i=1000,l=32$${Buffer.from('salt').toString('base64').replace(/=+$/, '')}$${digest.replace(/=+$/, '')}`,
+    });
+    // An unsalted hex MD5 digest is stored as a template form that names its algorithm.
+    const md5 = userOf({
+      loginMethods: [ep({ hashingAlgorithm: 'md5', passwordHash: '5f4dcc3b5aa765d61d8327deb882cf99' })],
+    }).loginMethods[0];
+    expect(md5).toMatchObject({ hashingAlgorithm: 'MD5', passwordHash: expect.stringMatching(/^\$md5\$pf=/) });
+  });
+
+  it('deliberate difference: refuses hash costs beyond the bounds, naming the parameter and the limit', () => {
+    const bcrypt20 = `$2a$20$${'a'.repeat(53)}`;
+    expect(errorsOf({ loginMethods: [ep({ passwordHash: bcrypt20 })] })).toEqual([
+      'Password hash is in invalid BCrypt format: cost 20 is above the limit of 14',
+    ]);
+    const django = `pbkdf2_sha256$99999999$s$${Buffer.alloc(32, 1).toString('base64')}`;
+    expect(errorsOf({ loginMethods: [ep({ hashingAlgorithm: 'pbkdf2', passwordHash: django })] })).toEqual([
+      'Password hash is in invalid PBKDF2 format: iterations 99999999 is above the limit of 1500000',
+    ]);
+    expect(errorsOf({ loginMethods: [ep({ hashingAlgorithm: 'md5', passwordHash: 'not-hex' })] })).toEqual([
+      'Password hash is in invalid MD5 format',
+    ]);
+  });
+
   it('accepts a plain-text password, kept as given', () => {
     const lm = userOf({ loginMethods: [{ recipeId: 'emailpassword', email: 'a@b.c', plainTextPassword: ' pw ' }] })
       .loginMethods[0];

@@ -7,7 +7,7 @@
  * a signer key) a message in the same style is reported instead.
  */
 import { parsePhoneNumberFromString } from '#functions/shared/phone-numbers.js';
-import { checkHashFormat, normaliseHashingAlgorithm } from '../passwords/index.js';
+import { checkHashFormat, normaliseHashingAlgorithm, normaliseImportedHash } from '../passwords/index.js';
 import {
   isJsonObject,
   type JsonObject,
@@ -343,8 +343,15 @@ function parseEmailPassword(
     if (hashingAlgorithm === 'FIREBASE_SCRYPT' && !ctx.firebaseSignerKeyConfigured) {
       errors.push(M.firebaseSignerKeyMissing);
     }
-    const formatError = checkHashFormat(hashingAlgorithm, passwordHash);
-    if (formatError !== undefined) errors.push(formatError);
+    // A hash in any accepted form of its family is stored in the family's one canonical form
+    // (sign-in infers the scheme from it). Otherwise the reference's own shape test decides, with
+    // the cost bounds wherever the parameters can be read.
+    const imported = normaliseImportedHash(hashingAlgorithm, passwordHash);
+    if (imported.ok) passwordHash = imported.storedHash;
+    else {
+      const formatError = checkHashFormat(hashingAlgorithm, passwordHash);
+      if (formatError !== undefined) errors.push(formatError);
+    }
   }
 
   // Built in the reference's key order (optional fields before superTokensUserId).
