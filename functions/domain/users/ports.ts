@@ -138,6 +138,12 @@ export interface UserStore {
   ): Promise<{ users: UserRecord[]; next?: UserPosition }>;
   /** Exact count (O(shards) reads) of users with a recipe mask in `masks`, in a tenant or the whole app. */
   countUsers(appId: string, tenantId: string | undefined, masks: readonly number[]): Promise<number>;
+  /**
+   * Replaces the password hash of `user`'s login method `recipeUserId` with `replacement`, only
+   * if the stored hash is still the one `user` was read with (one conditional write: the hash is
+   * stored once, in the user's own item). False, with nothing written, when it changed meanwhile.
+   */
+  replacePasswordHash(appId: string, user: UserRecord, recipeUserId: string, replacement: string): Promise<boolean>;
   /** Starts a write of this app's users. */
   newWrite(appId: string): UserWrite;
   /**

@@ -1,11 +1,12 @@
 /**
  * The users storage port (functions/domain/users/ports.ts) for one table. Its jobs live beside it:
  * items.ts (what a user record owns in the table), write.ts (the atomic write), reads.ts (the
- * access patterns), purge.ts (app and tenant deletion).
+ * access patterns), password.ts (the hash upgrade after a sign-in), purge.ts (app and tenant deletion).
  */
 import type { UserStore } from '#functions/domain/users/ports.js';
 import type { Table } from '../kit/index.js';
 import { purgeUserData } from '../user-data.js';
+import { replacePasswordHash } from './password.js';
 import {
   countUsers,
   getEmailPasswordUser,
@@ -24,6 +25,8 @@ export function createUserStore(table: Table): UserStore {
     usersByAccountInfo: (appId, tenantId, query) => usersByAccountInfo(table, appId, tenantId, query),
     listUsers: (appId, tenantId, query) => listUsers(table, appId, tenantId, query),
     countUsers: (appId, tenantId, masks) => countUsers(table, appId, tenantId, masks),
+    replacePasswordHash: (appId, user, recipeUserId, replacement) =>
+      replacePasswordHash(table, appId, user, recipeUserId, replacement),
     newWrite: (appId) => new DynamoUserWrite(table, appId),
     commit: (write) => {
       if (!(write instanceof DynamoUserWrite) || write.table.name !== table.name)
