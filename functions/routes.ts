@@ -73,7 +73,8 @@ export const ROUTES: readonly RouteDefinition[] = [
 
   // Users and sign-in (spec §4.7, sdk-client.md §2)
   route('bulk-import-import', 'POST', '/bulk-import/import', WRITE, { timeoutSeconds: 29, memoryMb: HASHING_MEMORY }),
-  route('signin', 'POST', '/recipe/signin', READ, { memoryMb: HASHING_MEMORY }),
+  // Writes: a legacy password hash is replaced with the app's algorithm after a successful sign-in.
+  route('signin', 'POST', '/recipe/signin', WRITE, { memoryMb: HASHING_MEMORY }),
   route('signup', 'POST', '/recipe/signup', WRITE, { memoryMb: HASHING_MEMORY }),
   route('user-get', 'GET', '/user/id', READ),
   route('user-remove', 'POST', '/user/remove', WRITE, { timeoutSeconds: 29 }),

@@ -80,6 +80,14 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
     description: 'Algorithm used to hash plain-text passwords: `BCRYPT` or `ARGON2` (case-insensitive).',
   },
   {
+    key: 'legacy_password_hash_upgrade_enabled',
+    type: 'boolean',
+    level: 'app',
+    default: true,
+    description:
+      "This core's switch: after a successful sign-in against an imported hash of a legacy family (PBKDF2, scrypt, phpass, MD5/SHA digests, LDAP), store the password hashed with `password_hashing_alg` at the configured cost in its place. bcrypt, Argon2 and Firebase scrypt hashes are kept, as the reference keeps them.",
+  },
+  {
     key: 'firebase_password_hashing_signer_key',
     type: 'String',
     level: 'app',

@@ -1,7 +1,7 @@
 /** Wiring of the users use cases (sign-in/up, users, mappings) for the app of a request. */
 import { randomUUID } from 'node:crypto';
 import type { EffectiveConfig } from '#functions/config/index.js';
-import { hashPassword, verifyPassword } from '#functions/domain/passwords/index.js';
+import { hashPassword, needsRehash, verifyPassword } from '#functions/domain/passwords/index.js';
 import type { PasswordPorts, UsersDeps } from '#functions/domain/users/service.js';
 import { logger } from '#functions/shared/logger.js';
 import { appStores } from './stores.js';
@@ -15,9 +15,17 @@ export function usersDeps(config: EffectiveConfig): UsersDeps {
   };
 }
 
-/** Hashing with the app's algorithm and costs; verification infers the algorithm from the hash. */
+/** The app's `legacy_password_hash_upgrade_enabled` (default on). */
+export const LEGACY_HASH_UPGRADE_KEY = 'legacy_password_hash_upgrade_enabled';
+
+/**
+ * Hashing with the app's algorithm and costs; verification infers the algorithm from the hash; a
+ * legacy hash is upgraded after a successful sign-in unless the app turned that off.
+ */
 export function passwordPorts(config: EffectiveConfig): PasswordPorts {
+  const upgrade = config.values[LEGACY_HASH_UPGRADE_KEY] !== false;
   return {
+    needsUpgrade: (stored) => upgrade && needsRehash(stored),
     hash: (plain) =>
       hashPassword(plain, {
         algorithm: config.passwordHashingAlg,

@@ -23,6 +23,11 @@ export interface PasswordPorts {
   hash(plain: string): Promise<string>;
   /** 'match' | 'mismatch' | 'unverifiable' (e.g. a Firebase hash without the app's signer key). */
   verify(plain: string, storedHash: string): Promise<'match' | 'mismatch' | 'unverifiable'>;
+  /**
+   * Whether a stored hash is to be replaced with `hash(password)` after a successful sign-in (a
+   * legacy family, and the app has not turned the upgrade off). Absent: never.
+   */
+  needsUpgrade?(storedHash: string): boolean;
 }
 
 export interface UsersDeps {
@@ -81,11 +86,42 @@ export async function signIn(
     });
   }
   if (outcome !== 'match') return { status: 'WRONG_CREDENTIALS_ERROR' };
+  if (passwords.needsUpgrade?.(method.passwordHash)) {
+    await upgradePasswordHash(deps, passwords, target, found.user, method.recipeUserId, input.password);
+  }
   return {
     status: 'OK',
     user: toUserJson(found.user),
     recipeUserId: externalIdOf(found.user, method.recipeUserId),
   };
+}
+
+/**
+ * The step after a successful sign-in against a legacy hash: the password, hashed with the app's
+ * algorithm at its configured cost, replaces the legacy hash, in a write that applies only if the
+ * stored hash is still the one just verified (a password changed meanwhile is never overwritten;
+ * the next sign-in verifies whatever is stored then). It never fails the sign-in: a failure is
+ * logged without the hash or the password, and the legacy hash stays until a later sign-in.
+ */
+async function upgradePasswordHash(
+  deps: UsersDeps,
+  passwords: PasswordPorts,
+  target: { appId: string; tenantId: string },
+  user: UserRecord,
+  recipeUserId: string,
+  password: string,
+): Promise<void> {
+  try {
+    const replacement = await passwords.hash(password);
+    await deps.store.replacePasswordHash(target.appId, user, recipeUserId, replacement);
+  } catch (error) {
+    deps.warn?.('sign-in succeeded but its legacy password hash could not be upgraded; it is kept as it was', {
+      appId: target.appId,
+      tenantId: target.tenantId,
+      recipeUserId,
+      reason: error instanceof Error ? error.name : 'unknown',
+    });
+  }
 }
 
 /** `POST /<t>/recipe/signup`: a new, non-primary emailpassword user in the path's tenant. */
