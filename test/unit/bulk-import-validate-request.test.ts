@@ -226,7 +226,7 @@ describe('validateStagingRequest – AddBulkImportUsersTest cases', () => {
         {
           index: 0,
           errors: [
-            'Invalid hashingAlgorithm for emailpassword recipe. Pass one of bcrypt, argon2 or, firebase_scrypt!',
+            'Invalid hashingAlgorithm for emailpassword recipe. Pass one of bcrypt, argon2, firebase_scrypt, pbkdf2, scrypt, phpass, md5, sha1, sha256, sha512 or, ldap!',
           ],
         },
       ]),

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import {
@@ -7,6 +8,7 @@ import {
   validateImportUser,
   withFreshIds,
 } from '#functions/domain/bulk-import/validate-user.js';
+import { HASHING_ALGORITHMS } from '#functions/domain/passwords/index.js';
 
 const NOW = 1_750_000_000_000;
 
@@ -423,7 +425,43 @@ describe('validateImportUser – emailpassword', () => {
           },
         ],
       }),
-    ).toEqual(['Invalid hashingAlgorithm for emailpassword recipe. Pass one of bcrypt, argon2 or, firebase_scrypt!']);
+    ).toEqual([
+      'Invalid hashingAlgorithm for emailpassword recipe. Pass one of bcrypt, argon2, firebase_scrypt, pbkdf2, scrypt, phpass, md5, sha1, sha256, sha512 or, ldap!',
+    ]);
+  });
+
+  it('names every accepted algorithm in that message, and refuses with it exactly the names it does not list', () => {
+    const message = errorsOf({
+      loginMethods: [{ recipeId: 'emailpassword', email: 'a@b.c', passwordHash: '$2a', hashingAlgorithm: 'x' }],
+    })[0] as string;
+    const listed = /Pass one of (.*)!$/
+      .exec(message)?.[1]
+      ?.split(/, (?:or, )?| or, /)
+      .map((name) => name.toUpperCase());
+    expect(listed).toEqual([...HASHING_ALGORITHMS]);
+    fc.assert(
+      // Blank names get the reference's type error instead (above); listed names pass in any case, padded.
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 20 }).filter((name) => name.trim() !== ''),
+          fc
+            .tuple(fc.constantFrom(...HASHING_ALGORITHMS), fc.boolean(), fc.constantFrom('', ' ', '\t'))
+            .map(([name, lower, pad]) => `${pad}${lower ? name.toLowerCase() : name}${pad}`),
+        ),
+        (name) => {
+          const result = validateImportUser(
+            {
+              loginMethods: [
+                { recipeId: 'emailpassword', email: 'a@b.c', passwordHash: '$2a', hashingAlgorithm: name },
+              ],
+            },
+            makeCtx(),
+          );
+          const refused = !result.ok && result.errors.includes(message);
+          return refused === !listed?.includes(name.trim().toUpperCase());
+        },
+      ),
+    );
   });
 
   it('normalises email, algorithm and hash', () => {

@@ -95,8 +95,9 @@ export const IMPORT_USER_MESSAGES = {
   skewNegative: 'skew should be >= 0 for a totp device.',
   passwordRequired:
     'Either (passwordHash, hashingAlgorithm) or plainTextPassword is required for an emailpassword recipe.',
+  // The reference's sentence, naming every algorithm this core accepts (a deliberate difference).
   invalidHashingAlgorithm:
-    'Invalid hashingAlgorithm for emailpassword recipe. Pass one of bcrypt, argon2 or, firebase_scrypt!',
+    'Invalid hashingAlgorithm for emailpassword recipe. Pass one of bcrypt, argon2, firebase_scrypt, pbkdf2, scrypt, phpass, md5, sha1, sha256, sha512 or, ldap!',
   passwordHashTooLong: 'passwordHash is too long. Max length is 256.',
   firebaseSignerKeyMissing:
     'firebase_password_hashing_signer_key must be set for this app to import FIREBASE_SCRYPT password hashes for an emailpassword recipe.',
