@@ -75,13 +75,20 @@ function printSummary(summary: MigrateSummary, json: boolean): void {
       ? `Report: ${summary.report} (${summary.reportLines} users not ${summary.dryRun ? 'importable' : 'imported'})`
       : `Report: ${summary.report} (empty: every user ${summary.dryRun ? 'would be' : 'was'} imported)`,
   );
+  if (summary.missingRoles.length > 0) {
+    lines.push(
+      `Roles not in app ${summary.appId} (users holding them ${summary.dryRun ? 'would be' : 'were'} refused): ${summary.missingRoles.join(', ')}`,
+    );
+  }
   if (summary.state) lines.push(`State: ${summary.state}`);
   lines.push(`Took ${summary.elapsedSeconds} s.`);
   process.stdout.write(`${lines.map(redact).join('\n')}\n`);
 }
 
 const program = new Command('auth-core')
-  .description('Migrate users from Auth0, Firebase, Supabase, Clerk or an import payload into the auth core.')
+  .description(
+    'Migrate users from Auth0, Firebase, Supabase, Clerk, Keycloak, Django, WordPress or an import payload into the auth core.',
+  )
   .exitOverride()
   .showHelpAfterError('(run with --help for usage)');
 
@@ -117,6 +124,7 @@ coreOptions(
   .option('--hash-config <file>', "firebase: the project's password hash parameters (console text or JSON)")
   .option('--identities <file>', 'supabase: rows of auth.identities (CSV, JSON array or NDJSON)')
   .option('--provider-map <list>', 'provider=thirdPartyId,… overriding the default third-party ids')
+  .option('--with-roles', 'keycloak: realm roles become user roles (they must exist in the app)')
   .action(async (exportFile: string, flags: Record<string, unknown> & CoreFlags) => {
     const json = flags.json === true;
     const progress = new Progress(progressMode(json));
@@ -140,6 +148,7 @@ coreOptions(
           hashes: flags.hashes as string | undefined,
           hashConfig: flags.hashConfig as string | undefined,
           identities: flags.identities as string | undefined,
+          withRoles: flags.withRoles === true,
         },
         dryRun: flags.dryRun === true,
         reportPath: (flags.report as string | undefined) ?? `./${flags.app}-migration-report.ndjson`,

@@ -19,7 +19,7 @@ import { type SourceName, type SourceSettings, type SourceSetup, setupSource } f
 import { type RejectedEntry, StateFile } from './state.js';
 
 /** Bump when the converters' output changes: it is part of every Idempotency-Key. */
-export const PAYLOAD_FORMAT = 1;
+export const PAYLOAD_FORMAT = 2;
 export const MAX_BATCH_SIZE = 10_000;
 
 export interface MigrateOptions {
@@ -54,6 +54,8 @@ export interface MigrateSummary {
   wouldImport: number | null;
   /** Dry run only: whether the core checked the chunks (false when it lacks dry-run support). */
   coreChecked: boolean | null;
+  /** Roles the converted users hold that the app does not have (the core refuses those users). */
+  missingRoles: string[];
   report: string;
   reportLines: number;
   state: string | null;
@@ -227,6 +229,8 @@ async function run(
   const localDuplicates = new Map<number, Map<number, string[]>>();
   let wouldImport = 0;
   let linkingHintShown = false;
+  /** Every role a converted user holds (bounded: a role list is not an export's size). */
+  const rolesUsed = new Set<string>();
 
   const reportCheck = (chunk: Chunk, local: number, messages: string[]) => {
     if (!linkingHintShown && !linking && messages.some((m) => m.startsWith('Account linking must be enabled'))) {
@@ -387,6 +391,9 @@ async function run(
         continue;
       }
       c.converted += 1;
+      for (const { role } of conversion.user.userRoles ?? []) {
+        if (typeof role === 'string' && rolesUsed.size < MAX_ROLES_CHECKED) rolesUsed.add(role.trim());
+      }
       const payloadIndex = positions.length;
       positions.push(record.position);
       if (duplicates) {
@@ -427,6 +434,14 @@ async function run(
     throw usageError(`${options.exportPath} holds no records`);
   }
 
+  const missingRoles = rolesUsed.size === 0 ? [] : await rolesMissingFrom(client, rolesUsed);
+  if (missingRoles.length > 0) {
+    progress.say(
+      `roles not in app ${options.appId}: ${missingRoles.join(', ')} — the users holding them are refused; create the roles (PUT /recipe/role) and run again`,
+      true,
+    );
+  }
+
   let imported: number | null = null;
   let failed: number | null = null;
   if (!options.dryRun && options.wait && c.staged > 0 && state) {
@@ -451,6 +466,7 @@ async function run(
     failed,
     wouldImport: options.dryRun ? wouldImport : null,
     coreChecked: options.dryRun ? coreChecks : null,
+    missingRoles,
     report: options.reportPath,
     reportLines: report.total,
     state: options.dryRun ? null : options.statePath,
@@ -515,6 +531,18 @@ async function ensureSignerKey(
     );
   }
   progress.say(`set firebase_password_hashing_signer_key on app ${appId} from the hash config`);
+}
+
+const MAX_ROLES_CHECKED = 10_000;
+
+/** The roles of `used` the app does not have (`GET /recipe/roles`), sorted. */
+async function rolesMissingFrom(client: CoreClient, used: ReadonlySet<string>): Promise<string[]> {
+  const reply = client.checked(await client.request('GET', client.appPath('/recipe/roles')), 'listing the roles');
+  const roles = (reply.json as { roles?: unknown } | undefined)?.roles;
+  if (reply.status !== 200 || !Array.isArray(roles))
+    throw coreError(`unexpected answer listing the roles: ${reply.status} ${reply.text.slice(0, 200)}`);
+  const existing = new Set(roles.map(String));
+  return [...used].filter((role) => !existing.has(role)).sort();
 }
 
 /** Whether the core honours `?dryRun=true`: an empty dry run must answer with `"dryRun":true`. */

@@ -6,6 +6,20 @@
 
 export type RecipeId = 'emailpassword' | 'thirdparty' | 'passwordless';
 
+/** The `hashingAlgorithm` values the core accepts (README "Password hashes"). */
+export type HashingAlgorithm =
+  | 'BCRYPT'
+  | 'ARGON2'
+  | 'FIREBASE_SCRYPT'
+  | 'PBKDF2'
+  | 'SCRYPT'
+  | 'PHPASS'
+  | 'MD5'
+  | 'SHA1'
+  | 'SHA256'
+  | 'SHA512'
+  | 'LDAP';
+
 export interface LoginMethod {
   recipeId: RecipeId;
   tenantIds?: string[];
@@ -14,7 +28,7 @@ export interface LoginMethod {
   timeJoinedInMSSinceEpoch?: number;
   email?: string;
   passwordHash?: string;
-  hashingAlgorithm?: 'BCRYPT' | 'ARGON2' | 'FIREBASE_SCRYPT';
+  hashingAlgorithm?: HashingAlgorithm;
   plainTextPassword?: string;
   thirdPartyId?: string;
   thirdPartyUserId?: string;

@@ -1,6 +1,7 @@
 /**
  * Last line of defence for anything the command prints or writes: password hashes of the formats the
- * core stores, and values the command knows to be secret (the API key, the Firebase signer key), are
+ * core stores (and the sources' prefixed spellings of them; a bare hex digest cannot be told from an
+ * id, so converters never quote one), and values the command knows to be secret (the API key, the Firebase signer key), are
  * replaced by `<redacted>` (the core's own marker).
  */
 export const REDACTED = '<redacted>';
@@ -9,6 +10,14 @@ const HASH_PATTERNS: readonly RegExp[] = [
   /\$2[abxy]\$\d{2}\$[./A-Za-z0-9]{53}/g,
   /\$argon2(?:id|i|d)\$[^\s"',\]]+/g,
   /\$f_scrypt\$[^\s"',\]]+/g,
+  // The legacy families: their stored forms and the sources' prefixed spellings.
+  /\$pbkdf2-sha\d+\$[^\s"',\]]+/g,
+  /\b(?:pbkdf2_sha(?:1|256|512)(?:_hex)?|scrypt)\$\d+\$[^\s"',\]]+/g,
+  /\$scrypt\$[^\s"',\]]+/g,
+  /\$(?:[PHS]|wp\$2[abxy])\$[./0-9A-Za-z$]{20,}/g,
+  /\$(?:md5|sha1|sha256|sha512)\$[^\s"',\]]+/g,
+  /\b(?:md5|sha1)\$[^\s"',\]$]*\$[0-9a-fA-F]{32,40}\b/g,
+  /\{(?:SSHA|SSHA256|SSHA512|SHA|SMD5|MD5)\}[A-Za-z0-9+/]+=*/gi,
 ];
 
 const secrets = new Set<string>();

@@ -3,14 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { auth0HashUserId, convertAuth0 } from '../../bin/cli/sources/auth0.js';
 import { convertClerk } from '../../bin/cli/sources/clerk.js';
 import { normalisePhone, parseProviderMap, timeMs } from '../../bin/cli/sources/common.js';
+import { convertDjango } from '../../bin/cli/sources/django.js';
 import {
   convertFirebase,
   firebaseCsvRowToRecord,
   firebaseStoredHash,
   parseFirebaseHashConfig,
 } from '../../bin/cli/sources/firebase.js';
+import { convertKeycloak } from '../../bin/cli/sources/keycloak.js';
 import { convertSupabase, supabaseIdentity } from '../../bin/cli/sources/supabase.js';
 import { convertSupertokens } from '../../bin/cli/sources/supertokens.js';
+import { convertWordpress } from '../../bin/cli/sources/wordpress.js';
 
 const BCRYPT = '$2b$04$abcdefghijklmnopqrstuuWmQ1bmx0Ls1IuPYF0GKL4y7hEK0bCq.';
 const BCRYPT_2 = '$2a$10$GdJB9E9ce7G/H/5IYhrD0ON1CuVEmUoh/i7ewcot4ZStgHd83Ahbe';
@@ -416,17 +419,17 @@ describe('clerk', () => {
     expect(argon.ok && argon.user.loginMethods[0]?.hashingAlgorithm).toBe('ARGON2');
   });
 
-  it('reports digests of hashers the core does not accept', () => {
-    expect(
-      convertClerk(
-        { id: 'u', primary_email_address: 'a@x.io', password_digest: 'abc', password_hasher: 'pbkdf2_sha256' },
-        base,
-      ),
-    ).toEqual({
-      ok: false,
-      sourceId: 'u',
-      reasons: ['password_hasher pbkdf2_sha256 is not accepted by the core yet (accepted: bcrypt, argon2i, argon2id)'],
-    });
+  it('reports digests of hashers the core does not verify, and malformed digests', () => {
+    const reasons = (password_hasher: string, password_digest: string) => {
+      const result = convertClerk({ id: 'u', primary_email_address: 'a@x.io', password_digest, password_hasher }, base);
+      return result.ok ? [] : result.reasons;
+    };
+    expect(reasons('bcrypt_sha256_django', `bcrypt_sha256$${BCRYPT}`)).toEqual([
+      "bcrypt_sha256_django (bcrypt of the password's SHA-256) is not a hash the core verifies",
+    ]);
+    expect(reasons('pbkdf2_sha256', 'abc')).toEqual(['password_digest is not in pbkdf2_sha256 format']);
+    expect(reasons('rot13', 'abc')).toEqual(["password_hasher rot13 is not one of Clerk's documented hashers"]);
+    expect(reasons('', 'abc')).toEqual(['password_hasher is empty']);
   });
 });
 
@@ -462,6 +465,9 @@ describe('hostile records', () => {
     supabase: (v: unknown) => convertSupabase(v, supabase),
     clerk: (v: unknown) => convertClerk(v, base),
     supertokens: (v: unknown) => convertSupertokens(v),
+    keycloak: (v: unknown) => convertKeycloak(v, { ...base, withRoles: true }),
+    django: (v: unknown) => convertDjango(v, base),
+    wordpress: (v: unknown) => convertWordpress(v, base),
   };
   const fieldNames = [
     'user_id',
@@ -486,6 +492,17 @@ describe('hostile records', () => {
     'loginMethods',
     'customAttributes',
     'raw_user_meta_data',
+    'username',
+    'credentials',
+    'federatedIdentities',
+    'realmRoles',
+    'createdTimestamp',
+    'pk',
+    'fields',
+    'ID',
+    'user_email',
+    'user_pass',
+    'user_registered',
   ];
   const record = fc.oneof(
     fc.anything(),
@@ -496,7 +513,20 @@ describe('hostile records', () => {
         fc.string(),
         fc.array(
           fc.dictionary(
-            fc.constantFrom('provider', 'user_id', 'providerId', 'rawId', 'email', 'isSocial'),
+            fc.constantFrom(
+              'provider',
+              'user_id',
+              'providerId',
+              'rawId',
+              'email',
+              'isSocial',
+              'type',
+              'secretData',
+              'credentialData',
+              'identityProvider',
+              'userId',
+              'password',
+            ),
             fc.anything(),
           ),
         ),

@@ -2,28 +2,21 @@
  * Clerk: the CSV the dashboard exports (Settings → User exports), with a header row:
  * id, first_name, last_name, username, primary_email_address, primary_phone_number,
  * verified_email_addresses, unverified_email_addresses, verified_phone_numbers,
- * unverified_phone_numbers, totp_secret, password_digest, password_hasher.
+ * unverified_phone_numbers, totp_secret, password_digest, password_hasher. The digests of Clerk's
+ * hashers the core verifies are converted to its forms (hashes.ts); the others are reported.
  */
 import { type Conversion, converted, type ImportUser, type LoginMethod, rejected } from '../payload.js';
 import {
   type ConvertOptions,
   finishLoginMethods,
   idText,
-  isArgon2,
-  isBcrypt,
   isObject,
   listOf,
   normaliseEmail,
   normalisePhone,
   text,
 } from './common.js';
-
-/** Clerk `password_hasher` values the core accepts, and its `hashingAlgorithm` for each. */
-export const CLERK_HASHERS: Readonly<Record<string, 'BCRYPT' | 'ARGON2'>> = {
-  bcrypt: 'BCRYPT',
-  argon2i: 'ARGON2',
-  argon2id: 'ARGON2',
-};
+import { clerkHash } from './hashes.js';
 
 /** Clerk's TOTP: 30-second period, 6 digits, SHA-1, which the core's defaults match. */
 const CLERK_TOTP_PERIOD = 30;
@@ -44,22 +37,18 @@ export function convertClerk(record: unknown, options: ConvertOptions): Conversi
   const digest = text(record.password_digest);
   const hasher = text(record.password_hasher)?.toLowerCase();
   if (digest !== undefined) {
-    const algorithm = hasher === undefined ? undefined : CLERK_HASHERS[hasher];
-    if (algorithm === undefined) {
-      problems.push(
-        `password_hasher ${hasher ?? '(empty)'} is not accepted by the core yet (accepted: ${Object.keys(CLERK_HASHERS).join(', ')})`,
-      );
-    } else if (algorithm === 'BCRYPT' ? !isBcrypt(digest) : !isArgon2(digest)) {
-      problems.push(`password_digest is not in ${hasher} format`);
-    } else if (email === undefined) {
+    const hash = hasher === undefined ? undefined : clerkHash(hasher, digest);
+    if (hash === undefined) problems.push('password_hasher is empty');
+    else if (!hash.ok) problems.push(hash.reason);
+    else if (email === undefined) {
       problems.push('the user has a password but no email address');
     } else {
       methods.push({
         recipeId: 'emailpassword',
         email,
         isVerified: emailVerified,
-        passwordHash: digest,
-        hashingAlgorithm: algorithm,
+        passwordHash: hash.passwordHash,
+        hashingAlgorithm: hash.hashingAlgorithm,
       });
     }
   } else if (email !== undefined) {

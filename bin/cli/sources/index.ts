@@ -10,16 +10,28 @@ import { convertAuth0 } from './auth0.js';
 import { loadAuth0Hashes } from './auth0-hashes.js';
 import { convertClerk } from './clerk.js';
 import type { ConvertOptions } from './common.js';
+import { convertDjango } from './django.js';
 import {
   convertFirebase,
   type FirebaseHashConfig,
   firebaseCsvRowToRecord,
   parseFirebaseHashConfig,
 } from './firebase.js';
+import { convertKeycloak } from './keycloak.js';
 import { convertSupabase, type SupabaseIdentity, supabaseIdentity } from './supabase.js';
 import { convertSupertokens } from './supertokens.js';
+import { convertWordpress } from './wordpress.js';
 
-export const SOURCES = ['supertokens', 'auth0', 'firebase', 'supabase', 'clerk'] as const;
+export const SOURCES = [
+  'supertokens',
+  'auth0',
+  'firebase',
+  'supabase',
+  'clerk',
+  'keycloak',
+  'django',
+  'wordpress',
+] as const;
 export type SourceName = (typeof SOURCES)[number];
 
 export interface SourceSettings extends ConvertOptions {
@@ -29,6 +41,8 @@ export interface SourceSettings extends ConvertOptions {
   readonly hashConfig?: string;
   /** Supabase: rows of auth.identities. */
   readonly identities?: string;
+  /** Keycloak: realm roles become user roles. */
+  readonly withRoles?: boolean;
 }
 
 export interface SourceSetup {
@@ -52,7 +66,11 @@ function layoutFor(source: SourceName, detected: Layout): Layout {
       if (detected === 'json-array' || detected === 'json-users') return detected;
       return 'ndjson';
     case 'clerk':
+    case 'wordpress':
       return 'csv';
+    case 'keycloak':
+      // `{"realm": …, "users": [...]}` (the users file or the realm file), or a JSON array of users.
+      return detected === 'json-array' ? 'json-array' : 'json-users';
     case 'firebase':
       return detected === 'csv' ? 'csv' : detected === 'json-array' ? 'json-array' : 'json-users';
     default:
@@ -169,6 +187,45 @@ export async function setupSource(
         records,
         convert: (value) => convertClerk(value, settings),
         checkFirst: (value) => (hasKey(value, 'id') ? undefined : 'no "id" column: not a Clerk dashboard export'),
+        inputDigests: [],
+        notes: [],
+        close: () => undefined,
+      };
+    case 'keycloak': {
+      const withRoles = settings.withRoles === true;
+      return {
+        layout,
+        records,
+        convert: (value) => convertKeycloak(value, { ...settings, withRoles }),
+        checkFirst: (value) =>
+          hasKey(value, 'username') ? undefined : 'no "username": not a user of a Keycloak realm export',
+        inputDigests: withRoles ? ['with-roles'] : [],
+        notes: withRoles ? ['realm roles become user roles (--with-roles); they must exist in the app'] : [],
+        close: () => undefined,
+      };
+    }
+    case 'django':
+      if (layout === 'csv')
+        throw usageError(`${exportPath} is not JSON: --from django reads manage.py dumpdata (a JSON array or JSONL)`);
+      return {
+        layout,
+        records,
+        convert: (value) => convertDjango(value, settings),
+        checkFirst: (value) =>
+          hasKey(value, 'fields') ? undefined : 'no "fields": not a record of manage.py dumpdata',
+        inputDigests: [],
+        notes: [],
+        close: () => undefined,
+      };
+    case 'wordpress':
+      return {
+        layout,
+        records,
+        convert: (value) => convertWordpress(value, settings),
+        checkFirst: (value) =>
+          hasKey(value, 'ID') && hasKey(value, 'user_pass')
+            ? undefined
+            : 'no "ID" and "user_pass" columns: not rows of wp_users with a header',
         inputDigests: [],
         notes: [],
         close: () => undefined,

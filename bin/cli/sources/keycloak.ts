@@ -1,0 +1,199 @@
+/**
+ * Keycloak: the users of a realm export (`kc.sh export --realm <realm>`): `<realm>-users-<n>.json`
+ * (`{"realm": …, "users": [...]}`) or the realm file itself when it holds the users
+ * (`--users realm_file`). A password credential's `secretData` and `credentialData` are JSON written
+ * as strings (`{"value","salt"}`, `{"hashIterations","algorithm","additionalParameters"}`); exports of
+ * Keycloak before 7 put `hashedSaltedValue`, `salt`, `hashIterations` and `algorithm` on the
+ * credential itself. Both are read.
+ */
+import { type Conversion, converted, type ImportUser, type LoginMethod, rejected, type UserRole } from '../payload.js';
+import {
+  type ConvertOptions,
+  finishLoginMethods,
+  idText,
+  isObject,
+  type JsonObject,
+  jsonObject,
+  methodAt,
+  normaliseEmail,
+  text,
+  thirdPartyIdFor,
+  timeMs,
+} from './common.js';
+import {
+  base64Bytes,
+  decimal,
+  type HashConversion,
+  kratosPbkdf2,
+  noHash,
+  type Pbkdf2Digest,
+  phcArgon2,
+} from './hashes.js';
+
+/** Keycloak's PBKDF2 provider ids → the HMAC digest (`pbkdf2` is Keycloak's original PBKDF2WithHmacSHA1). */
+const PBKDF2_ALGORITHMS: Readonly<Record<string, Pbkdf2Digest>> = {
+  pbkdf2: 'sha1',
+  'pbkdf2-sha256': 'sha256',
+  'pbkdf2-sha512': 'sha512',
+};
+
+/** Keycloak's Argon2 `type` parameter → the PHC variant. */
+const ARGON2_TYPES: Readonly<Record<string, 'argon2id' | 'argon2i' | 'argon2d'>> = {
+  id: 'argon2id',
+  i: 'argon2i',
+  d: 'argon2d',
+};
+
+/**
+ * Realm roles every Keycloak user holds by default, which mean nothing outside Keycloak:
+ * `default-roles-<realm>` (Keycloak ≥ 13), `offline_access`, `uma_authorization`.
+ */
+export function isKeycloakBuiltInRole(role: string): boolean {
+  return role.startsWith('default-roles-') || role === 'offline_access' || role === 'uma_authorization';
+}
+
+export interface KeycloakOptions extends ConvertOptions {
+  /** `--with-roles`: realm roles become the user's roles (in the target tenant). */
+  readonly withRoles: boolean;
+}
+
+/** First value of a Keycloak multivalued parameter (`{"memory": ["7168"]}`). */
+function parameter(parameters: JsonObject | undefined, name: string): string | undefined {
+  const value = parameters?.[name];
+  return text(Array.isArray(value) ? value[0] : value);
+}
+
+/** A password credential → the core's hash form. */
+export function keycloakPasswordHash(credential: JsonObject): HashConversion {
+  const secret = jsonObject(credential.secretData);
+  const data = jsonObject(credential.credentialData);
+  // Keycloak before 7 (no secretData/credentialData): the same values on the credential.
+  const value = text(secret?.value ?? credential.hashedSaltedValue);
+  const saltText = text(secret?.salt ?? credential.salt);
+  const algorithm = text(data?.algorithm ?? credential.algorithm);
+  const iterations = decimal(String(data?.hashIterations ?? credential.hashIterations ?? ''));
+  if (value === undefined || algorithm === undefined)
+    return noHash('the password credential has no value or algorithm');
+  const key = base64Bytes(value);
+  const salt = saltText === undefined ? undefined : base64Bytes(saltText);
+  if (!key || key.length === 0 || !salt || iterations === undefined)
+    return noHash(`the ${algorithm.slice(0, 30)} password credential is malformed`);
+  const digest = Object.hasOwn(PBKDF2_ALGORITHMS, algorithm) ? PBKDF2_ALGORITHMS[algorithm] : undefined;
+  if (digest) return kratosPbkdf2(digest, iterations, salt, key);
+  if (algorithm === 'argon2') {
+    const parameters = jsonObject(data?.additionalParameters);
+    const type = parameter(parameters, 'type') ?? 'id';
+    const version = parameter(parameters, 'version') ?? '1.3';
+    const variant = Object.hasOwn(ARGON2_TYPES, type) ? ARGON2_TYPES[type] : undefined;
+    const memoryKiB = decimal(parameter(parameters, 'memory'));
+    const parallelism = decimal(parameter(parameters, 'parallelism'));
+    const hashLength = decimal(parameter(parameters, 'hashLength'));
+    if (version !== '1.3') return noHash(`Argon2 version ${version.slice(0, 10)} is not supported (only 1.3)`);
+    if (
+      !variant ||
+      memoryKiB === undefined ||
+      parallelism === undefined ||
+      (hashLength !== undefined && hashLength !== key.length)
+    )
+      return noHash('the argon2 password credential is malformed');
+    return phcArgon2(variant, { memoryKiB, iterations, parallelism }, salt, key);
+  }
+  return noHash(
+    `password algorithm ${algorithm.slice(0, 30)} is not one the core reads (pbkdf2, pbkdf2-sha256, pbkdf2-sha512, argon2)`,
+  );
+}
+
+/** One user of a Keycloak realm export → the import payload, or the reasons it cannot be imported. */
+export function convertKeycloak(record: unknown, options: KeycloakOptions): Conversion {
+  if (!isObject(record)) return rejected(undefined, 'the user is not a JSON object');
+  const id = idText(record.id);
+  if (id === undefined) return rejected(undefined, 'id is missing');
+  const client = text(record.serviceAccountClientId);
+  if (client !== undefined) return rejected(id, `the user is the service account of client ${client.slice(0, 60)}`);
+  const email = normaliseEmail(record.email);
+  const time = timeMs(record.createdTimestamp);
+  const methods: LoginMethod[] = [];
+  const problems: string[] = [];
+
+  const credentials = Array.isArray(record.credentials) ? record.credentials.filter(isObject) : [];
+  const password = credentials.find((c) => text(c.type) === 'password');
+  if (password) {
+    const hash = keycloakPasswordHash(password);
+    if (!hash.ok) problems.push(hash.reason);
+    else if (email === undefined) problems.push('the user has a password but no email address');
+    else {
+      methods.push({
+        ...methodAt(time),
+        email,
+        isVerified: record.emailVerified === true,
+        passwordHash: hash.passwordHash,
+        hashingAlgorithm: hash.hashingAlgorithm,
+      });
+    }
+  }
+
+  const identities = Array.isArray(record.federatedIdentities) ? record.federatedIdentities.filter(isObject) : [];
+  for (const identity of identities) {
+    const provider = text(identity.identityProvider);
+    const providerUserId = idText(identity.userId);
+    if (provider === undefined || providerUserId === undefined) {
+      problems.push('a federated identity has no identityProvider or userId');
+      continue;
+    }
+    if (email === undefined) {
+      problems.push(`the ${provider} identity has no email (the core needs one for a third-party login)`);
+      continue;
+    }
+    methods.push({
+      ...methodAt(time),
+      recipeId: 'thirdparty',
+      email,
+      isVerified: record.emailVerified === true,
+      thirdPartyId: thirdPartyIdFor(provider, {}, options),
+      thirdPartyUserId: providerUserId,
+    });
+  }
+
+  if (problems.length > 0) return rejected(id, ...problems);
+  if (methods.length === 0) {
+    return rejected(
+      id,
+      record.federationLink !== undefined
+        ? "the user's password is kept by a user federation provider (LDAP, Kerberos), not in the export"
+        : 'the user has no password and no identity provider link',
+    );
+  }
+
+  const user: ImportUser = { externalUserId: id, loginMethods: finishLoginMethods(methods, options) };
+  const metadata: Record<string, unknown> = {};
+  const username = text(record.username);
+  if (username !== undefined && username !== email) metadata.username = username;
+  for (const key of ['firstName', 'lastName'] as const) {
+    const value = text(record[key]);
+    if (value !== undefined) metadata[key] = value;
+  }
+  if (isObject(record.attributes) && Object.keys(record.attributes).length > 0) metadata.attributes = record.attributes;
+  const groups = Array.isArray(record.groups) ? record.groups.filter((g) => typeof g === 'string') : [];
+  if (groups.length > 0) metadata.groups = groups;
+  if (record.enabled === false) metadata.disabled = true;
+  if (Object.keys(metadata).length > 0) user.userMetadata = metadata;
+  if (options.withRoles) {
+    const realmRoles = Array.isArray(record.realmRoles) ? record.realmRoles : [];
+    const roles = [...new Set(realmRoles.flatMap((r) => (text(r) === undefined ? [] : [text(r) as string])))].filter(
+      (role) => !isKeycloakBuiltInRole(role),
+    );
+    if (roles.length > 0) user.userRoles = roles.map((role): UserRole => ({ role, tenantIds: [options.tenantId] }));
+  }
+  return converted(reorder(user), id);
+}
+
+/** externalUserId, userMetadata, userRoles, loginMethods: the order the README's payload shows. */
+function reorder(user: ImportUser): ImportUser {
+  const { externalUserId, userMetadata, userRoles, loginMethods } = user;
+  return {
+    ...(externalUserId !== undefined ? { externalUserId } : {}),
+    ...(userMetadata !== undefined ? { userMetadata } : {}),
+    ...(userRoles !== undefined ? { userRoles } : {}),
+    loginMethods,
+  };
+}
