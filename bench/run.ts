@@ -19,7 +19,7 @@ import { WORKERS } from '#functions/workers.js';
 import { loadInProcess } from './lib/in-process.js';
 import { machineInfo, markdown, type Row, writeResults } from './lib/report.js';
 import { startRuntime } from './lib/runtime.js';
-import { measure, type RunPlan, round } from './lib/stats.js';
+import { measure, type RunPlan, round, summarise } from './lib/stats.js';
 import { cheapBcryptHash } from './lib/users.js';
 import { bareClient, runBareBatchImport } from './measurements/bare-batches.js';
 import { type BundleResults, bundleNotes, measureBundles } from './measurements/bundles.js';
@@ -29,6 +29,7 @@ import { memoryRun } from './measurements/memory.js';
 import { commandVsDirect, conversionRun } from './measurements/migrate-command.js';
 import { hashingPool, plainImportRun, runtimeBcryptCost } from './measurements/plain-import.js';
 import { hashFormats, prepareSignIn, signInRun } from './measurements/signin.js';
+import { recordUpgrade, upgradeLatencyRun } from './measurements/signin-upgrade.js';
 import { stageAndImport } from './measurements/staging-import.js';
 
 const args = new Set(process.argv.slice(2));
@@ -223,6 +224,43 @@ async function main(): Promise<void> {
         }
       }
       results.signIn = signIn;
+
+      log('4. upgrade of a legacy hash on sign-in');
+      const upgradeRuns = await measure(
+        'first sign-in with / without the upgrade',
+        plan,
+        () => upgradeLatencyRun(runtime, SIZES.signInRequests),
+        log,
+      );
+      const upgradeUnits = await recordUpgrade(runtime, inProcess);
+      log(`  units: ${JSON.stringify(upgradeUnits)}`);
+      results.signInUpgrade = { requestsPerRun: SIZES.signInRequests, runs: upgradeRuns, units: upgradeUnits };
+      const measurement = '4. Upgrade on sign-in (salted SHA-256 → bcrypt)';
+      for (const [metric, unit] of [
+        ['upgradeP50', 'ms'],
+        ['upgradeP99', 'ms'],
+        ['noUpgradeP50', 'ms'],
+        ['noUpgradeP99', 'ms'],
+        ['extraP50', 'ms'],
+        ['upgradedNextP50', 'ms'],
+        ['upgradedNextP99', 'ms'],
+      ] as const) {
+        rows.push({ measurement, metric, unit, summary: upgradeRuns[metric] as never });
+      }
+      rows.push(
+        {
+          measurement,
+          metric: 'write units per upgrade',
+          unit: 'WRU',
+          summary: summarise([upgradeUnits.upgrade.writeUnits]),
+        },
+        {
+          measurement,
+          metric: 'write units, next sign-in',
+          unit: 'WRU',
+          summary: summarise([upgradeUnits.next.writeUnits]),
+        },
+      );
     }
 
     // 7. Verify time at each hash cost bound (in this process, bench/measurements/hash-bounds.ts).
@@ -348,7 +386,8 @@ async function main(): Promise<void> {
     `   Request units: computed from the recorded calls with AWS's rules (bench/lib/billing.ts), not DynamoDB Local's ConsumedCapacity, which does not apply them. Item size = UTF-8 attribute names + values (string bytes; number ≈ significant digits / 2 + 1; boolean/null 1; list/map 3 + per element 1 + size). Standard write: 1 WRU per started KB of the larger of the item before and after (delete: the deleted item; a missing item still 1). Transactional Put/Update/Delete: 2 per started KB; ConditionCheck: a transactional write of its item (2 per KB, min 2; AWS documents no rule for it, and 2 WCU is what real DynamoDB reports per the dynamodb-conformance suite). Each GSI (GSI1-3, projection ALL), per written item: keys appear → 1 per KB of the new image; disappear → 1 per KB of the old; same keys → 1 per KB if any attribute changed, else 0; keys changed → 2 (delete old + put new), each per KB of its image; index writes are never doubled. Reads: 1 RRU per started 4 KB consistent, 0.5 eventual (Query: of the summed items read), TransactGet 2. Before/after images come from consistent reads by an unrecorded client around each write (units pass); timings from a second pass without them. Failed/cancelled calls: table units counted as if written, no index units, flagged.`,
     ...unitNotes(cost.sample).map((l) => `   ${l}`),
     ...cost.breakdown.map((l) => `   ${l}`),
-    "4. Sign-in: one imported user per format, in an app of its own (the Firebase one with its `firebase_password_hashing_signer_key`); sign-ins sequential over HTTP; bare verify in the bench process: the core's own `verifyPassword` (#functions/domain/passwords: what sign-in runs, without HTTP, lookup and response), with the same signer key for Firebase. The Firebase hash is built by the bench (bench/lib/firebase-scrypt.ts: hash-wasm scrypt + AES-256-CTR, checked against Firebase's published example) with Firebase's project parameters rounds 8, mem_cost 14, salt separator Bw==.",
+    "4. Sign-in: one imported user per format, in an app of its own (the Firebase one with its `firebase_password_hashing_signer_key`; the legacy families' with `legacy_password_hash_upgrade_enabled: false`, so every sign-in verifies the legacy hash); sign-ins sequential over HTTP; bare verify in the bench process: the core's own `verifyPassword` (#functions/domain/passwords: what sign-in runs, without HTTP, lookup and response) of the stored form, with the same signer key for Firebase. The Firebase hash is built by the bench (bench/lib/firebase-scrypt.ts: hash-wasm scrypt + AES-256-CTR, checked against Firebase's published example) with Firebase's project parameters rounds 8, mem_cost 14, salt separator Bw==; the legacy ones with node:crypto as their sources compute them (bench/measurements/signin.ts).",
+    ...upgradeNotes(results),
     ...plainNotes(results),
     ...memoryNotes(results),
     ...bundleNotes(results.bundles as BundleResults | undefined),
@@ -356,6 +395,16 @@ async function main(): Promise<void> {
   const paths = writeResults({ meta, results }, markdown(meta, rows, notes));
   log(`\n${markdown(meta, rows, notes)}`);
   log(`written ${paths.json} and ${paths.md} (${totalSeconds} s)`);
+}
+
+function upgradeNotes(results: Record<string, unknown>): string[] {
+  const r = results.signInUpgrade as
+    | { requestsPerRun: number; units: Awaited<ReturnType<typeof recordUpgrade>> }
+    | undefined;
+  if (!r) return [];
+  return [
+    `4. Upgrade: per run ${r.requestsPerRun} fresh users with a salted SHA-256 in an app with the upgrade on and ${r.requestsPerRun} in one with it off; each user's first sign-in over HTTP, interleaved, then the upgraded users' second sign-in (bcrypt at the runtime's \`bcrypt_log_rounds\`${quick ? ', 8 in quick mode' : ''}). Write units: one upgrading sign-in and the next through the sign-in handler in the bench process, priced with AWS's rules: ${r.units.upgrade.writeUnits} WRU (table ${r.units.upgrade.tableWriteUnits}, indexes ${JSON.stringify(r.units.indexWrites)}) in ${r.units.upgradeWrites.join(', ')} of a ${r.units.userItemBytes}-byte USER item; ${r.units.upgrade.readUnits} RRU; the next sign-in ${r.units.next.writeUnits} WRU, ${r.units.next.readUnits} RRU.`,
+  ];
 }
 
 function plainNotes(results: Record<string, unknown>): string[] {
