@@ -5,6 +5,7 @@ import Session from 'supertokens-node/recipe/session';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalProcess, removeDir } from '../helpers/local-process.js';
 import { BEYOND_BOUNDS, type LegacyHashCase, legacyHashCases } from './legacy-hash-fixtures.js';
+import { coreCaller } from './migrate-helpers.js';
 
 /**
  * Every legacy hash family and form, imported one user at a time (`POST /bulk-import/import`, in
@@ -22,22 +23,8 @@ let runtime: LocalProcess | undefined;
 const cases: LegacyHashCase[] = legacyHashCases();
 const emailOf = (i: number) => `legacy${i}@example.com`;
 
-async function core(method: string, path: string, body?: unknown) {
-  if (!runtime) throw new Error('runtime not started');
-  const response = await runtime.fetch(`/appid-${APP_ID}${path}`, {
-    method,
-    headers: { 'api-key': API_KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, text, json };
-}
+const call = coreCaller(() => runtime!, API_KEY);
+const core = (method: string, path: string, body?: unknown) => call(method, `/appid-${APP_ID}${path}`, body);
 
 const userOf = (c: LegacyHashCase, i: number, tenantId: string) => ({
   externalUserId: `${tenantId}-legacy-${i}`,
@@ -63,12 +50,8 @@ beforeAll(async () => {
   // The upgraded hashes are bcrypt at a low cost: this test is about the legacy families.
   runtime = await LocalProcess.start({ args: ['--in-memory'], env: { API_KEYS: API_KEY, BCRYPT_LOG_ROUNDS: '6' } });
   await runtime.waitUntilReady();
-  const app = await runtime.fetch('/recipe/multitenancy/app/v2', {
-    method: 'PUT',
-    headers: { 'api-key': API_KEY, 'content-type': 'application/json' },
-    body: JSON.stringify({ appId: APP_ID }),
-  });
-  expect(app.status).toBe(200);
+  const app = await call('PUT', '/recipe/multitenancy/app/v2', { appId: APP_ID });
+  expect(app.status, app.text).toBe(200);
   const tenant = await core('PUT', '/recipe/multitenancy/tenant/v2', {
     tenantId: 'staged',
     firstFactors: ['emailpassword'],

@@ -10,6 +10,7 @@ import { convertDjango } from '../../bin/cli/sources/django.js';
 import { clerkHash, djangoHash, wordpressHash } from '../../bin/cli/sources/hashes.js';
 import { convertKeycloak, keycloakPasswordHash } from '../../bin/cli/sources/keycloak.js';
 import { convertWordpress } from '../../bin/cli/sources/wordpress.js';
+import { keycloakArgon2, keycloakPbkdf2 } from '../fixtures/migrate/legacy-exports.js';
 
 /**
  * The Keycloak, Django and WordPress converters and Clerk's other hashers. Every converted hash is
@@ -49,49 +50,6 @@ const reasonsOf = (result: Conversion) => (result.ok ? [] : result.reasons);
 // ------------------------------------------------------------------------------------------------
 // Keycloak
 
-/**
- * A password credential as Keycloak's Pbkdf2PasswordHashProvider writes it: PBKDF2 of the password's
- * UTF-8 with a 16-byte salt, a 512-bit key, `secretData`/`credentialData` as JSON strings.
- */
-function keycloakPbkdf2(algorithm: string, digest: string, password: string, iterations = 1000, keyBytes = 64) {
-  const key = pbkdf2Sync(Buffer.from(password, 'utf8'), SALT, iterations, keyBytes, digest);
-  return {
-    id: 'f84d4392-880e-4eeb-ad16-d636d30f58f7',
-    type: 'password',
-    createdDate: 1693669854698,
-    secretData: JSON.stringify({ value: b64(key), salt: b64(SALT), additionalParameters: {} }),
-    credentialData: JSON.stringify({ hashIterations: iterations, algorithm, additionalParameters: {} }),
-  };
-}
-
-/** Keycloak's Argon2PasswordHashProvider: the raw Argon2 key in `value`, its parameters as lists of strings. */
-async function keycloakArgon2(password: string, version = '1.3') {
-  const key = await argon2id({
-    password,
-    salt: SALT,
-    iterations: 5,
-    memorySize: 7168,
-    parallelism: 1,
-    hashLength: 32,
-    outputType: 'binary',
-  });
-  return {
-    type: 'password',
-    secretData: JSON.stringify({ value: b64(Buffer.from(key)), salt: b64(SALT), additionalParameters: {} }),
-    credentialData: JSON.stringify({
-      hashIterations: 5,
-      algorithm: 'argon2',
-      additionalParameters: {
-        hashLength: ['32'],
-        memory: ['7168'],
-        type: ['id'],
-        version: [version],
-        parallelism: ['1'],
-      },
-    }),
-  };
-}
-
 const keycloakUser = (extra: Record<string, unknown> = {}) => ({
   id: 'dbfcd8d1-f119-4c89-9409-544382abb11b',
   createdTimestamp: 1693669853579,
@@ -112,7 +70,7 @@ const keycloakUser = (extra: Record<string, unknown> = {}) => ({
 });
 
 describe('keycloak', () => {
-  it.each([
+  it.each<[string, string, number]>([
     ['pbkdf2-sha256', 'sha256', 27500],
     ['pbkdf2-sha512', 'sha512', 30000],
     ['pbkdf2', 'sha1', 20000],
@@ -145,7 +103,7 @@ describe('keycloak', () => {
   });
 
   it('maps a user: email, verification, time, identities, metadata; roles only with --with-roles, built-ins left out', () => {
-    const credential = keycloakPbkdf2('pbkdf2-sha256', 'sha256', 'pw-1');
+    const credential = keycloakPbkdf2('pbkdf2-sha256', 'sha256', 'pw-1', 1000);
     const record = keycloakUser({
       credentials: [credential],
       federatedIdentities: [{ identityProvider: 'google', userId: '1234567890', userName: 'ada@example.com' }],
@@ -194,7 +152,7 @@ describe('keycloak', () => {
 
   it('a disabled user keeps the flag in its metadata; a social-only user has only its third-party login', () => {
     const disabled = convertKeycloak(
-      keycloakUser({ enabled: false, credentials: [keycloakPbkdf2('pbkdf2', 'sha1', 'x-pw')] }),
+      keycloakUser({ enabled: false, credentials: [keycloakPbkdf2('pbkdf2', 'sha1', 'x-pw', 1000)] }),
       keycloak,
     );
     expect(disabled.ok && disabled.user.userMetadata?.disabled).toBe(true);
@@ -228,7 +186,7 @@ describe('keycloak', () => {
         'the password credential has no value or algorithm',
       ],
       [
-        { email: undefined, credentials: [keycloakPbkdf2('pbkdf2', 'sha1', 'pw')] },
+        { email: undefined, credentials: [keycloakPbkdf2('pbkdf2', 'sha1', 'pw', 1000)] },
         'the user has a password but no email address',
       ],
       [{ credentials: [] }, 'the user has no password and no identity provider link'],

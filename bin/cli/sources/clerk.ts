@@ -10,6 +10,7 @@ import {
   type ConvertOptions,
   finishLoginMethods,
   idText,
+  inPayloadOrder,
   isObject,
   listOf,
   normaliseEmail,
@@ -83,16 +84,5 @@ export function convertClerk(record: unknown, options: ConvertOptions): Conversi
   const totp = text(record.totp_secret);
   if (totp !== undefined)
     user.totpDevices = [{ secretKey: totp, period: CLERK_TOTP_PERIOD, skew: 1, deviceName: 'clerk' }];
-  return converted(reorder(user), id);
-}
-
-/** externalUserId, userMetadata, totpDevices, loginMethods: the order the README's payload shows. */
-function reorder(user: ImportUser): ImportUser {
-  const { externalUserId, userMetadata, totpDevices, loginMethods } = user;
-  return {
-    ...(externalUserId !== undefined ? { externalUserId } : {}),
-    ...(userMetadata !== undefined ? { userMetadata } : {}),
-    ...(totpDevices !== undefined ? { totpDevices } : {}),
-    loginMethods,
-  };
+  return converted(inPayloadOrder(user), id);
 }

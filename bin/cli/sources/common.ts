@@ -3,7 +3,7 @@
  * E.164, timestamps from the shapes providers write, third-party provider names.
  */
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
-import type { LoginMethod } from '../payload.js';
+import type { ImportUser, LoginMethod } from '../payload.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -183,4 +183,19 @@ export function isBcrypt(hash: string): boolean {
 
 export function isArgon2(hash: string): boolean {
   return ARGON2.test(hash);
+}
+
+/**
+ * A user's keys in the order the README's payload shows (externalUserId, userMetadata, userRoles,
+ * totpDevices, loginMethods), so a chunk's JSON is the same from one run to the next.
+ */
+export function inPayloadOrder(user: ImportUser): ImportUser {
+  const { externalUserId, userMetadata, userRoles, totpDevices, loginMethods } = user;
+  return {
+    ...(externalUserId !== undefined ? { externalUserId } : {}),
+    ...(userMetadata !== undefined ? { userMetadata } : {}),
+    ...(userRoles !== undefined ? { userRoles } : {}),
+    ...(totpDevices !== undefined ? { totpDevices } : {}),
+    loginMethods,
+  };
 }

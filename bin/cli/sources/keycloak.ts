@@ -11,6 +11,7 @@ import {
   type ConvertOptions,
   finishLoginMethods,
   idText,
+  inPayloadOrder,
   isObject,
   type JsonObject,
   jsonObject,
@@ -184,16 +185,5 @@ export function convertKeycloak(record: unknown, options: KeycloakOptions): Conv
     );
     if (roles.length > 0) user.userRoles = roles.map((role): UserRole => ({ role, tenantIds: [options.tenantId] }));
   }
-  return converted(reorder(user), id);
-}
-
-/** externalUserId, userMetadata, userRoles, loginMethods: the order the README's payload shows. */
-function reorder(user: ImportUser): ImportUser {
-  const { externalUserId, userMetadata, userRoles, loginMethods } = user;
-  return {
-    ...(externalUserId !== undefined ? { externalUserId } : {}),
-    ...(userMetadata !== undefined ? { userMetadata } : {}),
-    ...(userRoles !== undefined ? { userRoles } : {}),
-    loginMethods,
-  };
+  return converted(inPayloadOrder(user), id);
 }
