@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -9,6 +10,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import type { CredentialsAccess } from '#functions/routes.js';
 import { ENV } from '#functions/shared/env.js';
 import { TABLE_SCHEMA } from '#functions/storage/table.js';
 import { DEFAULT_ROUTE_MEMORY_MB, DEFAULT_ROUTE_TIMEOUT_SECONDS, REPO_ROOT } from '../constants.js';
@@ -31,6 +33,11 @@ export const TABLE_ACTIONS = {
     'dynamodb:BatchWriteItem',
   ],
 } as const;
+
+/** The one KMS action of each credentials access (routes.ts `access.credentials`). */
+export const CREDENTIALS_ACTIONS = { seal: 'kms:GenerateDataKey', open: 'kms:Decrypt' } as const;
+/** The encryption-context purposes data keys are made for (KeyContext in functions/domain/credentials/ports.ts). */
+export const CREDENTIAL_PURPOSES = ['staged-credentials', 'app-secret'] as const;
 
 /**
  * Makes CommonJS dependencies work inside the ESM bundle: esbuild's `require` shim calls the
@@ -178,6 +185,26 @@ export class ServiceFunction extends NodejsFunction {
       }),
     );
     this.addEnvironment(envName, queue.queueUrl);
+    return this;
+  }
+
+  /**
+   * Credentials at rest: `seal` may generate data keys (kms:GenerateDataKey), `open` may unwrap
+   * them (kms:Decrypt), on the credentials key only, and only with an encryption context that
+   * names an app and one of the purposes the functions use (functions/domain/credentials/ports.ts).
+   */
+  bindCredentials(key: IKey, access: CredentialsAccess): this {
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: [CREDENTIALS_ACTIONS[access]],
+        resources: [key.keyArn],
+        conditions: {
+          StringEquals: { 'kms:EncryptionContext:purpose': [...CREDENTIAL_PURPOSES] },
+          Null: { 'kms:EncryptionContext:appId': 'false' },
+        },
+      }),
+    );
+    this.addEnvironment(ENV.credentialsKeyArn, key.keyArn);
     return this;
   }
 
