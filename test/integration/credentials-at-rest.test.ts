@@ -233,7 +233,7 @@ describe('staged credentials at rest', () => {
           TableName: tableName(),
           Key: rowKey(appId, id),
           UpdateExpression: `SET ${Object.keys(values)
-            .map((k, i) => `#n${i} = :v${i}`)
+            .map((_, i) => `#n${i} = :v${i}`)
             .join(', ')}`,
           ExpressionAttributeNames: Object.fromEntries(Object.keys(values).map((k, i) => [`#n${i}`, k])),
           ExpressionAttributeValues: Object.fromEntries(Object.values(values).map((v, i) => [`:v${i}`, v])),
