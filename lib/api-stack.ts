@@ -202,6 +202,7 @@ export class RouteGroupStack extends NestedStack {
         memorySize: route.memoryMb ?? DEFAULT_ROUTE_MEMORY_MB,
         logRetention: props.logRetention,
         logRemovalPolicy: props.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+        ...(route.access.credentials === undefined ? {} : { credentials: route.access.credentials }),
         environment: {
           ...props.commonEnvironment,
           ...(props.logLevel === undefined ? {} : { [ENV.logLevel]: props.logLevel }),

@@ -63,6 +63,7 @@ export class WorkersStack extends Stack {
         memorySize: worker.memoryMb,
         logRetention: props.logRetention,
         logRemovalPolicy: props.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+        ...(worker.access.credentials === undefined ? {} : { credentials: worker.access.credentials }),
         environment: {
           ...props.commonEnvironment,
           ...(props.logLevel === undefined ? {} : { [ENV.logLevel]: props.logLevel }),

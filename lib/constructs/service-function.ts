@@ -52,6 +52,9 @@ const ESM_REQUIRE_BANNER =
  */
 export const LAMBDA_CREDENTIALS_MODULE = join(REPO_ROOT, 'lib', 'bundling', 'lambda-credentials.ts');
 
+/** Bundled in place of the KMS client into functions without credentials access (lib/bundling/no-kms.ts). */
+export const NO_KMS_MODULE = join(REPO_ROOT, 'lib', 'bundling', 'no-kms.ts');
+
 export interface ServiceFunctionProps
   extends Omit<NodejsFunctionProps, 'entry' | 'runtime' | 'architecture' | 'logGroup' | 'timeout' | 'memorySize'> {
   /** Repository-relative path of the module that exports `handler` (resolved from the repo root). */
@@ -64,6 +67,11 @@ export interface ServiceFunctionProps
   readonly logRetention?: RetentionDays;
   /** Of the function's log group. */
   readonly logRemovalPolicy: RemovalPolicy;
+  /**
+   * The function seals or opens credentials at rest (its manifest entry's `access.credentials`):
+   * only then is the KMS client bundled — the others never load it. @default none
+   */
+  readonly credentials?: CredentialsAccess;
 }
 
 /**
@@ -75,7 +83,7 @@ export interface ServiceFunctionProps
  */
 export class ServiceFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
-    const { entry, logRetention, logRemovalPolicy, bundling, environment, ...rest } = props;
+    const { entry, logRetention, logRemovalPolicy, bundling, environment, credentials, ...rest } = props;
     const logGroup = new LogGroup(scope, `${id}Logs`, {
       retention: logRetention ?? RetentionDays.ONE_MONTH,
       removalPolicy: logRemovalPolicy,
@@ -104,7 +112,13 @@ export class ServiceFunction extends NodejsFunction {
         sourcesContent: false,
         // Bundle the AWS SDK too: the versions the tests ran against, not the runtime's copy.
         externalModules: [],
-        esbuildArgs: { '--alias': [`@aws-sdk/credential-provider-node=${LAMBDA_CREDENTIALS_MODULE}`] },
+        esbuildArgs: {
+          '--alias': [
+            `@aws-sdk/credential-provider-node=${LAMBDA_CREDENTIALS_MODULE}`,
+            // Only functions with credentials access carry the KMS client (~38 KB).
+            ...(credentials === undefined ? [`@aws-sdk/client-kms=${NO_KMS_MODULE}`] : []),
+          ],
+        },
         forceDockerBundling: false,
         ...bundling,
       },
