@@ -43,6 +43,17 @@ const FIREBASE = {
   stored:
     '$f_scrypt$lSrfV15cpx95/sZS2W9c9Kp6i/LVgQNDNC/qzrCnh1SAyZvqmZqAjTdn3aoItz+VHjoZilo78198JAdRuid5lQ==$42xEC+ixf3L2lw==$m=14$r=8$s=Bw==',
 };
+/** A user imported with the Firebase scrypt hash above. */
+const FIREBASE_USER = {
+  loginMethods: [
+    {
+      recipeId: 'emailpassword',
+      email: 'fb@x.com',
+      passwordHash: FIREBASE.stored,
+      hashingAlgorithm: 'FIREBASE_SCRYPT',
+    },
+  ],
+};
 const SECRETS = [PLAIN, HASH, HASH_PASSWORD, TOTP_SECRET, API_KEY, FIREBASE.signerKey, FIREBASE.stored];
 
 afterAll(() => {
@@ -337,16 +348,7 @@ describe('credentials in app configuration', () => {
     expect((await call('GET', `/appid-${appId}/recipe/roles`, keyed(API_KEY))).status).toBe(200);
     const imported = await call('POST', `/appid-${appId}/bulk-import/import`, {
       ...keyed(API_KEY),
-      body: {
-        loginMethods: [
-          {
-            recipeId: 'emailpassword',
-            email: 'fb@x.com',
-            passwordHash: FIREBASE.stored,
-            hashingAlgorithm: 'FIREBASE_SCRYPT',
-          },
-        ],
-      },
+      body: FIREBASE_USER,
     });
     expect(imported.status, imported.text).toBe(200);
     const signin = await call('POST', `/appid-${appId}/public/recipe/signin`, {
@@ -436,19 +438,9 @@ describe('credentials in app configuration', () => {
       api_keys: fingerprint(API_KEY),
       firebase_password_hashing_signer_key: fingerprint(FIREBASE.signerKey),
     });
-    const fb = {
-      loginMethods: [
-        {
-          recipeId: 'emailpassword',
-          email: 'fb@x.com',
-          passwordHash: FIREBASE.stored,
-          hashingAlgorithm: 'FIREBASE_SCRYPT',
-        },
-      ],
-    };
-    expect((await call('POST', `/appid-${appId}/bulk-import/import`, { ...keyed(API_KEY), body: fb })).status).toBe(
-      200,
-    );
+    expect(
+      (await call('POST', `/appid-${appId}/bulk-import/import`, { ...keyed(API_KEY), body: FIREBASE_USER })).status,
+    ).toBe(200);
     const signin = () =>
       call('POST', `/appid-${appId}/public/recipe/signin`, {
         ...keyed(API_KEY),
@@ -479,17 +471,7 @@ describe('credentials in app configuration', () => {
   it('does not open a signer key sealed for another app', async () => {
     const sealedFor = await createApp({ firebase_password_hashing_signer_key: FIREBASE.signerKey }, [], 'rest');
     const appId = await createApp({ firebase_password_hashing_signer_key: FIREBASE.signerKey }, [], 'rest');
-    const fb = {
-      loginMethods: [
-        {
-          recipeId: 'emailpassword',
-          email: 'fb@x.com',
-          passwordHash: FIREBASE.stored,
-          hashingAlgorithm: 'FIREBASE_SCRYPT',
-        },
-      ],
-    };
-    expect((await importUser(appId, fb)).status).toBe(200);
+    expect((await importUser(appId, FIREBASE_USER)).status).toBe(200);
     expect((await signIn(appId, 'fb@x.com', FIREBASE.password)).json.status).toBe('OK');
     const item = (await readApp(appId))!;
     const foreign = (await readApp(sealedFor))!.coreConfig.firebase_password_hashing_signer_key;
