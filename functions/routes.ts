@@ -8,10 +8,19 @@
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'ANY';
 
+/**
+ * What a function may do with credentials at rest (the stack's credentials KMS key, README
+ * "Credentials at rest"): `seal` = new data keys (GenerateDataKey) for what it writes — staged
+ * rows, app secrets; `open` = unwrap them (Decrypt) to read them back. Neither: the function never
+ * sees a credential the table holds.
+ */
+export type CredentialsAccess = 'seal' | 'open';
+
 /** What a route's function may touch; the stack derives its IAM grants from this. */
 export interface RouteAccess {
   readonly table?: 'read' | 'write';
   readonly queue?: 'send';
+  readonly credentials?: CredentialsAccess;
 }
 
 export interface RouteDefinition {
@@ -45,7 +54,9 @@ function route(
 
 const READ = { table: 'read' } as const;
 const WRITE = { table: 'write' } as const;
-const STAGE = { table: 'write', queue: 'send' } as const;
+/** Writes app or tenant records, whose coreConfig credentials are stored sealed. */
+const CONFIG_WRITE = { table: 'write', credentials: 'seal' } as const;
+const STAGE = { table: 'write', queue: 'send', credentials: 'seal' } as const;
 /** 1,769 MB is one full vCPU on Lambda: password hashing is CPU-bound. */
 const HASHING_MEMORY = 1769;
 
@@ -54,27 +65,28 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('apiversion', 'GET', '/apiversion', READ),
 
   // Apps (spec §1)
-  route('app-put-v2', 'PUT', '/recipe/multitenancy/app/v2', WRITE),
-  route('app-put', 'PUT', '/recipe/multitenancy/app', WRITE),
+  route('app-put-v2', 'PUT', '/recipe/multitenancy/app/v2', CONFIG_WRITE),
+  route('app-put', 'PUT', '/recipe/multitenancy/app', CONFIG_WRITE),
   route('app-list-v2', 'GET', '/recipe/multitenancy/app/list/v2', READ),
   route('app-list', 'GET', '/recipe/multitenancy/app/list', READ),
   route('app-remove', 'POST', '/recipe/multitenancy/app/remove', WRITE, { timeoutSeconds: 29 }),
 
   // Tenants (spec §2)
-  route('tenant-put-v2', 'PUT', '/recipe/multitenancy/tenant/v2', WRITE),
-  route('tenant-put', 'PUT', '/recipe/multitenancy/tenant', WRITE),
+  route('tenant-put-v2', 'PUT', '/recipe/multitenancy/tenant/v2', CONFIG_WRITE),
+  route('tenant-put', 'PUT', '/recipe/multitenancy/tenant', CONFIG_WRITE),
   route('tenant-get-v2', 'GET', '/recipe/multitenancy/tenant/v2', READ),
   route('tenant-get', 'GET', '/recipe/multitenancy/tenant', READ),
   route('tenant-list-v2', 'GET', '/recipe/multitenancy/tenant/list/v2', READ),
   route('tenant-list', 'GET', '/recipe/multitenancy/tenant/list', READ),
   route('tenant-remove', 'POST', '/recipe/multitenancy/tenant/remove', WRITE),
-  route('thirdparty-config-put', 'PUT', '/recipe/multitenancy/config/thirdparty', WRITE),
-  route('thirdparty-config-remove', 'POST', '/recipe/multitenancy/config/thirdparty/remove', WRITE),
+  route('thirdparty-config-put', 'PUT', '/recipe/multitenancy/config/thirdparty', CONFIG_WRITE),
+  route('thirdparty-config-remove', 'POST', '/recipe/multitenancy/config/thirdparty/remove', CONFIG_WRITE),
 
   // Users and sign-in (spec §4.7, sdk-client.md §2)
   route('bulk-import-import', 'POST', '/bulk-import/import', WRITE, { timeoutSeconds: 29, memoryMb: HASHING_MEMORY }),
   // Writes: a legacy password hash is replaced with the app's algorithm after a successful sign-in.
-  route('signin', 'POST', '/recipe/signin', WRITE, { memoryMb: HASHING_MEMORY }),
+  // Opens the app's sealed Firebase signer key to verify a Firebase hash.
+  route('signin', 'POST', '/recipe/signin', { table: 'write', credentials: 'open' }, { memoryMb: HASHING_MEMORY }),
   route('signup', 'POST', '/recipe/signup', WRITE, { memoryMb: HASHING_MEMORY }),
   route('user-get', 'GET', '/user/id', READ),
   route('user-remove', 'POST', '/user/remove', WRITE, { timeoutSeconds: 29 }),

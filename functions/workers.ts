@@ -4,6 +4,8 @@
  * pollers and timers with the semantics Lambda gives them.
  */
 
+import type { CredentialsAccess } from './routes.js';
+
 export type WorkerSource =
   /** SQS event source on the import queue, with partial batch responses. */
   | { readonly kind: 'import-queue'; readonly batchSize: number; readonly maxConcurrency: number }
@@ -22,6 +24,8 @@ export interface WorkerDefinition {
     readonly queue?: 'send';
     /** Reads how many messages the import queue and its DLQ hold (sqs:GetQueueAttributes on both). */
     readonly backlog?: 'read';
+    /** See functions/routes.ts. */
+    readonly credentials?: CredentialsAccess;
   };
   readonly timeoutSeconds: number;
   readonly memoryMb: number;
@@ -45,7 +49,8 @@ export const WORKERS: readonly WorkerDefinition[] = [
     // published 130 ms per batch, two invocations write 1,975 table WRU/s). lib/capacity.ts holds
     // the same arithmetic for other write budgets; an infra test keeps the two in step.
     source: { kind: 'import-queue', batchSize: 10, maxConcurrency: 2 },
-    access: { table: 'write' },
+    // Opens the staged rows' sealed credentials to import them.
+    access: { table: 'write', credentials: 'open' },
     timeoutSeconds: 60,
     // One full vCPU: plain-text passwords are hashed here.
     memoryMb: 1769,

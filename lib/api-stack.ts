@@ -22,6 +22,7 @@ import {
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { ComparisonOperator, MathExpression } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
@@ -39,6 +40,8 @@ import { pascalCase } from './names.js';
 interface RouteWiring {
   readonly table: ITable;
   readonly importQueue: IQueue;
+  /** The key sealing credentials at rest (data stack); granted per route's `access.credentials`. */
+  readonly credentialsKey: IKey;
   /** ARN of the secret holding the comma-separated base API keys; none means an open core. */
   readonly apiKeysSecretArn?: string;
   /** Keep log groups when they leave the stack. */
@@ -98,6 +101,7 @@ export class ApiStack extends Stack {
     const wiring: RouteWiring = {
       table: props.table,
       importQueue: props.importQueue,
+      credentialsKey: props.credentialsKey,
       retain: props.retain,
       logRetention: props.logRetention,
       alarmTopic: props.alarmTopic,
@@ -198,6 +202,7 @@ export class RouteGroupStack extends NestedStack {
         memorySize: route.memoryMb ?? DEFAULT_ROUTE_MEMORY_MB,
         logRetention: props.logRetention,
         logRemovalPolicy: props.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+        ...(route.access.credentials === undefined ? {} : { credentials: route.access.credentials }),
         environment: {
           ...props.commonEnvironment,
           ...(props.logLevel === undefined ? {} : { [ENV.logLevel]: props.logLevel }),
@@ -206,6 +211,7 @@ export class RouteGroupStack extends NestedStack {
       functions.push({ id: route.id, fn });
       if (route.access.table) fn.bindTable(props.table, route.access.table);
       if (route.access.queue) fn.bindQueue(props.importQueue, route.access.queue, ENV.importQueueUrl);
+      if (route.access.credentials) fn.bindCredentials(props.credentialsKey, route.access.credentials);
       if (secret) fn.bindApiKeysSecret(secret);
 
       const integration = new HttpLambdaIntegration(`${name}Integration`, fn, {

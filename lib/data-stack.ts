@@ -32,6 +32,12 @@ export interface DataStackProps extends StackProps {
  */
 export class DataStack extends Stack {
   readonly key: Key;
+  /**
+   * Seals credentials at rest (staged credentials, app secrets: envelope encryption, README
+   * "Credentials at rest"). Not the table's key: every function that reads the table may decrypt
+   * with that one, while this one is granted only where the manifests say (`access.credentials`).
+   */
+  readonly credentialsKey: Key;
   readonly table: Table;
   readonly importQueue: ImportQueue;
   /** Every alarm of the stage notifies this topic (on ALARM and on recovery). */
@@ -43,6 +49,12 @@ export class DataStack extends Stack {
 
     this.key = new Key(this, 'DataKey', {
       description: 'Encrypts the auth core table and import queues',
+      enableKeyRotation: true,
+      removalPolicy,
+    });
+
+    this.credentialsKey = new Key(this, 'CredentialsKey', {
+      description: 'Seals staged credentials and app secrets of the auth core (data keys for envelope encryption)',
       enableKeyRotation: true,
       removalPolicy,
     });

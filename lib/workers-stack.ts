@@ -2,6 +2,7 @@ import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
@@ -17,6 +18,8 @@ export interface WorkersStackProps extends StackProps {
   /** The worker manifest (functions/workers.ts); one function and its trigger per entry. */
   readonly workers: readonly WorkerDefinition[];
   readonly table: ITable;
+  /** The key sealing credentials at rest (data stack); granted per worker's `access.credentials`. */
+  readonly credentialsKey: IKey;
   /** The import queue and its DLQ (data stack), sized for the consumers' timeouts. */
   readonly importQueue: ImportQueue;
   /** Keep log groups when they leave the stack. */
@@ -60,6 +63,7 @@ export class WorkersStack extends Stack {
         memorySize: worker.memoryMb,
         logRetention: props.logRetention,
         logRemovalPolicy: props.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+        ...(worker.access.credentials === undefined ? {} : { credentials: worker.access.credentials }),
         environment: {
           ...props.commonEnvironment,
           ...(props.logLevel === undefined ? {} : { [ENV.logLevel]: props.logLevel }),
@@ -70,6 +74,7 @@ export class WorkersStack extends Stack {
       });
       fn.bindTable(props.table, worker.access.table);
       if (worker.access.queue) fn.bindQueue(importQueue.queue, worker.access.queue, ENV.importQueueUrl);
+      if (worker.access.credentials) fn.bindCredentials(props.credentialsKey, worker.access.credentials);
       if (worker.access.backlog) {
         fn.watchQueue(importQueue.queue, ENV.importQueueUrl).watchQueue(importQueue.deadLetterQueue, ENV.importDlqUrl);
       }

@@ -17,6 +17,7 @@
  * the write; that can only blur a counter's size by a few bytes (counters carry no index keys).
  */
 
+import { randomBytes } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
 import type { InProcess } from './calls.js';
 
@@ -28,6 +29,9 @@ export async function loadInProcess(dynamodbEndpoint: string, tableName: string)
   process.env.DYNAMODB_ENDPOINT = dynamodbEndpoint;
   process.env.AWS_REGION ??= 'us-east-1';
   process.env.LOG_LEVEL = 'error';
+  // Staged credentials are sealed (as the runtime does with --in-memory, with a key of this
+  // process): what the bench stages here, only this process imports.
+  process.env.CREDENTIALS_KEY ??= randomBytes(32).toString('base64');
   const [
     { getDocumentClient },
     bulk,

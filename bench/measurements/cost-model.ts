@@ -14,7 +14,8 @@
  * calls, transactions and their action counts, and handler milliseconds.
  */
 import { STAGED_COUNTER_SHARDS } from '#functions/storage/keys/staging.js';
-import { ROWS_PER_TRANSACTION, stagedCounter } from '#functions/storage/staging/rows.js';
+import { ROWS_PER_TRANSACTION, stagedCounter, stagedRow } from '#functions/storage/staging/rows.js';
+import { stagingDataKey } from '#functions/storage/staging/sealing.js';
 import {
   type ComputedUnits,
   INDEX_NAMES,
@@ -82,6 +83,12 @@ export interface CostSample {
    * user as measured on this small request, and as a 10,000-user request (the model's unit) pays.
    */
   readonly stagingCounters: { readonly measuredWruPerUser: number; readonly at10kWruPerUser: number };
+  /**
+   * The items holding the wrapped data keys of the staged credentials (one per staging request at
+   * most: a warm function reuses its key): per user as measured on this small request, and as a
+   * 10,000-user request pays.
+   */
+  readonly stagingDataKeys: { readonly measuredWruPerUser: number; readonly at10kWruPerUser: number };
   readonly worker: PhaseUnits & {
     readonly callsPerUser: Record<string, number>;
     readonly actionsPerTransaction: number[];
@@ -215,6 +222,7 @@ export async function recordImport(
     users: n,
     staging: phaseUnits(staging, n),
     stagingCounters: stagingCounters(units.calls, n),
+    stagingDataKeys: stagingDataKeys(units.calls, n),
     worker: {
       ...phaseUnits(worker, n),
       callsPerUser,
@@ -260,6 +268,7 @@ export async function recordImport(
 
 const COMMAND = (c: string) => c.replace(/Command$/, '');
 const STAGED_COUNTER_ENTITY = stagedCounter.type;
+const STAGING_DATA_KEY_ENTITY = stagingDataKey.type;
 
 function describeWrite(u: ComputedUnits): string {
   const parts = [`table ${round(u.tableWriteUnits)} WRU`];
@@ -370,6 +379,17 @@ export function userBreakdown(
   const unnamedRead = unnamed.reduce((s, c) => s + (c.computed?.readUnits ?? 0), 0);
   const unnamedWrite = unnamed.reduce((s, c) => s + callUnits(c) - (c.computed?.readUnits ?? 0), 0);
   const stagingShare = stagingCounters(calls, users.length);
+  const keyShare = stagingDataKeys(calls, users.length);
+  const rowSizes = calls
+    .filter((c) => c.phase === 'staging')
+    .flatMap((c) => c.actions)
+    .filter((a) => a.entityType === stagedRow.type && a.kind === 'Put')
+    .map((a) => a.afterBytes)
+    .sort((a, b) => a - b);
+  lines.push(
+    `Staged rows (credentials sealed): ${rowSizes[0] ?? 0}–${rowSizes.at(-1) ?? 0} B; their data key items: ${round(keyShare.measuredWruPerUser, 3)} WRU per user on this ${users.length}-user request, ` +
+      `≈ ${round(keyShare.at10kWruPerUser, 5)} on a 10,000-user request (one item per request at most), which is what the model prices.`,
+  );
   lines.push(
     `Calls naming no user (app/tenant/role lookups per request or batch): ${unnamed.length} calls, ${round(unnamedRead / users.length, 3)} RRU and ${round(unnamedWrite / users.length, 3)} WRU per user.`,
     `Staging counter updates: one per ${STAGED_COUNTER_SHARDS}-way counter shard touched per transaction of ≤ ${ROWS_PER_TRANSACTION} rows: ${round(stagingShare.measuredWruPerUser)} WRU per user on this ${users.length}-user request, ` +
@@ -392,6 +412,20 @@ function stagingCounters(
   // A 10,000-user request: each counter shard's users in transactions of ROWS_PER_TRANSACTION rows + 1 counter update.
   const transactionsAt10k = STAGED_COUNTER_SHARDS * Math.ceil(10_000 / STAGED_COUNTER_SHARDS / ROWS_PER_TRANSACTION);
   return { measuredWruPerUser: counterUnits / users, at10kWruPerUser: (transactionsAt10k * perTransaction) / 10_000 };
+}
+
+/** Writes of the staged credentials' data key items per user, as measured and at 10,000 users per request. */
+function stagingDataKeys(
+  calls: readonly RecordedCall[],
+  users: number,
+): { measuredWruPerUser: number; at10kWruPerUser: number } {
+  const keyWrites = calls
+    .filter((c) => c.phase === 'staging')
+    .flatMap((c) => c.actions)
+    .filter((a) => a.entityType === STAGING_DATA_KEY_ENTITY);
+  const units = keyWrites.reduce((s, a) => s + actionUnits(a), 0);
+  const perItem = keyWrites.length > 0 ? units / keyWrites.length : 0;
+  return { measuredWruPerUser: units / users, at10kWruPerUser: perItem / 10_000 };
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -471,7 +505,11 @@ export function costModel(
   const w = sample.worker;
   // Staging priced as 10,000-user requests: the measured request was small, so its counter
   // updates (table units) weigh more per user than they would.
-  const counterSaving = sample.stagingCounters.measuredWruPerUser - sample.stagingCounters.at10kWruPerUser;
+  // So do the data key items (one per request).
+  const counterSaving =
+    sample.stagingCounters.measuredWruPerUser -
+    sample.stagingCounters.at10kWruPerUser +
+    (sample.stagingDataKeys.measuredWruPerUser - sample.stagingDataKeys.at10kWruPerUser);
   const stagingWru = s.writeUnitsPerUser - counterSaving;
   const wru = stagingWru + w.writeUnitsPerUser;
   const tableWru = s.tableWriteUnitsPerUser - counterSaving + w.tableWriteUnitsPerUser;

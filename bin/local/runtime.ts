@@ -10,6 +10,7 @@ import { type DynamoDbLocal, ensureTable, freePort, startDynamoDbLocal } from '.
 import { HASHING_ROUTE_IDS, type HashingContexts, startHashingContexts } from './hashing-routes.js';
 import { createLocalHttpServer, describe, type LocalHttpServer } from './http-server.js';
 import { checkJava } from './java.js';
+import { holdsData, KeyFileError, type LocalKey, useLocalKey } from './key-file.js';
 import { type LocalOptions, OptionsError, parseCommand, USAGE } from './options.js';
 import { DataDirInUseError, removePidFile, stopOrphanedDynamoDbLocal, writePidFile } from './pidfile.js';
 import { BACKGROUND_SERVICES, type RunningService, type ServiceContext } from './services.js';
@@ -209,6 +210,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   let address: AddressInfo;
   let services: { name: string; running: RunningService }[] = [];
   let hashing: HashingContexts | undefined;
+  let localKey: LocalKey | undefined;
   try {
     // 1. Bind the port first: a busy port is reported at once, not after DynamoDB Local started.
     //    Requests that arrive before everything is ready wait for it.
@@ -223,8 +225,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     cleanups.push({ name: 'the HTTP server', run: () => server.close(DRAIN_MS) });
 
     // 2. DynamoDB Local, after making sure no earlier one still has the database open.
+    let hadData = false;
     if (options.dataDir) {
       mkdirSync(options.dataDir, { recursive: true });
+      hadData = holdsData(options.dataDir);
       const stale = await stopOrphanedDynamoDbLocal(options.dataDir);
       if (stale !== undefined) say(`Stopped a DynamoDB Local left over from an earlier run (pid ${stale}).`);
     }
@@ -261,8 +265,17 @@ export async function main(argv: readonly string[]): Promise<number> {
     });
     checkpoint();
 
-    // 3. The table, from the shared definition (kept when the database is persisted).
+    // 3. The table, from the shared definition (kept when the database is persisted), and the key
+    //    that seals credentials at rest (before anything that reads the environment starts).
     await ensureTable(dynamo.endpoint, options.tableName);
+    localKey = useLocalKey(process.env, options.dataDir, hadData);
+    if (localKey.replacedLostKey) {
+      report(
+        `A new key file was created (${localKey.path}) for a data directory that already holds data: ` +
+          'staged users sealed with the previous key cannot be imported and will end FAILED; ' +
+          "apps' Firebase signer keys must be set again.",
+      );
+    }
     checkpoint();
 
     // 4. Background services (extension point: local SQS, pollers, reconciler).
@@ -339,6 +352,11 @@ export async function main(argv: readonly string[]): Promise<number> {
       `  API keys:  ${apiKeyStatus(base.api_keys)}`,
       `  Handlers:  ${handlerSource}`,
       `  Data:      ${options.dataDir ?? 'in memory (lost when the runtime stops)'}`,
+      `  Key:       ${
+        localKey?.path === undefined
+          ? 'in memory (seals staged credentials; lost when the runtime stops, like the data)'
+          : `${localKey.path} (${localKey.created ? 'created now' : 'existing'}; seals staged credentials: keep it with the data)`
+      }`,
       `  DynamoDB:  DynamoDB Local pid ${dynamoPid} at ${dynamo.endpoint}, table ${options.tableName}`,
       ...services.flatMap((s) => s.running.banner ?? []).map((line) => `  ${line}`),
       ...(hashing ? [`  Hashing:   ${HASHING_ROUTE_IDS.join(', ')} in ${hashing.size} worker threads`] : []),
@@ -348,7 +366,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     say(lines.join('\n'));
   } catch (error) {
     if (!(error instanceof StopRequested)) {
-      if (error instanceof DataDirInUseError) report(error.message);
+      if (error instanceof DataDirInUseError || error instanceof KeyFileError) report(error.message);
       else report(`Start-up failed: ${describe(error)}`);
       void shutdown(1, 'Stopping…');
     }

@@ -10,6 +10,7 @@
 import { availableParallelism } from 'node:os';
 import { type ConfigValues, layeredConfig } from './layers.js';
 import type { ConfigScalar } from './registry.js';
+import { apiKeyDigestsHex } from './secrets.js';
 
 export {
   BaseConfigError,
@@ -33,6 +34,19 @@ export {
   REFERENCE_PROTECTED_DATABASE_KEYS,
 } from './registry.js';
 export {
+  API_KEYS_KEY,
+  credentialFingerprint,
+  formatSealedConfigValue,
+  parseSealedConfigValue,
+  presentCoreConfig,
+  resolveSecretUpdate,
+  SECRET_CONFIG_KEYS,
+  SIGNER_KEY_KEY,
+  secretDigestHex,
+  sha256Hex,
+  storedApiKeys,
+} from './secrets.js';
+export {
   baseConfigProblem,
   coreConfigProblem,
   INVALID_CORE_CONFIG_PREFIX,
@@ -40,17 +54,33 @@ export {
   validateCoreConfig,
 } from './validate.js';
 
+/**
+ * A credential of a configuration as it is stored: sealed (an app's config, secrets.ts) or in
+ * clear (the base config, or an app config written before credentials were sealed). Opening a
+ * sealed one needs the credentials key and the app it is bound to (functions/wiring/credentials.ts).
+ */
+export interface ConfigSecret {
+  readonly stored: string;
+  /** The app whose configuration this is; undefined for the base configuration. */
+  readonly appId: string | undefined;
+}
+
 export interface EffectiveConfig {
-  /** Every registry key (canonical names) with its resolved, typed value (tenant → app → base → default); null = unset. */
+  /**
+   * Every registry key (canonical names) with its resolved, typed value (tenant → app → base →
+   * default); null = unset. Credentials appear in their stored forms (secrets.ts).
+   */
   readonly values: Readonly<Record<string, ConfigScalar | null>>;
-  /** `api_keys` split on commas, whitespace removed, empty entries dropped; empty = no key required. */
-  readonly apiKeys: readonly string[];
+  /** SHA-256 digests of the API keys (`api_keys`, stored or in clear); empty = no key required. */
+  readonly apiKeyDigests: readonly Buffer[];
   readonly passwordHashingAlg: 'BCRYPT' | 'ARGON2';
   readonly bcryptLogRounds: number;
   readonly argon2: { readonly iterations: number; readonly memoryKb: number; readonly parallelism: number };
   /** Concurrent Argon2 hash computations per process. */
   readonly argon2HashingPoolSize: number;
-  readonly firebaseSignerKey: string | undefined;
+  /** The Firebase signer key as stored; `firebaseSignerKeySet` says whether one is configured. */
+  readonly firebaseSignerKey: ConfigSecret | undefined;
+  readonly firebaseSignerKeySet: boolean;
   readonly accountLinkingEnabled: boolean;
   readonly mfaEnabled: boolean;
   readonly maxCdiVersion: string | undefined;
@@ -76,12 +106,14 @@ export function parseApiKeys(value: string | null | undefined): string[] {
  * The effective config of a tenant: its own overrides, then its app's (public tenant's)
  * overrides, then the base config, then registry defaults (first layer that sets a key wins).
  * Pass `undefined` for the tenant when resolving an app's own config. Stored values were validated
- * when written; a value of the wrong type is ignored rather than trusted.
+ * when written; a value of the wrong type is ignored rather than trusted. `appId` names the app
+ * whose overrides these are (a sealed credential is bound to it).
  */
 export function resolveEffectiveConfig(
   base: ConfigValues,
   appOverrides: ConfigValues | undefined,
   tenantOverrides: ConfigValues | undefined,
+  appId?: string,
 ): EffectiveConfig {
   const layered = layeredConfig([base, appOverrides, tenantOverrides]);
   const num = (key: string, fallback: number): number => {
@@ -93,9 +125,10 @@ export function resolveEffectiveConfig(
     return typeof v === 'string' ? v : undefined;
   };
   const sleep = layered.get('bulk_migration_sleep_between_rounds_in_batch_ms');
+  const signerKey = str('firebase_password_hashing_signer_key');
   return {
     values: Object.freeze(Object.fromEntries(layered)),
-    apiKeys: parseApiKeys(str('api_keys')),
+    apiKeyDigests: apiKeyDigestsHex(str('api_keys')).map((hex) => Buffer.from(hex, 'hex')),
     passwordHashingAlg: str('password_hashing_alg')?.toUpperCase() === 'ARGON2' ? 'ARGON2' : 'BCRYPT',
     bcryptLogRounds: num('bcrypt_log_rounds', 11),
     argon2: {
@@ -104,7 +137,8 @@ export function resolveEffectiveConfig(
       parallelism: num('argon2_parallelism', 2),
     },
     argon2HashingPoolSize: num('argon2_hashing_pool_size', 1),
-    firebaseSignerKey: str('firebase_password_hashing_signer_key'),
+    firebaseSignerKey: signerKey === undefined ? undefined : { stored: signerKey, appId },
+    firebaseSignerKeySet: signerKey !== undefined && signerKey.trim() !== '',
     accountLinkingEnabled: layered.get('account_linking_enabled') === true,
     mfaEnabled: layered.get('mfa_enabled') === true,
     maxCdiVersion: str('supertokens_max_cdi_version'),

@@ -54,7 +54,7 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
     level: 'app',
     default: null,
     description:
-      'Comma-separated API keys (whitespace ignored; each ≥ 20 characters of `A-Z a-z 0-9 = -`). Unset = no API key required. An app may replace the base keys.',
+      'Comma-separated API keys (whitespace ignored; each ≥ 20 characters of `A-Z a-z 0-9 = -`). Unset = no API key required. An app may replace the base keys. Stored as SHA-256 digests; responses show fingerprints (see Credentials at rest).',
   },
   {
     key: 'account_linking_enabled',
@@ -92,7 +92,8 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
     type: 'String',
     level: 'app',
     default: null,
-    description: "Base64 signer key of the app's Firebase project; needed to import and verify Firebase scrypt hashes.",
+    description:
+      "Base64 signer key of the app's Firebase project; needed to import and verify Firebase scrypt hashes. Stored encrypted; responses show a fingerprint (see Credentials at rest).",
   },
   {
     key: 'bulk_migration_parallelism',

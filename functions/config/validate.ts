@@ -3,6 +3,7 @@ import { compareVersions, SUPPORTED_CDI_VERSIONS } from '#functions/shared/cdi.j
 import { BadRequestError } from '#functions/shared/errors.js';
 import { CANONICAL_KEYS, type ConfigValues, layeredConfig, layerValues, type TypedConfig } from './layers.js';
 import { configKeyDefinition } from './registry.js';
+import { comparableConfigValue, isApiKeyDigest } from './secrets.js';
 import { hasConfigType, typeErrorMessage } from './values.js';
 
 export const INVALID_CORE_CONFIG_PREFIX = 'Invalid core config: ';
@@ -35,10 +36,16 @@ function stringOf(config: TypedConfig, key: string): string | undefined {
 
 const API_KEY_CHARACTERS = /^[A-Za-z0-9=-]*$/;
 
+/**
+ * The reference's rules on every key a request gives. A stored digest (`sha256:<64 hex>`, see
+ * secrets.ts) was checked as a key before it was digested, and a request cannot send one (refused
+ * before validation), so digests are skipped.
+ */
 function apiKeysProblem(apiKeys: string | undefined): string | undefined {
   if (apiKeys === undefined) return undefined;
   for (const part of apiKeys.split(',')) {
     const key = part.trim();
+    if (isApiKeyDigest(key)) continue;
     if (key.length < 20) return 'One of the API keys is too short. Please use at least 20 characters';
     if (!API_KEY_CHARACTERS.test(key)) {
       return "Invalid characters in API key. Please only use '=', '-' and alpha-numeric (including capitals)";
@@ -151,12 +158,15 @@ function conflictMessage(key: string): string {
   return `You cannot set different values for ${key} for the same appId`;
 }
 
+/** Credentials compare by digest: a stored digest or sealed value equals the key it stands for. */
+const differ = (key: string, a: unknown, b: unknown) => comparableConfigValue(key, a) !== comparableConfigValue(key, b);
+
 function sameAppProblem(input: ValidateCoreConfigInput): string | undefined {
   if (input.level === 'tenant') {
     const own = layerValues(input.merged);
     const app = layeredConfig([input.base, input.appOverrides]);
     for (const key of SAME_APP_KEYS) {
-      if (own.has(key) && own.get(key) !== app.get(key)) return conflictMessage(key);
+      if (own.has(key) && differ(key, own.get(key), app.get(key))) return conflictMessage(key);
     }
     return undefined;
   }
@@ -164,7 +174,7 @@ function sameAppProblem(input: ValidateCoreConfigInput): string | undefined {
   const others = (input.otherTenantOverrides ?? []).map(layerValues);
   for (const key of SAME_APP_KEYS) {
     for (const other of others) {
-      if (other.has(key) && other.get(key) !== app.get(key)) return conflictMessage(key);
+      if (other.has(key) && differ(key, other.get(key), app.get(key))) return conflictMessage(key);
     }
   }
   return undefined;

@@ -128,7 +128,7 @@ const loadTenants: Step = async (x) => {
  */
 const checkKey: Step = (x) => {
   const tenants = need(x.tenants, 'tenants');
-  if (tenants.app) checkApiKey(tenants.config.apiKeys, x.headers);
+  if (tenants.app) checkApiKey(tenants.config.apiKeyDigests, x.headers);
   return undefined;
 };
 

@@ -18,19 +18,20 @@ function digest(value: string): Buffer {
 }
 
 /**
- * Throws 401 `Invalid API key` unless the presented key equals one of the configured keys.
- * No configured key means the core is open. Digests are compared in constant time, so neither
- * the keys' contents nor their lengths leak through timing.
+ * Throws 401 `Invalid API key` unless the presented key's SHA-256 equals one of the configured
+ * keys' digests (apps' keys are stored only as digests; the base keys are digested when the config
+ * is resolved). No configured key means the core is open. Digests are compared in constant time,
+ * so neither the keys' contents nor their lengths leak through timing.
  */
-export function checkApiKey(configuredKeys: readonly string[], headers: Headers): void {
-  if (configuredKeys.length === 0) return;
+export function checkApiKey(configuredDigests: readonly Uint8Array[], headers: Headers): void {
+  if (configuredDigests.length === 0) return;
   const presented = presentedApiKey(headers);
   if (presented === undefined || presented === '') throw new UnauthorizedError();
   const presentedDigest = digest(presented);
   let matched = false;
-  for (const key of configuredKeys) {
+  for (const configured of configuredDigests) {
     // Keep comparing after a match so the time taken does not depend on which key matched.
-    if (timingSafeEqual(presentedDigest, digest(key))) matched = true;
+    if (configured.length === presentedDigest.length && timingSafeEqual(presentedDigest, configured)) matched = true;
   }
   if (!matched) throw new UnauthorizedError();
 }

@@ -15,6 +15,12 @@ export const ENV = {
   /** On AWS: ARN of a Secrets Manager secret whose string value is the comma-separated API keys. */
   apiKeysSecretArn: 'API_KEYS_SECRET_ARN',
   logLevel: 'LOG_LEVEL',
+  /** On AWS: ARN of the KMS key that seals credentials at rest (functions with credentials access only). */
+  credentialsKeyArn: 'CREDENTIALS_KEY_ARN',
+  /** Local runtime: the key file (32 bytes) under DATA_DIR that seals credentials at rest. */
+  credentialsKeyFile: 'CREDENTIALS_KEY_FILE',
+  /** Local runtime in memory, tests: the process-lifetime key (32 bytes, Base64) instead of a file. */
+  credentialsKey: 'CREDENTIALS_KEY',
 } as const;
 
 /** Reads a variable that must be set; throws at cold start rather than running half-configured. */

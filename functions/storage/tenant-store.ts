@@ -10,6 +10,8 @@ import {
   withBaseDefault,
 } from '#functions/domain/multitenancy/tenant.js';
 import { PUBLIC } from '#functions/shared/prefix.js';
+import { encodeConfigSecrets } from './config-secrets.js';
+import type { Envelope } from './crypto/envelope.js';
 import { APP_LIST_PARTITION, appPartition, TENANT_SORT_PREFIX, tenantSortKey } from './keys/apps.js';
 import {
   batchGetAll,
@@ -60,8 +62,12 @@ function toItem(record: TenantRecord): Item {
   );
 }
 
-/** The multitenancy use cases' storage port for one table (the base table). */
-export function createTenantStore(table: Table): TenantStore {
+/**
+ * The multitenancy use cases' storage port for one table (the base table). Every write stores the
+ * record's credentials as digests or sealed (`envelope`, config-secrets.ts); reads return them as
+ * stored.
+ */
+export function createTenantStore(table: Table, envelope: () => Envelope): TenantStore {
   /** Access pattern "tenant by id": GetItem APP#<appId> / TENANT#<tenantId>. */
   const getTenant = async (appId: string, tenantId: string) =>
     withBaseDefault(appId, tenantId, fromItem(await getItem(table, tenantEntity.key({ appId, tenantId }))));
@@ -113,10 +119,10 @@ export function createTenantStore(table: Table): TenantStore {
      * Writes a tenant. `expectedUpdatedAt` guards against lost updates: the write only succeeds
      * if the stored record is still the one that was read (or, when undefined, if none exists).
      */
-    saveTenant: (record, expectedUpdatedAt) =>
+    saveTenant: async (record, expectedUpdatedAt) =>
       putItem(
         table,
-        toItem(record),
+        toItem({ ...record, coreConfig: await encodeConfigSecrets(record.appId, record.coreConfig, envelope) }),
         expectedUpdatedAt === undefined
           ? { expression: 'attribute_not_exists(PK)' }
           : { expression: 'updatedAt = :u', values: { ':u': expectedUpdatedAt } },

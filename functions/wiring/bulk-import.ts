@@ -52,7 +52,7 @@ export const statusDeps = (config: EffectiveConfig): { store: StagingStore } => 
 /** The app's effective configuration (its public tenant over the base); undefined when the app is gone. */
 export async function loadAppConfig(appId: string): Promise<EffectiveConfig | undefined> {
   const [base, app] = await Promise.all([getBaseConfig(), tenantStore.getTenant(appId, 'public')]);
-  return app ? resolveEffectiveConfig(base, app.coreConfig, undefined) : undefined;
+  return app ? resolveEffectiveConfig(base, app.coreConfig, undefined, appId) : undefined;
 }
 
 async function importContextOf(appId: string, config: EffectiveConfig): Promise<AppImportContext> {

@@ -26,7 +26,8 @@ export async function importValidationContext(
     roleExists: (role) => roleSet.has(role),
     tenantExists: (tenantId) => tenantSet.has(tenantId),
     features: { accountLinking: config.accountLinkingEnabled, mfa: config.mfaEnabled },
-    firebaseSignerKeyConfigured: config.firebaseSignerKey !== undefined && config.firebaseSignerKey.trim() !== '',
+    // Only whether one is set: import validation never needs the (sealed) key itself.
+    firebaseSignerKeyConfigured: config.firebaseSignerKeySet,
   };
 }
 

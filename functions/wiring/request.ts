@@ -19,6 +19,7 @@ export async function loadRequestTenants(appId: string, tenantId: string): Promi
     base,
     app?.coreConfig,
     tenant && tenant !== app ? tenant.coreConfig : undefined,
+    appId,
   );
   return { app, tenant, config };
 }

@@ -15,6 +15,7 @@ import { createStagingStore } from '#functions/storage/staging/store.js';
 import { createTenantStore } from '#functions/storage/tenant-store.js';
 import { createTotpStore } from '#functions/storage/totp-store.js';
 import { createUserStore } from '#functions/storage/users/store.js';
+import { credentialsEnvelope } from './credentials.js';
 import { appTable, baseTable } from './tables.js';
 
 export interface AppStores {
@@ -33,7 +34,7 @@ export function storesOf(table: Table): AppStores {
   if (!stores) {
     stores = {
       users: createUserStore(table),
-      staging: createStagingStore(table),
+      staging: createStagingStore(table, credentialsEnvelope),
       roles: createRoleStore(table),
       metadata: createMetadataStore(table),
       totp: createTotpStore(table),
@@ -47,4 +48,4 @@ export function storesOf(table: Table): AppStores {
 export const appStores = (config: EffectiveConfig): AppStores => storesOf(appTable(config));
 
 /** Apps and tenants: always the base table. */
-export const tenantStore = createTenantStore(baseTable);
+export const tenantStore = createTenantStore(baseTable, credentialsEnvelope);

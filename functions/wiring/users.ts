@@ -1,9 +1,12 @@
 /** Wiring of the users use cases (sign-in/up, users, mappings) for the app of a request. */
 import { randomUUID } from 'node:crypto';
 import type { EffectiveConfig } from '#functions/config/index.js';
+import { UnreadableSecretError } from '#functions/domain/credentials/ports.js';
 import { hashPassword, needsRehash, verifyPassword } from '#functions/domain/passwords/index.js';
 import type { PasswordPorts, UsersDeps } from '#functions/domain/users/service.js';
 import { logger } from '#functions/shared/logger.js';
+import { openSignerKey } from '#functions/storage/config-secrets.js';
+import { credentialsEnvelope } from './credentials.js';
 import { appStores } from './stores.js';
 
 export function usersDeps(config: EffectiveConfig): UsersDeps {
@@ -13,6 +16,27 @@ export function usersDeps(config: EffectiveConfig): UsersDeps {
     newId: randomUUID,
     warn: (message, fields) => logger.warn(message, fields),
   };
+}
+
+const FIREBASE_HASH_PREFIX = '$f_scrypt$';
+
+/**
+ * The app's Firebase signer key in clear, opened only to verify a Firebase hash (its stored form
+ * is sealed, functions/config/secrets.ts). One that can never be opened verifies nothing: the
+ * sign-in answers as for an app without a signer key.
+ */
+async function signerKeyOf(config: EffectiveConfig): Promise<string | undefined> {
+  if (!config.firebaseSignerKey) return undefined;
+  try {
+    return await openSignerKey(config.firebaseSignerKey, credentialsEnvelope);
+  } catch (error) {
+    if (!(error instanceof UnreadableSecretError)) throw error;
+    logger.warn('the app firebase signer key cannot be decrypted; set it again', {
+      appId: config.firebaseSignerKey.appId,
+      reason: error.reason,
+    });
+    return undefined;
+  }
 }
 
 /** The app's `legacy_password_hash_upgrade_enabled` (default on). */
@@ -33,7 +57,8 @@ export function passwordPorts(config: EffectiveConfig): PasswordPorts {
         argon2: config.argon2,
       }),
     verify: async (plain, stored) => {
-      const result = await verifyPassword(plain, stored, { firebaseSignerKey: config.firebaseSignerKey });
+      const firebaseSignerKey = stored.startsWith(FIREBASE_HASH_PREFIX) ? await signerKeyOf(config) : undefined;
+      const result = await verifyPassword(plain, stored, { firebaseSignerKey });
       if (result.ok) return 'match';
       return result.reason === 'WRONG_PASSWORD' ? 'mismatch' : 'unverifiable';
     },

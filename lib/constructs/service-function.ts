@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -9,6 +10,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import type { CredentialsAccess } from '#functions/routes.js';
 import { ENV } from '#functions/shared/env.js';
 import { TABLE_SCHEMA } from '#functions/storage/table.js';
 import { DEFAULT_ROUTE_MEMORY_MB, DEFAULT_ROUTE_TIMEOUT_SECONDS, REPO_ROOT } from '../constants.js';
@@ -32,6 +34,11 @@ export const TABLE_ACTIONS = {
   ],
 } as const;
 
+/** The one KMS action of each credentials access (routes.ts `access.credentials`). */
+export const CREDENTIALS_ACTIONS = { seal: 'kms:GenerateDataKey', open: 'kms:Decrypt' } as const;
+/** The encryption-context purposes data keys are made for (KeyContext in functions/domain/credentials/ports.ts). */
+export const CREDENTIAL_PURPOSES = ['staged-credentials', 'app-secret'] as const;
+
 /**
  * Makes CommonJS dependencies work inside the ESM bundle: esbuild's `require` shim calls the
  * `require` this banner defines.
@@ -45,6 +52,9 @@ const ESM_REQUIRE_BANNER =
  */
 export const LAMBDA_CREDENTIALS_MODULE = join(REPO_ROOT, 'lib', 'bundling', 'lambda-credentials.ts');
 
+/** Bundled in place of the KMS client into functions without credentials access (lib/bundling/no-kms.ts). */
+export const NO_KMS_MODULE = join(REPO_ROOT, 'lib', 'bundling', 'no-kms.ts');
+
 export interface ServiceFunctionProps
   extends Omit<NodejsFunctionProps, 'entry' | 'runtime' | 'architecture' | 'logGroup' | 'timeout' | 'memorySize'> {
   /** Repository-relative path of the module that exports `handler` (resolved from the repo root). */
@@ -57,6 +67,11 @@ export interface ServiceFunctionProps
   readonly logRetention?: RetentionDays;
   /** Of the function's log group. */
   readonly logRemovalPolicy: RemovalPolicy;
+  /**
+   * The function seals or opens credentials at rest (its manifest entry's `access.credentials`):
+   * only then is the KMS client bundled — the others never load it. @default none
+   */
+  readonly credentials?: CredentialsAccess;
 }
 
 /**
@@ -68,7 +83,7 @@ export interface ServiceFunctionProps
  */
 export class ServiceFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
-    const { entry, logRetention, logRemovalPolicy, bundling, environment, ...rest } = props;
+    const { entry, logRetention, logRemovalPolicy, bundling, environment, credentials, ...rest } = props;
     const logGroup = new LogGroup(scope, `${id}Logs`, {
       retention: logRetention ?? RetentionDays.ONE_MONTH,
       removalPolicy: logRemovalPolicy,
@@ -97,7 +112,13 @@ export class ServiceFunction extends NodejsFunction {
         sourcesContent: false,
         // Bundle the AWS SDK too: the versions the tests ran against, not the runtime's copy.
         externalModules: [],
-        esbuildArgs: { '--alias': [`@aws-sdk/credential-provider-node=${LAMBDA_CREDENTIALS_MODULE}`] },
+        esbuildArgs: {
+          '--alias': [
+            `@aws-sdk/credential-provider-node=${LAMBDA_CREDENTIALS_MODULE}`,
+            // Only functions with credentials access carry the KMS client (~38 KB).
+            ...(credentials === undefined ? [`@aws-sdk/client-kms=${NO_KMS_MODULE}`] : []),
+          ],
+        },
         forceDockerBundling: false,
         ...bundling,
       },
@@ -178,6 +199,26 @@ export class ServiceFunction extends NodejsFunction {
       }),
     );
     this.addEnvironment(envName, queue.queueUrl);
+    return this;
+  }
+
+  /**
+   * Credentials at rest: `seal` may generate data keys (kms:GenerateDataKey), `open` may unwrap
+   * them (kms:Decrypt), on the credentials key only, and only with an encryption context that
+   * names an app and one of the purposes the functions use (functions/domain/credentials/ports.ts).
+   */
+  bindCredentials(key: IKey, access: CredentialsAccess): this {
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: [CREDENTIALS_ACTIONS[access]],
+        resources: [key.keyArn],
+        conditions: {
+          StringEquals: { 'kms:EncryptionContext:purpose': [...CREDENTIAL_PURPOSES] },
+          Null: { 'kms:EncryptionContext:appId': 'false' },
+        },
+      }),
+    );
+    this.addEnvironment(ENV.credentialsKeyArn, key.keyArn);
     return this;
   }
 

@@ -96,6 +96,17 @@ describe('the synthesized bundles', () => {
     }
   });
 
+  it('carry the KMS client only where the manifest grants credentials access', () => {
+    const access = new Map([...ROUTES, ...WORKERS].map((e) => [e.id, e.access.credentials]));
+    for (const [id, file] of readBundleMap(cdkOut)) {
+      const code = readFileSync(file, 'utf8');
+      // The client's own endpoint rules name the service's signing name.
+      const kmsClient = code.includes('TrentService');
+      expect(kmsClient, id).toBe(access.get(id) !== undefined);
+      if (!kmsClient) expect(code.includes('no credentials access'), id).toBe(true);
+    }
+  });
+
   it('create an app, import a user and sign them in with their legacy password', async () => {
     expect(await call('/recipe/multitenancy/app/v2', { method: 'PUT', body: { appId: APP } })).toEqual({
       status: 200,

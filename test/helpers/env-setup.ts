@@ -7,5 +7,6 @@ process.env.TABLE_NAME = inject('tableName');
 process.env.SQS_ENDPOINT = inject('sqsEndpoint');
 process.env.IMPORT_QUEUE_URL = inject('importQueueUrl');
 process.env.IMPORT_DLQ_URL = inject('importDlqUrl');
+process.env.CREDENTIALS_KEY = inject('credentialsKey');
 process.env.AWS_REGION = 'local';
 process.env.LOG_LEVEL ??= 'warn';

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
 import { ensureTable, startDynamoDbLocal } from '../../bin/local/dynamodb.js';
 import { startLocalSqs } from '../../bin/local/sqs.js';
@@ -20,6 +21,8 @@ export default async function setup(project: TestProject) {
   project.provide('sqsEndpoint', sqs.endpoint);
   project.provide('importQueueUrl', sqs.queueUrl);
   project.provide('importDlqUrl', sqs.dlqUrl);
+  // The run's key for credentials at rest (the local runtime's process-lifetime key, as --in-memory).
+  project.provide('credentialsKey', randomBytes(32).toString('base64'));
   return async () => {
     await Promise.all([ddb.stop(), sqs.stop()]);
   };
@@ -32,5 +35,6 @@ declare module 'vitest' {
     sqsEndpoint: string;
     importQueueUrl: string;
     importDlqUrl: string;
+    credentialsKey: string;
   }
 }

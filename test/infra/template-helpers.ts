@@ -8,6 +8,8 @@ import { type Resource, resources } from './synth.js';
 export interface PolicyStatement {
   readonly actions: readonly string[];
   readonly resources: readonly unknown[];
+  /** The statement's `Condition` block, if any. */
+  readonly conditions?: Record<string, unknown>;
 }
 
 export interface RouteFunction {
@@ -47,9 +49,10 @@ export function routeFunctions(templates: readonly Template[]): RouteFunction[] 
         .filter(([, p]) => asArray(p.Properties?.Roles).some((role: { Ref?: string }) => role.Ref === roleId))
         .flatMap(([, p]) => asArray(p.Properties?.PolicyDocument.Statement))
         .filter((statement: { Effect: string }) => statement.Effect === 'Allow')
-        .map((statement: { Action: string | string[]; Resource: unknown }) => ({
+        .map((statement: { Action: string | string[]; Resource: unknown; Condition?: Record<string, unknown> }) => ({
           actions: asArray(statement.Action),
           resources: asArray(statement.Resource),
+          ...(statement.Condition ? { conditions: statement.Condition } : {}),
         }));
       const actions = statements.flatMap((statement) => statement.actions);
       return {

@@ -34,6 +34,7 @@ let queueId: string;
 let dlqId: string;
 let tableId: string;
 let keyId: string;
+let credentialsKeyId: string;
 
 /** The data-stack resource a workers-stack value imports, as `logicalId` or `logicalId.Attribute`. */
 function imported(value: unknown): string {
@@ -85,7 +86,10 @@ beforeAll(() => {
   queueId = queues().find(([, q]) => q.Properties?.RedrivePolicy !== undefined)![0];
   dlqId = queues().find(([, q]) => q.Properties?.RedrivePolicy === undefined)![0];
   tableId = resourcesOfType(synthesized.dataTemplate, 'AWS::DynamoDB::Table')[0]![0];
-  keyId = resourcesOfType(synthesized.dataTemplate, 'AWS::KMS::Key')[0]![0];
+  keyId = resourcesOfType(synthesized.dataTemplate, 'AWS::KMS::Key').find(([id]) => id.startsWith('DataKey'))![0];
+  credentialsKeyId = resourcesOfType(synthesized.dataTemplate, 'AWS::KMS::Key').find(([id]) =>
+    id.startsWith('CredentialsKey'),
+  )![0];
 });
 
 describe('worker manifest', () => {
@@ -331,12 +335,28 @@ describe('least privilege from worker.access and worker.source', () => {
     }
   });
 
-  it('grants KMS actions on the data key only', () => {
+  it('grants KMS actions on the data key, and on the credentials key only what access.credentials says', () => {
     for (const fn of functions) {
       const kms = fn.statements.filter((s) => s.actions.some((a) => a.startsWith('kms:')));
       expect(kms.length, fn.routeId).toBeGreaterThan(0);
-      for (const resource of kms.flatMap((s) => s.resources)) expect(imported(resource)).toBe(`${keyId}.Arn`);
+      const credentials = kms.filter((s) => s.resources.some((r) => imported(r) === `${credentialsKeyId}.Arn`));
+      for (const resource of kms.filter((s) => !credentials.includes(s)).flatMap((s) => s.resources)) {
+        expect(imported(resource)).toBe(`${keyId}.Arn`);
+      }
+      const access = workerById.get(fn.routeId)!.access.credentials;
+      const expected = access === 'open' ? ['kms:Decrypt'] : access === 'seal' ? ['kms:GenerateDataKey'] : [];
+      expect(
+        credentials.flatMap((s) => s.actions),
+        fn.routeId,
+      ).toEqual(expected);
+      expect(fn.properties.Environment?.Variables?.[ENV.credentialsKeyArn] !== undefined, fn.routeId).toBe(
+        access !== undefined,
+      );
     }
+    // The import worker opens staged credentials; the DLQ consumer and the reconciler never see them.
+    expect(workerById.get('import-worker')!.access.credentials).toBe('open');
+    expect(workerById.get('dlq-consumer')!.access.credentials).toBeUndefined();
+    expect(workerById.get('reconciler')!.access.credentials).toBeUndefined();
   });
 
   it('grants nothing else (no secrets, no wildcards beyond X-Ray)', () => {

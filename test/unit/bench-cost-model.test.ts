@@ -26,6 +26,7 @@ const published: CostSample = {
   users: 200,
   staging: phase(3.3344, 2.3244, 0.015),
   stagingCounters: { measuredWruPerUser: 0.32, at10kWruPerUser: 0.0256 },
+  stagingDataKeys: { measuredWruPerUser: 0, at10kWruPerUser: 0 },
   worker: {
     ...phase(15.8, 10.8, 1.3),
     callsPerUser: {},
@@ -64,5 +65,21 @@ describe('a million users', () => {
     const warmed = model.wall[2];
     expect(warmed?.concurrency).toBe(41);
     expect(warmed?.minutes).toBeCloseTo(5.35, 1);
+  });
+});
+
+describe('the staged credentials’ data key items', () => {
+  it('are priced as one per 10,000-user request, like the staging counters', () => {
+    const base = costModel(published, { users: 1_000_000, concurrency: 2, workerMemoryMb: 1769 });
+    const withKeys = costModel(
+      {
+        ...published,
+        staging: phase(3.3344 + 0.05, 2.3244 + 0.05, 0.015),
+        stagingDataKeys: { measuredWruPerUser: 0.05, at10kWruPerUser: 0.0001 },
+      },
+      { users: 1_000_000, concurrency: 2, workerMemoryMb: 1769 },
+    );
+    expect(withKeys.tableWriteUnitsPerUser - base.tableWriteUnitsPerUser).toBeCloseTo(0.0001, 6);
+    expect((withKeys.lines[0]?.usd ?? 0) - (base.lines[0]?.usd ?? 0)).toBeCloseTo(0.0000625, 9);
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   BaseConfigError,
@@ -8,6 +9,8 @@ import {
   resetBaseConfigForTests,
   resolveEffectiveConfig,
 } from '#functions/config/index.js';
+
+const sha256 = (key: string) => createHash('sha256').update(key, 'utf8').digest();
 
 const KEY_A = 'aaaaaaaaaaaaaaaaaaaaaaaa';
 const KEY_B = 'bbbbbbbbbbbbbbbbbbbbbbbb';
@@ -28,7 +31,7 @@ describe('loadBaseConfig', () => {
 
   it('reads API_KEYS; resolution splits it on commas without whitespace', async () => {
     const base = await loadBaseConfig({ env: { API_KEYS: ` ${KEY_A} , ${KEY_B}` }, file: {} });
-    expect(resolveEffectiveConfig(base, undefined, undefined).apiKeys).toEqual([KEY_A, KEY_B]);
+    expect(resolveEffectiveConfig(base, undefined, undefined).apiKeyDigests).toEqual([sha256(KEY_A), sha256(KEY_B)]);
   });
 
   it('parses every key from its upper-case environment variable to the key type', async () => {
@@ -144,7 +147,7 @@ describe('loadBaseConfig', () => {
       fetchSecret,
     });
     expect(fetchSecret).toHaveBeenCalledWith('arn:aws:secretsmanager:eu-west-1:1:secret:k');
-    expect(resolveEffectiveConfig(base, undefined, undefined).apiKeys).toEqual([KEY_B, KEY_A]);
+    expect(resolveEffectiveConfig(base, undefined, undefined).apiKeyDigests).toEqual([sha256(KEY_B), sha256(KEY_A)]);
   });
 
   it('fails clearly when the secret cannot be read or is empty, without its contents', async () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   CONFIG_KEYS,
@@ -9,6 +10,8 @@ import {
   renderConfigReferenceMarkdown,
   resolveEffectiveConfig,
 } from '#functions/config/index.js';
+
+const sha256 = (key: string) => createHash('sha256').update(key, 'utf8').digest();
 
 describe('mergeCoreConfig', () => {
   it('adds and overwrites keys, and removes a key whose update value is null', () => {
@@ -37,7 +40,7 @@ describe('mergeCoreConfig', () => {
 describe('resolveEffectiveConfig', () => {
   it('uses registry defaults when nothing is set', () => {
     const config = resolveEffectiveConfig({}, undefined, undefined);
-    expect(config.apiKeys).toEqual([]);
+    expect(config.apiKeyDigests).toEqual([]);
     expect(config.passwordHashingAlg).toBe('BCRYPT');
     expect(config.bcryptLogRounds).toBe(11);
     expect(config.argon2).toEqual({ iterations: 1, memoryKb: 87795, parallelism: 2 });
@@ -62,7 +65,7 @@ describe('resolveEffectiveConfig', () => {
     const config = resolveEffectiveConfig(base, app, tenant);
     expect(config.values.password_reset_token_lifetime).toBe(30);
     expect(config.values.access_token_validity).toBe(2);
-    expect(config.apiKeys).toEqual(['b'.repeat(20)]);
+    expect(config.apiKeyDigests).toEqual([sha256('b'.repeat(20))]);
     expect(resolveEffectiveConfig(base, app, undefined).values.password_reset_token_lifetime).toBe(20);
     expect(resolveEffectiveConfig(base, undefined, undefined).values.access_token_validity).toBe(1);
   });
@@ -85,7 +88,8 @@ describe('resolveEffectiveConfig', () => {
     expect(config.passwordHashingAlg).toBe('ARGON2');
     expect(config.bcryptLogRounds).toBe(12);
     expect(config.argon2).toEqual({ iterations: 3, memoryKb: 1024, parallelism: 4 });
-    expect(config.firebaseSignerKey).toBe('c2lnbmVy');
+    expect(config.firebaseSignerKey).toEqual({ stored: 'c2lnbmVy', appId: undefined });
+    expect(config.firebaseSignerKeySet).toBe(true);
     expect(config.accountLinkingEnabled).toBe(true);
     expect(config.mfaEnabled).toBe(true);
     expect(config.maxCdiVersion).toBe('5.4');
@@ -104,7 +108,7 @@ describe('resolveEffectiveConfig', () => {
       { mfa_enabled: 'yes' },
       undefined,
     );
-    expect(config.apiKeys).toEqual([]);
+    expect(config.apiKeyDigests).toEqual([]);
     expect(config.bcryptLogRounds).toBe(11);
     expect(config.mfaEnabled).toBe(false);
   });
@@ -123,7 +127,9 @@ describe('resolveEffectiveConfig', () => {
 
   it('lets an app replace the base API keys', () => {
     const base = { api_keys: 'b'.repeat(20) };
-    expect(resolveEffectiveConfig(base, { api_keys: 'a'.repeat(25) }, undefined).apiKeys).toEqual(['a'.repeat(25)]);
+    expect(resolveEffectiveConfig(base, { api_keys: 'a'.repeat(25) }, undefined).apiKeyDigests).toEqual([
+      sha256('a'.repeat(25)),
+    ]);
   });
 });
 

@@ -11,7 +11,11 @@ export interface StagedUserRecord {
   readonly appId: string;
   readonly id: string;
   readonly status: StagedStatus;
-  /** The normalised user as validated at staging time (credentials included: never log it). */
+  /**
+   * The normalised user as validated at staging time. Its credentials (passwords, hashes, TOTP
+   * secrets) are stored sealed: they are here only in rows returned by `claim`/`claimMany`, for
+   * the import (never log it); `get` and `list` leave them out.
+   */
   readonly user: ImportUser;
   /** Why the import failed (FAILED rows only). */
   readonly errorMessage?: string;
@@ -41,11 +45,18 @@ export interface StagingStore {
    */
   insertNew(appId: string, users: readonly ImportUser[], now: number): Promise<{ collidedIds: string[] }>;
   get(appId: string, id: string): Promise<StagedUserRecord | undefined>;
-  /** NEW → PROCESSING (a PROCESSING row stays). Undefined when the row is gone or FAILED. */
+  /**
+   * NEW → PROCESSING (a PROCESSING row stays), its credentials opened. Undefined when the row is
+   * gone or FAILED — or when its credentials can never be opened: the row is then made FAILED with
+   * a message saying why (never retried).
+   */
   claim(appId: string, id: string, now: number): Promise<StagedUserRecord | undefined>;
   /** {@link claim} for several rows at once (fewer writes); by id, undefined where `claim` would be. */
   claimMany(appId: string, ids: readonly string[], now: number): Promise<Map<string, StagedUserRecord | undefined>>;
-  /** `from` → FAILED with `message`; false when the row is gone or no longer in `from`. */
+  /**
+   * `from` → FAILED with `message`, its credentials erased in the same write; false when the row
+   * is gone or no longer in `from`.
+   */
   fail(appId: string, id: string, from: 'NEW' | 'PROCESSING', message: string, now: number): Promise<boolean>;
   /** Remembers a transient error on a NEW/PROCESSING row (best effort). */
   noteTransientError(appId: string, id: string, message: string, now: number): Promise<void>;

@@ -1,4 +1,10 @@
-import { type ConfigValues, mergeCoreConfig, validateCoreConfig } from '#functions/config/index.js';
+import {
+  type ConfigValues,
+  INVALID_CORE_CONFIG_PREFIX,
+  mergeCoreConfig,
+  resolveSecretUpdate,
+  validateCoreConfig,
+} from '#functions/config/index.js';
 import { AppOrTenantNotFoundError, BadRequestError, ForbiddenError } from '#functions/shared/errors.js';
 import {
   has,
@@ -147,7 +153,12 @@ async function upsertTenant(
     const now = deps.now();
     const base = existing ?? newTenant(appId, tenantId, now, creationDefaults(tenantId, api, cdiAtLeast5));
     const factors = applyFactors(factorState(base), input.factors, api, cdiAtLeast5);
-    const coreConfig = mergeCoreConfig(base.coreConfig, input.coreConfig ?? {});
+    // A credential sent back as the fingerprint a response showed for it stays as stored.
+    const update =
+      appId === PUBLIC && tenantId === PUBLIC
+        ? (input.coreConfig ?? {})
+        : resolveSecretUpdate(base.coreConfig, input.coreConfig ?? {}, INVALID_CORE_CONFIG_PREFIX);
+    const coreConfig = mergeCoreConfig(base.coreConfig, update);
     await validateTenantConfig(deps, appId, tenantId, coreConfig);
     const record: TenantRecord = {
       ...base,

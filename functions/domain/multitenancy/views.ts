@@ -1,3 +1,4 @@
+import { presentCoreConfig } from '#functions/config/index.js';
 import { legacyRecipeEnabled, v2FirstFactors } from './factors.js';
 import type { TenantRecord } from './tenant.js';
 
@@ -9,7 +10,10 @@ const state = (t: TenantRecord) => ({
   requiredSecondaryFactors: t.requiredSecondaryFactors ? [...t.requiredSecondaryFactors] : null,
 });
 
-/** A tenant as the v2 APIs show it (spec §1.4): optional keys omitted, not null. */
+/**
+ * A tenant as the v2 APIs show it (spec §1.4): optional keys omitted, not null. Credentials in its
+ * coreConfig are shown as fingerprints (functions/config/secrets.ts), never as values.
+ */
 export function tenantViewV2(tenant: TenantRecord): Record<string, unknown> {
   const s = state(tenant);
   const firstFactors = v2FirstFactors(s);
@@ -18,7 +22,7 @@ export function tenantViewV2(tenant: TenantRecord): Record<string, unknown> {
     thirdParty: { providers: tenant.thirdPartyProviders },
     ...(firstFactors !== null ? { firstFactors } : {}),
     ...(s.requiredSecondaryFactors !== null ? { requiredSecondaryFactors: s.requiredSecondaryFactors } : {}),
-    coreConfig: tenant.coreConfig,
+    coreConfig: presentCoreConfig(tenant.coreConfig),
   };
 }
 
@@ -30,7 +34,7 @@ export function tenantViewLegacy(tenant: TenantRecord, cdiAtLeast5: boolean): Re
     emailPassword: { enabled: legacyRecipeEnabled(s, 'emailPassword', cdiAtLeast5) },
     thirdParty: { enabled: legacyRecipeEnabled(s, 'thirdParty', cdiAtLeast5), providers: tenant.thirdPartyProviders },
     passwordless: { enabled: legacyRecipeEnabled(s, 'passwordless', cdiAtLeast5) },
-    coreConfig: tenant.coreConfig,
+    coreConfig: presentCoreConfig(tenant.coreConfig),
   };
   if (cdiAtLeast5) {
     if (s.firstFactors !== null && s.firstFactors.length > 0) view.firstFactors = s.firstFactors;

@@ -39,3 +39,9 @@ export const STAGING_APPS_INDEX_PARTITION = 'BULK#APPS';
 
 export const stagedCounterPartition = (appId: string, shard: number) => `${appPartition(appId)}#BCOUNT#${shard}`;
 export const STAGED_COUNTER_SK = 'COUNT';
+
+/**
+ * The wrapped data keys that sealed an app's staged credentials, one item per data key (not per
+ * row): `APP#<a>#BULKKEY` / `<key id>`; a row names its key by id.
+ */
+export const stagingDataKeyPartition = (appId: string) => `${appPartition(appId)}#BULKKEY`;

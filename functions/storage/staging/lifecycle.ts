@@ -6,6 +6,8 @@
  */
 import type { StagedStatus, StagedUserRecord } from '#functions/domain/bulk-import/staging-ports.js';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
+import { UnreadableSecretError } from '#functions/domain/credentials/ports.js';
+import { logger } from '#functions/shared/logger.js';
 import {
   batchGetAll,
   chunk,
@@ -30,6 +32,13 @@ import {
   stagedRow,
   stagingMarker,
 } from './rows.js';
+import {
+  clearUserJson,
+  DATA_KEY_ATTRIBUTE,
+  SEALED_ATTRIBUTE,
+  type StagedCredentials,
+  UNREADABLE_CREDENTIALS_MESSAGES,
+} from './sealing.js';
 
 const statusIs = (status: StagedStatus) => ({
   expression: 'attribute_exists(PK) AND #st = :st',
@@ -42,17 +51,26 @@ const pendingCondition = {
   values: { ':n': 'NEW', ':p': 'PROCESSING' },
 };
 
-/** A transaction Update of one row, conditioned on its current status. */
-function statusChange(table: Table, appId: string, id: string, from: StagedStatus, set: Item): TransactItem {
+/** A transaction Update of one row, conditioned on its current status; `remove` attributes are deleted. */
+function statusChange(
+  table: Table,
+  appId: string,
+  id: string,
+  from: StagedStatus,
+  set: Item,
+  remove: readonly string[] = [],
+): TransactItem {
   const update = updateExpression(set);
   const condition = statusIs(from);
+  const removed = Object.fromEntries(remove.map((name, i) => [`#r${i}`, name]));
+  const removal = remove.length > 0 ? ` REMOVE ${Object.keys(removed).join(', ')}` : '';
   return {
     Update: {
       TableName: table.name,
       Key: stagedRow.key({ appId, id }),
-      UpdateExpression: update.UpdateExpression,
+      UpdateExpression: `${update.UpdateExpression}${removal}`,
       ConditionExpression: condition.expression,
-      ExpressionAttributeNames: { ...update.ExpressionAttributeNames, ...condition.names },
+      ExpressionAttributeNames: { ...update.ExpressionAttributeNames, ...removed, ...condition.names },
       ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...condition.values },
     },
   };
@@ -78,12 +96,15 @@ export async function readRows(table: Table, appId: string, ids: readonly string
 
 export async function insertNew(
   table: Table,
+  sealing: StagedCredentials,
   appId: string,
   users: readonly ImportUser[],
   now: number,
 ): Promise<{ collidedIds: string[] }> {
   // Before any row: the reconciler must know this app has rows to look after.
   await putItem(table, stagingMarker.item({ appId }, { appId, stagedAt: now }, { GSI2: { appId } }));
+  // One data key for the request's rows (stored before any row names it).
+  const key = await sealing.sealingKeyFor(appId, users);
   const collided: string[] = [];
   const groups = [...groupBy(users, (u) => counterShard(u.id)).entries()];
   // Each counter shard's chunks run one after another (no transaction conflicts on the counter
@@ -95,7 +116,7 @@ export async function insertNew(
         const items: TransactItem[] = pending.map((user) => ({
           Put: {
             TableName: table.name,
-            Item: newRowItem(appId, user, now),
+            Item: newRowItem(appId, user, now, sealing.rowAttributes(appId, user, key)),
             ConditionExpression: 'attribute_not_exists(PK)',
           },
         }));
@@ -114,15 +135,46 @@ export async function insertNew(
 const claimUpdate = (table: Table, appId: string, id: string, now: number) =>
   statusChange(table, appId, id, 'NEW', { status: 'PROCESSING', updatedAt: now, ...moveTo(appId, id, 'PROCESSING') });
 
+/**
+ * The row with its credentials opened for the import; undefined when they can never be opened —
+ * the row is then FAILED (its credentials erased) with a message saying why, never retried.
+ */
+async function opened(
+  table: Table,
+  sealing: StagedCredentials,
+  item: Item,
+  now: number,
+): Promise<StagedUserRecord | undefined> {
+  try {
+    return fromItem(item, await sealing.openUser(item));
+  } catch (error) {
+    if (!(error instanceof UnreadableSecretError)) throw error;
+    const row = fromItem(item);
+    if (row.status === 'FAILED') return undefined;
+    const message = UNREADABLE_CREDENTIALS_MESSAGES[error.reason];
+    const failed = await fail(table, row.appId, row.id, row.status as 'NEW' | 'PROCESSING', message, now);
+    logger.warn('staged credentials cannot be decrypted; the row is FAILED', {
+      appId: row.appId,
+      id: row.id,
+      reason: error.reason,
+      failed,
+    });
+    return undefined;
+  }
+}
+
 export async function claim(
   table: Table,
+  sealing: StagedCredentials,
   appId: string,
   id: string,
   now: number,
 ): Promise<StagedUserRecord | undefined> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const row = await getRow(table, appId, id);
-    if (!row || row.status === 'FAILED') return undefined;
+    const item = await getItem(table, stagedRow.key({ appId, id }));
+    if (!item || item.status === 'FAILED') return undefined;
+    const row = await opened(table, sealing, item, now);
+    if (!row) return undefined;
     if (row.status === 'PROCESSING') return row;
     const result = await transact(table, [
       claimUpdate(table, appId, id, now),
@@ -141,14 +193,15 @@ export async function claim(
  */
 export async function claimMany(
   table: Table,
+  sealing: StagedCredentials,
   appId: string,
   ids: readonly string[],
   now: number,
 ): Promise<Map<string, StagedUserRecord | undefined>> {
   const unique = [...new Set(ids)];
-  const found = new Map(
-    (await readRows(table, appId, unique, true)).map((i) => [i.id as string, fromItem(i)] as const),
-  );
+  const items = (await readRows(table, appId, unique, true)).filter((i) => i.status !== 'FAILED');
+  const rows = await Promise.all(items.map((i) => opened(table, sealing, i, now)));
+  const found = new Map(rows.flatMap((row) => (row ? [[row.id, row] as const] : [])));
   const out = new Map<string, StagedUserRecord | undefined>();
   const fresh: StagedUserRecord[] = [];
   for (const id of unique) {
@@ -166,11 +219,15 @@ export async function claimMany(
       for (const r of part) out.set(r.id, { ...r, status: 'PROCESSING', updatedAt: now });
       continue;
     }
-    for (const r of part) out.set(r.id, await claim(table, appId, r.id, now));
+    for (const r of part) out.set(r.id, await claim(table, sealing, appId, r.id, now));
   }
   return out;
 }
 
+/**
+ * `from` → FAILED with `message`, the credentials erased in the same write: the sealed ones
+ * removed, and a row written before credentials were sealed gets its clear JSON without them.
+ */
 export async function fail(
   table: Table,
   appId: string,
@@ -179,13 +236,24 @@ export async function fail(
   message: string,
   now: number,
 ): Promise<boolean> {
+  const item = await getItem(table, stagedRow.key({ appId, id }));
+  if (!item || item.status !== from) return false;
+  const user = clearUserJson(item);
   const result = await transact(table, [
-    statusChange(table, appId, id, from, {
-      status: 'FAILED',
-      errorMessage: message,
-      updatedAt: now,
-      ...moveTo(appId, id, 'FAILED'),
-    }),
+    statusChange(
+      table,
+      appId,
+      id,
+      from,
+      {
+        status: 'FAILED',
+        errorMessage: message,
+        updatedAt: now,
+        ...(user === item.user ? {} : { user }),
+        ...moveTo(appId, id, 'FAILED'),
+      },
+      [SEALED_ATTRIBUTE, DATA_KEY_ATTRIBUTE],
+    ),
     counterUpdate(table, appId, counterShard(id), { [from]: -1, FAILED: 1 }),
   ]);
   return result.ok;

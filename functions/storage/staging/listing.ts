@@ -78,7 +78,7 @@ export async function list(
     picked.push(cursor.take() as Item);
     heads[best] = await cursor.head();
   }
-  const rows = picked.slice(0, query.limit).map(fromItem);
+  const rows = picked.slice(0, query.limit).map((item) => fromItem(item));
   const nextItem = picked[query.limit];
   return nextItem ? { rows, next: { createdAt: nextItem.createdAt as number, id: nextItem.id as string } } : { rows };
 }

@@ -20,6 +20,7 @@ import {
   stagingAppMarkerPartition,
 } from '../keys/staging.js';
 import { defineEntity, type Item, shardOf, type Table, type TransactItem, updateExpression } from '../kit/index.js';
+import { splitCredentials } from './credentials.js';
 
 /** Rows per transaction: 100 actions at most, one of them the counter update. */
 export const ROWS_PER_TRANSACTION = 99;
@@ -76,16 +77,18 @@ export function statusPartitions(appId: string, statuses: readonly StagedStatus[
 export const counterKeys = (appId: string) =>
   Array.from({ length: STAGED_COUNTER_SHARDS }, (_, shard) => stagedCounter.key({ appId, shard }));
 
-/** A NEW row as written by staging. */
-export function newRowItem(appId: string, user: ImportUser, now: number): Item {
+/**
+ * A NEW row as written by staging: `attributes` are the user's (sealing.ts: its clear JSON and its
+ * sealed credentials).
+ */
+export function newRowItem(appId: string, user: ImportUser, now: number, attributes: Item): Item {
   return stagedRow.item(
     { appId, id: user.id },
     {
       appId,
       id: user.id,
       status: 'NEW',
-      // JSON text: keeps the reference's key order and any metadata shape DynamoDB maps cannot hold.
-      user: JSON.stringify(user),
+      ...attributes,
       createdAt: now,
       updatedAt: now,
       sentAt: now,
@@ -94,12 +97,16 @@ export function newRowItem(appId: string, user: ImportUser, now: number): Item {
   );
 }
 
-export function fromItem(item: Item): StagedUserRecord {
+/**
+ * A row as the status API and the DLQ consumer see it: the user WITHOUT its credentials (they stay
+ * sealed; only the import worker opens them, see sealing.ts). `user` replaces the row's own.
+ */
+export function fromItem(item: Item, user?: ImportUser): StagedUserRecord {
   return {
     appId: item.appId as string,
     id: item.id as string,
     status: item.status as StagedStatus,
-    user: JSON.parse(item.user as string) as ImportUser,
+    user: user ?? splitCredentials(JSON.parse(item.user as string) as ImportUser).user,
     ...(typeof item.errorMessage === 'string' ? { errorMessage: item.errorMessage } : {}),
     ...(typeof item.lastError === 'string' ? { lastError: item.lastError } : {}),
     createdAt: item.createdAt as number,

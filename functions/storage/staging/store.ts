@@ -4,6 +4,7 @@
  * listing.ts (list, count), reconcile-scan.ts (the reconciler's read), purge.ts (app deletion).
  */
 import type { StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
+import type { Envelope } from '../crypto/envelope.js';
 import type { Table } from '../kit/index.js';
 import {
   claim,
@@ -18,13 +19,19 @@ import {
 } from './lifecycle.js';
 import { countOf, list } from './listing.js';
 import { pendingSentBefore } from './reconcile-scan.js';
+import { StagedCredentials } from './sealing.js';
 
-export function createStagingStore(table: Table): StagingStore {
+/**
+ * `envelope` seals the rows' credentials at staging and opens them for the import (sealing.ts);
+ * it is asked for only then, so the status API and the reconciler never need the key.
+ */
+export function createStagingStore(table: Table, envelope: () => Envelope): StagingStore {
+  const sealing = new StagedCredentials(table, envelope);
   return {
-    insertNew: (appId, users, now) => insertNew(table, appId, users, now),
+    insertNew: (appId, users, now) => insertNew(table, sealing, appId, users, now),
     get: (appId, id) => getRow(table, appId, id),
-    claim: (appId, id, now) => claim(table, appId, id, now),
-    claimMany: (appId, ids, now) => claimMany(table, appId, ids, now),
+    claim: (appId, id, now) => claim(table, sealing, appId, id, now),
+    claimMany: (appId, ids, now) => claimMany(table, sealing, appId, ids, now),
     fail: (appId, id, from, message, now) => fail(table, appId, id, from, message, now),
     noteTransientError: (appId, id, message, now) => noteTransientError(table, appId, id, message, now),
     removeImported: (appId, id) => removeImported(table, appId, id),

@@ -1,0 +1,48 @@
+/**
+ * Credentials at rest (design §6a): staged credentials and app secrets are sealed with AES-256-GCM
+ * under a data key that table readers do not have. The data key comes from a key provider — the
+ * stack's credentials KMS key on AWS, a key file locally — which hands out a fresh data key with
+ * its wrapped (encrypted) form, and later unwraps that form again, for the same context only.
+ */
+
+/**
+ * What a data key is bound to: the KMS encryption context on AWS, the associated data of the local
+ * key's wrapping. A wrapped key given another context does not unwrap. Always names the app.
+ */
+export interface KeyContext {
+  /** What the key seals: `staged-credentials` (bulk-import rows) or `app-secret` (coreConfig values). */
+  readonly purpose: 'staged-credentials' | 'app-secret';
+  readonly appId: string;
+}
+
+export interface DataKeyProvider {
+  /** A fresh 256-bit data key and its wrapped form (safe to store beside what it seals). */
+  generateDataKey(context: KeyContext): Promise<{ readonly plaintext: Uint8Array; readonly wrapped: Uint8Array }>;
+  /**
+   * The data key of a wrapped form made for the same context. Throws {@link UnreadableSecretError}
+   * when it can never be unwrapped (another key, altered bytes, another context); any other error
+   * is transient (throttling, the network) and worth retrying.
+   */
+  unwrapDataKey(wrapped: Uint8Array, context: KeyContext): Promise<Uint8Array>;
+}
+
+/**
+ * Why a sealed value can never be opened:
+ * - `other-key`: it was sealed under a key this core does not have (a replaced or lost local key
+ *   file, another provider);
+ * - `altered`: its bytes, its data key or its binding (app, row) are not the ones it was sealed
+ *   with — tampered with, or moved to another row or app;
+ * - `key-missing`: the item holding its wrapped data key is gone.
+ */
+export type UnreadableReason = 'other-key' | 'altered' | 'key-missing';
+
+/** A sealed value that will never open (not worth a retry); the message names no secret. */
+export class UnreadableSecretError extends Error {
+  constructor(
+    readonly reason: UnreadableReason,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'UnreadableSecretError';
+  }
+}

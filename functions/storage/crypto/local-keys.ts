@@ -1,0 +1,77 @@
+/**
+ * The local runtime's key provider: a 32-byte key from a file under DATA_DIR (created by the
+ * runtime on first start, bin/local/key-file.ts), or a process-lifetime key with `--in-memory`.
+ * Data keys are wrapped with it by AES-256-GCM, bound to their context:
+ * `'L' (1) | key id (8) | IV (12) | wrapped key (32) | tag (16)`, the key id being the first 8
+ * bytes of the key's SHA-256, so a data key wrapped under another key is told apart from an
+ * altered one.
+ */
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { type DataKeyProvider, type KeyContext, UnreadableSecretError } from '#functions/domain/credentials/ports.js';
+
+export const LOCAL_KEY_BYTES = 32;
+/** First byte of a data key wrapped by this provider ('K' is KMS's, kms-keys.ts). */
+export const LOCAL_WRAP_TAG = 0x4c;
+const KEY_ID_BYTES = 8;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+const associatedData = (context: KeyContext) => Buffer.from(`${context.purpose}\u0000${context.appId}`, 'utf8');
+
+/** The key id written into every wrapped data key: which local key wrapped it. */
+export function localKeyId(key: Uint8Array): Buffer {
+  return createHash('sha256').update(key).digest().subarray(0, KEY_ID_BYTES);
+}
+
+/** A key file's key; throws (naming the file, never its content) unless it holds exactly 32 bytes. */
+export function readLocalKeyFile(path: string): Buffer {
+  const key = readFileSync(path);
+  if (key.length !== LOCAL_KEY_BYTES) {
+    throw new Error(`the key file ${path} must hold exactly ${LOCAL_KEY_BYTES} bytes (it holds ${key.length})`);
+  }
+  return key;
+}
+
+export function createLocalKeyProvider(key: Uint8Array): DataKeyProvider {
+  if (key.length !== LOCAL_KEY_BYTES) throw new Error(`the local key must be ${LOCAL_KEY_BYTES} bytes`);
+  const master = Buffer.from(key);
+  const id = localKeyId(master);
+  return {
+    async generateDataKey(context) {
+      const plaintext = randomBytes(LOCAL_KEY_BYTES);
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv('aes-256-gcm', master, iv);
+      cipher.setAAD(associatedData(context));
+      const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+      return { plaintext, wrapped: Buffer.concat([Buffer.of(LOCAL_WRAP_TAG), id, iv, body, cipher.getAuthTag()]) };
+    },
+    async unwrapDataKey(wrapped, context) {
+      const bytes = Buffer.from(wrapped);
+      if (bytes[0] !== LOCAL_WRAP_TAG) {
+        throw new UnreadableSecretError('other-key', 'sealed under a key of another provider (not the local key)');
+      }
+      if (bytes.length !== 1 + KEY_ID_BYTES + IV_BYTES + LOCAL_KEY_BYTES + TAG_BYTES) {
+        throw new UnreadableSecretError('altered', 'the wrapped data key is not in a known format');
+      }
+      if (!bytes.subarray(1, 1 + KEY_ID_BYTES).equals(id)) {
+        throw new UnreadableSecretError(
+          'other-key',
+          'sealed under another local key (the key file was replaced or lost)',
+        );
+      }
+      const ivStart = 1 + KEY_ID_BYTES;
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', master, bytes.subarray(ivStart, ivStart + IV_BYTES));
+        decipher.setAAD(associatedData(context));
+        decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
+        return Buffer.concat([
+          decipher.update(bytes.subarray(ivStart + IV_BYTES, bytes.length - TAG_BYTES)),
+          decipher.final(),
+        ]);
+      } catch {
+        throw new UnreadableSecretError('altered', 'the wrapped data key does not match its app');
+      }
+    },
+  };
+}
