@@ -1,7 +1,12 @@
 /** Wiring of the users use cases (sign-in/up, users, mappings) for the app of a request. */
 import { randomUUID } from 'node:crypto';
 import type { EffectiveConfig } from '#functions/config/index.js';
-import { hashPassword, verifyPassword } from '#functions/domain/passwords/index.js';
+import {
+  dummyVerifyPassword,
+  type HashPasswordParams,
+  hashPassword,
+  verifyPassword,
+} from '#functions/domain/passwords/index.js';
 import type { PasswordPorts, UsersDeps } from '#functions/domain/users/service.js';
 import { logger } from '#functions/shared/logger.js';
 import { appStores } from './stores.js';
@@ -17,17 +22,27 @@ export function usersDeps(config: EffectiveConfig): UsersDeps {
 
 /** Hashing with the app's algorithm and costs; verification infers the algorithm from the hash. */
 export function passwordPorts(config: EffectiveConfig): PasswordPorts {
+  const params: HashPasswordParams = {
+    algorithm: config.passwordHashingAlg,
+    bcryptLogRounds: config.bcryptLogRounds,
+    argon2: config.argon2,
+  };
   return {
-    hash: (plain) =>
-      hashPassword(plain, {
-        algorithm: config.passwordHashingAlg,
-        bcryptLogRounds: config.bcryptLogRounds,
-        argon2: config.argon2,
-      }),
+    hash: (plain) => hashPassword(plain, params),
     verify: async (plain, stored) => {
       const result = await verifyPassword(plain, stored, { firebaseSignerKey: config.firebaseSignerKey });
       if (result.ok) return 'match';
-      return result.reason === 'WRONG_PASSWORD' ? 'mismatch' : 'unverifiable';
+      switch (result.reason) {
+        case 'WRONG_PASSWORD':
+          return 'mismatch';
+        case 'HASH_COST_ABOVE_LIMIT':
+          return 'over-limit';
+        default:
+          return 'unverifiable';
+      }
+    },
+    dummyVerify: async (plain) => {
+      await dummyVerifyPassword(plain, params);
     },
   };
 }
