@@ -267,7 +267,7 @@ describe('validateImportUser – totpDevices', () => {
       'period should be of type integer for a totp device.',
       'skew should be of type integer for a totp device.',
       'deviceName should be of type string for a totp device.',
-      `TOTP secretKey ${k} is too long. Max length is 256.`,
+      'TOTP secretKey <redacted> is too long. Max length is 256.',
       'period should be > 0 for a totp device.',
       'skew should be >= 0 for a totp device.',
       `TOTP deviceName ${n} is too long. Max length is 256.`,
@@ -354,6 +354,16 @@ describe('validateImportUser – login methods, common fields', () => {
     const errors = errorsOf({ loginMethods: [pl({ tenantIds: [] })] });
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/^LoginMethod '\{.*"recipeId":"passwordless".*\}' has no tenantId$/);
+  });
+
+  it('quotes a login method left without tenants with its credentials redacted', () => {
+    const hash = '$2a$10$GdJB9E9ce7G/H/5IYhrD0ON1CuVEmUoh/i7ewcot4ZStgHd83Ahbe';
+    const errors = errorsOf({
+      loginMethods: [ep({ passwordHash: hash, plainTextPassword: 'hunter2-secret', tenantIds: [] })],
+    });
+    expect(errors).toEqual([
+      `LoginMethod '{"tenantIds":[],"isVerified":false,"isPrimary":false,"timeJoinedInMSSinceEpoch":${NOW},"recipeId":"emailpassword","email":"john@example.com","passwordHash":"<redacted>","hashingAlgorithm":"BCRYPT","plainTextPassword":"<redacted>","superTokensUserId":"id-1"}' has no tenantId`,
+    ]);
   });
 
   it('tenants of one app share one database: spreading a user over tenants is fine', () => {

@@ -19,6 +19,7 @@ import {
   readString,
 } from './json-fields.js';
 import { getPrimaryLoginMethod } from './primary.js';
+import { SECRET_MARKER } from './secrets.js';
 import {
   DEFAULT_TENANT_ID,
   type EmailPasswordImportLoginMethod,
@@ -209,7 +210,7 @@ function parseTotpDevices(user: JsonObject, ctx: ImportValidationContext, errors
     const rawDeviceName = readString(element, 'deviceName', false, errors, SUFFIX_TOTP);
 
     if (secretKey !== undefined && secretKey.length > 256) {
-      errors.push(`TOTP secretKey ${secretKey} is too long. Max length is 256.`);
+      errors.push(`TOTP secretKey ${SECRET_MARKER} is too long. Max length is 256.`);
     }
     let period: number | undefined = rawPeriod ?? 30;
     if (period < 1) {
@@ -440,9 +441,14 @@ function dedupe(values: string[]): string[] {
   return out;
 }
 
-/** `LoginMethod '<json>' has no tenantId` renders the normalised login method as JSON. */
+/**
+ * `LoginMethod '<json>' has no tenantId` renders the normalised login method as JSON, its
+ * credentials (`passwordHash`, `plainTextPassword`) replaced by the marker.
+ */
 function describeLoginMethod(lm: ImportLoginMethod): string {
-  return JSON.stringify(lm);
+  return JSON.stringify(lm, (key, value) =>
+    (key === 'passwordHash' || key === 'plainTextPassword') && typeof value === 'string' ? SECRET_MARKER : value,
+  );
 }
 
 /**
