@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EffectiveConfig } from '#functions/config/index.js';
 import type { ImportValidationContext } from '#functions/domain/bulk-import/validate-user.js';
-import type { ImportDeps } from '#functions/domain/import/import-user.js';
+import { type ImportDeps, stagedImportProblem } from '#functions/domain/import/import-user.js';
 import { type AppStores, appStores, tenantStore } from './stores.js';
 
 /**
@@ -27,6 +27,7 @@ export async function importValidationContext(
     tenantExists: (tenantId) => tenantSet.has(tenantId),
     features: { accountLinking: config.accountLinkingEnabled, mfa: config.mfaEnabled },
     firebaseSignerKeyConfigured: config.firebaseSignerKey !== undefined && config.firebaseSignerKey.trim() !== '',
+    stagedImportProblem: (user) => stagedImportProblem({ store: stores.users }, appId, user),
   };
 }
 

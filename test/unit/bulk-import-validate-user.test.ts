@@ -749,3 +749,46 @@ describe('non-object input', () => {
     }
   });
 });
+
+describe('values that could never be stored are refused by validation (all three import paths run it)', () => {
+  const nested = (depth: number): Record<string, unknown> => {
+    let value: Record<string, unknown> = {};
+    for (let level = 1; level < depth; level++) value = { a: value };
+    return value;
+  };
+
+  it('integers beyond what the field holds: TOTP period and skew are 32-bit, times safe integers', () => {
+    const device = (extra: Record<string, unknown>) => ({ secretKey: 'JBSWY3DPEHPK3PXP', ...extra });
+    for (const period of [1e308, 2 ** 31, -(2 ** 31), 2 ** 60]) {
+      expect(errorsOf({ totpDevices: [device({ period })], loginMethods: [pl()] })).toContain(
+        'period should be of type integer for a totp device.',
+      );
+    }
+    expect(errorsOf({ totpDevices: [device({ skew: 1e20 })], loginMethods: [pl()] })).toEqual([
+      'skew should be of type integer for a totp device.',
+    ]);
+    const max = userOf({ totpDevices: [device({ period: 2 ** 31 - 1, skew: 2 ** 31 - 1 })], loginMethods: [pl()] });
+    expect(max.totpDevices[0]).toMatchObject({ period: 2 ** 31 - 1, skew: 2 ** 31 - 1 });
+    expect(errorsOf({ loginMethods: [pl({ timeJoinedInMSSinceEpoch: -1e300 })] })).toEqual([
+      'timeJoinedInMSSinceEpoch should be of type integer for a loginMethod',
+    ]);
+  });
+
+  it('metadata deeper than 32 levels or larger than 350,000 bytes of JSON', () => {
+    expect(userOf({ userMetadata: nested(32), loginMethods: [pl()] }).userMetadata).toEqual(nested(32));
+    expect(errorsOf({ userMetadata: nested(33), loginMethods: [pl()] })).toEqual([
+      'userMetadata is nested too deeply. Max depth is 32.',
+    ]);
+    expect(errorsOf({ userMetadata: nested(5000), loginMethods: [pl()] })).toEqual([
+      'userMetadata is nested too deeply. Max depth is 32.',
+    ]);
+    expect(errorsOf({ userMetadata: { a: [[[[[[nested(27)]]]]]] }, loginMethods: [pl()] })).toEqual([
+      'userMetadata is nested too deeply. Max depth is 32.',
+    ]);
+    const big = { text: 'x'.repeat(350_000 - '{"text":""}'.length) };
+    expect(userOf({ userMetadata: big, loginMethods: [pl()] }).userMetadata).toEqual(big);
+    expect(errorsOf({ userMetadata: { ...big, b: 1 }, loginMethods: [pl()] })).toEqual([
+      'userMetadata is too large. Max size is 350000 bytes.',
+    ]);
+  });
+});

@@ -7,8 +7,10 @@
  * a signer key) a message in the same style is reported instead.
  */
 import { parsePhoneNumberFromString } from '#functions/shared/phone-numbers.js';
+import { metadataProblem, metadataProblemMessage } from '../metadata/limits.js';
 import { checkHashFormat, normaliseHashingAlgorithm, normaliseImportedHash } from '../passwords/index.js';
 import {
+  INT_RANGE,
   isJsonObject,
   type JsonObject,
   readArrayOfObject,
@@ -52,6 +54,12 @@ export interface ImportValidationContext {
   };
   /** Whether the app has `firebase_password_hashing_signer_key`; needed for FIREBASE_SCRYPT hashes. */
   firebaseSignerKeyConfigured: boolean;
+  /**
+   * Why a valid user could still never be imported from staging — its one atomic write (with the
+   * deletion of its staged row) would need more actions than a DynamoDB transaction allows — or
+   * undefined. Checked only for users being staged ({@link ValidateImportUserOptions.staging}).
+   */
+  stagedImportProblem?: (user: ImportUser) => string | undefined;
 }
 
 export interface ValidateImportUserOptions {
@@ -65,6 +73,8 @@ export interface ValidateImportUserOptions {
    * `readStored`: re-validation of a staged record; each login method must carry its `superTokensUserId`.
    */
   idMode?: 'generate' | 'readStored';
+  /** The user is about to be staged: a user whose import could never commit is refused now. */
+  staging?: boolean;
 }
 
 export type ValidateImportUserResult = { ok: true; user: ImportUser } | { ok: false; errors: string[] };
@@ -205,8 +215,8 @@ function parseTotpDevices(user: JsonObject, ctx: ImportValidationContext, errors
   const devices: ImportTotpDevice[] = [];
   for (const element of elements) {
     const secretKey = readString(element, 'secretKey', true, errors, SUFFIX_TOTP);
-    const rawPeriod = readInteger(element, 'period', false, errors, SUFFIX_TOTP);
-    const rawSkew = readInteger(element, 'skew', false, errors, SUFFIX_TOTP);
+    const rawPeriod = readInteger(element, 'period', false, errors, SUFFIX_TOTP, INT_RANGE);
+    const rawSkew = readInteger(element, 'skew', false, errors, SUFFIX_TOTP, INT_RANGE);
     const rawDeviceName = readString(element, 'deviceName', false, errors, SUFFIX_TOTP);
 
     if (secretKey !== undefined && secretKey.length > 256) {
@@ -467,6 +477,8 @@ export function validateImportUser(
   // #1–#5
   const rawExternalUserId = readString(raw, 'externalUserId', false, errors, SUFFIX_USER);
   const userMetadata = readObject(raw, 'userMetadata', false, errors, SUFFIX_USER);
+  const metadataIssue = userMetadata === undefined ? undefined : metadataProblem(userMetadata);
+  if (metadataIssue) errors.push(metadataProblemMessage(metadataIssue, 'userMetadata'));
   const userRoles = parseUserRoles(raw, ctx, errors);
   const totpDevices = parseTotpDevices(raw, ctx, errors);
   const { loginMethods, withoutTenants } = parseLoginMethods(raw, ctx, errors, idMode);
@@ -511,5 +523,7 @@ export function validateImportUser(
   user.userRoles = userRoles;
   user.totpDevices = totpDevices;
   user.loginMethods = loginMethods;
+  const unimportable = options.staging ? ctx.stagedImportProblem?.(user) : undefined;
+  if (unimportable !== undefined) return { ok: false, errors: [unimportable] };
   return { ok: true, user };
 }

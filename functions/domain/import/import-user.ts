@@ -256,6 +256,16 @@ function singleWrite(deps: ImportDeps, appId: string, plan: UserWritePlan, compa
 }
 
 /**
+ * The refusal of a user whose import from staging could never commit (its write, with the
+ * deletion of its staged row, needs more actions than one transaction allows), or undefined: what
+ * staging checks before it accepts the user.
+ */
+export function stagedImportProblem(deps: ImportDeps, appId: string, user: ImportUser): string | undefined {
+  const write = singleWrite(deps, appId, importPlan(user, importRecords(user)), { importedStagedRows: [user.id] });
+  return write.actionCount > MAX_ACTIONS_PER_WRITE ? tooLargeMessage(write.actionCount) : undefined;
+}
+
+/**
  * Imports one user atomically. Returns the outcome; throws (nothing written, safe to retry later)
  * when storage kept failing transiently or the user's metadata kept changing under the write.
  */
