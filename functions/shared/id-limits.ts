@@ -28,6 +28,8 @@ export const ID_LIMITS = {
   totpDeviceName: 256,
   /** A staged user's id (this core generates UUIDs; pagination tokens carry them). */
   stagedId: 64,
+  /** Not a key: kept in the user's item, and limited so that item stays far below 400 KB. */
+  externalUserIdInfo: 1024,
 } as const;
 
 export type IdKind = keyof typeof ID_LIMITS;

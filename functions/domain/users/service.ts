@@ -189,7 +189,7 @@ export function decodeToken(token: string): UserPosition {
   if (separator <= 0) throw invalid;
   const userId = text.slice(0, separator);
   const time = text.slice(separator + 1);
-  if (!/^\d{1,15}$/.test(time) || userId.includes('#')) throw invalid;
+  if (!/^\d{1,15}$/.test(time) || userId.includes('#') || userId.length > ID_LIMITS.userId) throw invalid;
   return { userId, timeJoined: Number(time) };
 }
 
