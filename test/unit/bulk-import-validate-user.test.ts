@@ -792,3 +792,33 @@ describe('values that could never be stored are refused by validation (all three
     ]);
   });
 });
+
+describe('what one user gives twice', () => {
+  it('a role given twice is assigned once, in the union of its tenants', () => {
+    const user = userOf({
+      userRoles: [
+        { role: 'role1', tenantIds: ['public'] },
+        { role: 'role2', tenantIds: ['public'] },
+        { role: 'role1', tenantIds: ['t1', 'public'] },
+      ],
+      loginMethods: [pl({ tenantIds: ['public', 't1'] })],
+    });
+    expect(user.userRoles).toEqual([
+      { role: 'role1', tenantIds: ['public', 't1'] },
+      { role: 'role2', tenantIds: ['public'] },
+    ]);
+  });
+
+  it('two TOTP devices of one name are refused (they could never both be imported)', () => {
+    const device = (deviceName: string) => ({ secretKey: 'JBSWY3DPEHPK3PXP', deviceName });
+    expect(errorsOf({ totpDevices: [device('phone'), device(' phone ')], loginMethods: [pl()] })).toEqual([
+      'E036: A TOTP device named phone already exists for this user.',
+    ]);
+    expect(
+      userOf({
+        totpDevices: [device('phone'), device('tablet'), { secretKey: 'JBSWY3DPEHPK3PXP' }],
+        loginMethods: [pl()],
+      }).totpDevices,
+    ).toHaveLength(3);
+  });
+});

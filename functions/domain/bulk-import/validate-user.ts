@@ -241,6 +241,13 @@ function parseTotpDevices(user: JsonObject, ctx: ImportValidationContext, errors
       devices.push(deviceName === undefined ? { secretKey, period, skew } : { secretKey, period, skew, deviceName });
     }
   }
+  // Two devices of one name could never both be imported (the reference fails the second, E036).
+  const names = new Set<string>();
+  for (const { deviceName } of devices) {
+    if (deviceName === undefined) continue;
+    if (names.has(deviceName)) errors.push(`E036: A TOTP device named ${deviceName} already exists for this user.`);
+    names.add(deviceName);
+  }
   return devices;
 }
 
@@ -452,6 +459,21 @@ function dedupe(values: string[]): string[] {
 }
 
 /**
+ * One entry per role, its tenants de-duplicated: giving a role twice assigns it once (two
+ * assignments of one role in one tenant would be two writes of one item in the user's
+ * transaction, which DynamoDB refuses).
+ */
+function mergeRoles(roles: readonly ImportUserRole[]): ImportUserRole[] {
+  const byRole = new Map<string, ImportUserRole>();
+  for (const { role, tenantIds } of roles) {
+    const merged = byRole.get(role);
+    if (merged) merged.tenantIds = dedupe([...merged.tenantIds, ...tenantIds]);
+    else byRole.set(role, { role, tenantIds: dedupe(tenantIds) });
+  }
+  return [...byRole.values()];
+}
+
+/**
  * `LoginMethod '<json>' has no tenantId` renders the normalised login method as JSON, its
  * credentials (`passwordHash`, `plainTextPassword`) replaced by the marker.
  */
@@ -519,8 +541,7 @@ export function validateImportUser(
   const user = { id: getPrimaryLoginMethod(loginMethods).superTokensUserId } as ImportUser;
   if (externalUserId !== undefined) user.externalUserId = externalUserId;
   if (userMetadata !== undefined) user.userMetadata = userMetadata;
-  for (const role of userRoles) role.tenantIds = dedupe(role.tenantIds);
-  user.userRoles = userRoles;
+  user.userRoles = mergeRoles(userRoles);
   user.totpDevices = totpDevices;
   user.loginMethods = loginMethods;
   const unimportable = options.staging ? ctx.stagedImportProblem?.(user) : undefined;
