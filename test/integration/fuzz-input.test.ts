@@ -8,12 +8,11 @@
  * holds, so the runs stay cheap.
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { SQSEvent } from 'aws-lambda';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { createImportWorker } from '#functions/workers/import-worker/handler.js';
-import { call, captureLogs, expectNoSecrets, listAll, stagedCount, useOwnQueues } from './bulk-support.js';
+import { call, captureLogs, expectNoSecrets, listAll, sqsEvent, stagedCount, useOwnQueues } from './bulk-support.js';
 
 const logs = captureLogs();
 const FILE_PREFIX = `fz${Math.random().toString(36).slice(2, 7)}`;
@@ -234,27 +233,6 @@ async function itemsByApp(): Promise<Map<string, string[]>> {
 const outcomes: { appId: string; accepted: boolean; what: string }[] = [];
 const worker = createImportWorker();
 
-function event(appId: string, ids: readonly string[]): SQSEvent {
-  return {
-    Records: ids.map((id, i) => ({
-      messageId: `m-${i}-${id}`,
-      receiptHandle: 'r',
-      body: JSON.stringify({ v: 1, appId, id }),
-      attributes: {
-        ApproximateReceiveCount: '1',
-        SentTimestamp: '0',
-        SenderId: 'test',
-        ApproximateFirstReceiveTimestamp: '0',
-      },
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:local:000000000000:test',
-      awsRegion: 'local',
-    })),
-  };
-}
-
 function expectNo5xx(res: { status: number; text: string }, what: string): void {
   expect(res.status, `${what} → ${res.status} ${res.text.slice(0, 300)}`).toBeLessThan(500);
 }
@@ -291,7 +269,7 @@ describe('fuzzing', () => {
         // error a retry would not fix ("Import failed: …") means staging accepted what could
         // never import.
         const ids = (await listAll(appId, 'NEW')).map((row) => row.id as string);
-        expect(await worker(event(appId, ids))).toEqual({ batchItemFailures: [] });
+        expect(await worker(sqsEvent(appId, ids))).toEqual({ batchItemFailures: [] });
         for (const row of await listAll(appId, 'FAILED')) {
           expect(row.errorMessage, JSON.stringify(payload).slice(0, 500)).not.toMatch(/^Import failed/);
         }

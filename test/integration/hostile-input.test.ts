@@ -4,7 +4,6 @@
  * store (integers, metadata, ids), and the worker's classification of such errors.
  */
 import { randomUUID } from 'node:crypto';
-import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { importUser as importDirect } from '#functions/domain/import/import-user.js';
@@ -21,6 +20,7 @@ import {
   keysOf,
   listAll,
   signIn,
+  sqsEvent,
   stage,
   stagedCount,
   useOwnQueues,
@@ -85,27 +85,6 @@ function normalised(
   };
 }
 
-function event(appId: string, ids: readonly string[]): SQSEvent {
-  return {
-    Records: ids.map((id, i) => ({
-      messageId: `m-${i}-${id}`,
-      receiptHandle: 'r',
-      body: JSON.stringify({ v: 1, appId, id }),
-      attributes: {
-        ApproximateReceiveCount: '1',
-        SentTimestamp: '0',
-        SenderId: 'test',
-        ApproximateFirstReceiveTimestamp: '0',
-      },
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:local:000000000000:test',
-      awsRegion: 'local',
-    })),
-  };
-}
-
 /** Rows written as an older core (or a hand-made script) would have: no validation on the way in. */
 async function stageDirectly(appId: string, users: ImportUser[]): Promise<void> {
   await staging.insertNew(appId, users, Date.now());
@@ -147,7 +126,7 @@ describe('hash costs beyond the bounds', () => {
     const worker = createImportWorker();
     expect(
       await worker(
-        event(
+        sqsEvent(
           appId,
           old.map((u) => u.id),
         ),
@@ -214,7 +193,7 @@ describe('credentials in messages that quote input', () => {
     await stageDirectly(appId, old);
     expect(
       await createImportWorker()(
-        event(
+        sqsEvent(
           appId,
           old.map((u) => u.id),
         ),
@@ -300,7 +279,7 @@ describe('values DynamoDB could never store', () => {
           },
         ),
     });
-    expect(await worker(event(appId, [user.id]))).toEqual({ batchItemFailures: [] });
+    expect(await worker(sqsEvent(appId, [user.id]))).toEqual({ batchItemFailures: [] });
     const failed = await failedMessages(appId);
     expect(failed['once@x.io']).toMatch(
       /^Import failed: Error: Number 1e\+308 is greater than Number.MAX_SAFE_INTEGER/,
