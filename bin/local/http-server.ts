@@ -1,12 +1,17 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { API_GATEWAY_BODY_BYTES, LAMBDA_PAYLOAD_BYTES } from '#functions/http/body.js';
 import { type DispatchResult, dispatch } from './dispatch.js';
 import type { RawRequest, Router } from './router.js';
 
-/** API Gateway HTTP API's request body limit. */
-export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+/**
+ * API Gateway HTTP API's request body limit. The same constants bound what the handlers decode
+ * (functions/http/body.ts): a body as sent fits Lambda's payload limit, a gzipped one is capped
+ * once inflated.
+ */
+export const MAX_BODY_BYTES = API_GATEWAY_BODY_BYTES;
 /** Lambda's synchronous invocation payload limit (the whole event, not just the body). */
-export const MAX_LAMBDA_PAYLOAD_BYTES = 6 * 1024 * 1024;
+export const MAX_LAMBDA_PAYLOAD_BYTES = LAMBDA_PAYLOAD_BYTES;
 
 const JSON_TYPE = 'application/json';
 const TOO_LARGE: DispatchResult = {

@@ -1,6 +1,7 @@
 /** Validation of coreConfig overrides (spec §1.6) and of the base config. */
 import { compareVersions, SUPPORTED_CDI_VERSIONS } from '#functions/shared/cdi.js';
 import { BadRequestError } from '#functions/shared/errors.js';
+import { HASH_LIMITS } from '#functions/shared/hash-limits.js';
 import { CANONICAL_KEYS, type ConfigValues, layeredConfig, layerValues, type TypedConfig } from './layers.js';
 import { configKeyDefinition } from './registry.js';
 import { comparableConfigValue, isApiKeyDigest } from './secrets.js';
@@ -68,6 +69,13 @@ function cdiVersionProblem(config: TypedConfig): string | undefined {
   return undefined;
 }
 
+function between(config: TypedConfig, key: string, min: number, max: number): string | undefined {
+  const value = numberOf(config, key);
+  return value !== undefined && (value < min || value > max)
+    ? `'${key}' must be between ${min} and ${max} inclusive.`
+    : undefined;
+}
+
 function atLeast(config: TypedConfig, key: string, floor: number, message: string): string | undefined {
   const value = numberOf(config, key);
   return value !== undefined && value < floor ? message : undefined;
@@ -110,19 +118,24 @@ const VALUE_RULES: readonly ((config: TypedConfig) => string | undefined)[] = [
       'Provided bulk_migration_sleep_between_rounds_in_batch_ms must be >= 0',
     ),
   cdiVersionProblem,
-  (c) => {
-    const rounds = numberOf(c, 'bcrypt_log_rounds');
-    return rounds !== undefined && (rounds < 4 || rounds > 31)
-      ? "'bcrypt_log_rounds' must be between 4 and 31 inclusive."
-      : undefined;
-  },
-  (c) => atLeast(c, 'argon2_iterations', 1, "'argon2_iterations' must be >= 1"),
-  (c) => atLeast(c, 'argon2_parallelism', 1, "'argon2_parallelism' must be >= 1"),
+  // The app's own hashing stays inside the hash cost bounds (HASH_LIMITS), so sign-up and
+  // plain-text imports never fail on the configuration and never write a hash sign-in would refuse.
+  (c) => between(c, 'bcrypt_log_rounds', HASH_LIMITS.bcrypt.minCost, HASH_LIMITS.bcrypt.maxCost),
+  (c) => between(c, 'argon2_iterations', 1, HASH_LIMITS.argon2.maxIterations),
+  (c) => between(c, 'argon2_parallelism', 1, HASH_LIMITS.argon2.maxParallelism),
   (c) => {
     const memory = numberOf(c, 'argon2_memory_kb');
     const lanes = numberOf(c, 'argon2_parallelism') ?? 1;
     return memory !== undefined && memory < 8 * lanes
       ? "'argon2_memory_kb' must be at least 8 times 'argon2_parallelism'"
+      : undefined;
+  },
+  (c) => {
+    const memory = numberOf(c, 'argon2_memory_kb');
+    const passes = numberOf(c, 'argon2_iterations') ?? 1;
+    const limit = HASH_LIMITS.argon2.maxMemoryTimesIterationsKiB;
+    return memory !== undefined && memory * passes > limit
+      ? `'argon2_memory_kb' × 'argon2_iterations' must be at most ${limit} (KiB × passes)`
       : undefined;
   },
   (c) => atLeast(c, 'argon2_hashing_pool_size', 1, "'argon2_hashing_pool_size' must be >= 1"),

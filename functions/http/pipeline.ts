@@ -4,7 +4,6 @@
  * extends the exchange, throws the core's error, or answers early; moving or inserting a check is
  * an edit of that one list.
  */
-import { gunzipSync } from 'node:zlib';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import type { EffectiveConfig } from '#functions/config/index.js';
@@ -15,6 +14,7 @@ import { AppOrTenantNotFoundError, BadRequestError, ForbiddenError, NotFoundErro
 import { logger } from '#functions/shared/logger.js';
 import { PUBLIC, type ResolvedPrefix, resolvePrefix } from '#functions/shared/prefix.js';
 import { loadRequestTenants, type RequestTenants } from '#functions/wiring/request.js';
+import { decodeBody as decodeTransport, LAMBDA_PAYLOAD_BYTES, MAX_STAGING_BODY_BYTES } from './body.js';
 import { type CoreResponse, errorToHttp, toHttp } from './responses.js';
 
 export { type CoreResponse, ok } from './responses.js';
@@ -70,6 +70,12 @@ export interface RouteNeeds {
   readonly publicTenantOnly?: boolean;
   /** No CDI "supported version" check (only `/apiversion`). */
   readonly skipCdiCheck?: boolean;
+  /**
+   * The body may be up to MAX_STAGING_BODY_BYTES once decompressed (staging), for an app that
+   * exists; any other body, and any body sent to an app that does not exist (no key to check), is
+   * capped at Lambda's payload limit.
+   */
+  readonly largeBody?: boolean;
 }
 
 /** A route's declaration: what it needs, how it reads its input, its one domain call. */
@@ -133,21 +139,15 @@ const checkKey: Step = (x) => {
 };
 
 /**
- * Undoes transport encodings: base64 (API Gateway) and `Content-Encoding: gzip` (lets a
- * 10,000-user request fit Lambda's 6 MB payload limit).
+ * Undoes transport encodings (base64, `Content-Encoding: gzip`) within the route's cap: 413 above
+ * it, 415 for another encoding (functions/http/body.ts). Runs after the API key check, so a
+ * caller without the key never gets a byte inflated.
  */
-const decodeBody: Step = (x) => {
+const decodeBody: Step = async (x) => {
   if (!BODY_METHODS.has(x.method)) return undefined;
-  const event = x.event;
-  let raw: Buffer =
-    event.body === undefined ? Buffer.alloc(0) : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
-  if ((x.headers['content-encoding'] ?? '').toLowerCase().includes('gzip')) {
-    try {
-      raw = gunzipSync(raw);
-    } catch {
-      throw new BadRequestError('Invalid Json Input');
-    }
-  }
+  const cap = x.route.route.largeBody && need(x.tenants, 'tenants').app ? MAX_STAGING_BODY_BYTES : LAMBDA_PAYLOAD_BYTES;
+  const raw = await decodeTransport(x.event.body, x.event.isBase64Encoded, x.headers['content-encoding'], cap);
+  if (raw === 'invalid') throw new BadRequestError('Invalid Json Input');
   x.raw = raw.toString('utf8');
   if (x.raw.trim() === '') throw new BadRequestError('Invalid Json Input');
   return undefined;

@@ -47,6 +47,20 @@ export class NotFoundError extends CoreHttpError {
   }
 }
 
+/** 413: a body larger than the core decodes (functions/http/body.ts). */
+export class PayloadTooLargeError extends CoreHttpError {
+  constructor(message: string) {
+    super(413, message);
+  }
+}
+
+/** 415: a body in an encoding the core does not decode. */
+export class UnsupportedMediaTypeError extends CoreHttpError {
+  constructor(message: string) {
+    super(415, message);
+  }
+}
+
 export class MethodNotAllowedError extends CoreHttpError {
   constructor() {
     super(405, 'Method not supported');

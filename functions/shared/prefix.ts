@@ -3,6 +3,9 @@
  * case-insensitive. API Gateway hands us the prefix as up to two whole path segments; this is
  * the single place that turns them into (appId, tenantId).
  */
+import { BadRequestError } from './errors.js';
+import { ID_LIMITS } from './id-limits.js';
+
 export const PUBLIC = 'public';
 const RESERVED_TENANT_SEGMENTS = new Set(['recipe', 'config', 'users', 'hello']);
 const APP_SEGMENT = /^appid-([a-z0-9-]*)$/;
@@ -13,8 +16,22 @@ export interface ResolvedPrefix {
   readonly tenantId: string;
 }
 
-/** Returns undefined when the segments do not fit the grammar (the core answers 404 `Not found`). */
+/**
+ * Returns undefined when the segments do not fit the grammar (the core answers 404 `Not found`).
+ * An app or tenant id longer than any stored one (ID_LIMITS) → 400, before anything is read.
+ */
 export function resolvePrefix(segments: readonly (string | undefined)[]): ResolvedPrefix | undefined {
+  const resolved = resolveSegments(segments);
+  if (resolved && resolved.appId.length > ID_LIMITS.appId) {
+    throw new BadRequestError(`The appId in the path is too long. Max length is ${ID_LIMITS.appId}.`);
+  }
+  if (resolved && resolved.tenantId.length > ID_LIMITS.tenantId) {
+    throw new BadRequestError(`The tenantId in the path is too long. Max length is ${ID_LIMITS.tenantId}.`);
+  }
+  return resolved;
+}
+
+function resolveSegments(segments: readonly (string | undefined)[]): ResolvedPrefix | undefined {
   const parts = segments.filter((s): s is string => s !== undefined && s !== '').map((s) => s.toLowerCase());
   if (parts.length > 2) return undefined;
   let appId = PUBLIC;

@@ -15,6 +15,7 @@ import { ENV, requireEnv } from '#functions/shared/env.js';
 import { logger } from '#functions/shared/logger.js';
 import { createSqsPublisher } from '#functions/shared/publisher.js';
 import { createQueueBacklog } from '#functions/shared/queue-backlog.js';
+import { isTransientFailure } from '#functions/storage/kit/index.js';
 import { importValidationContext } from './import.js';
 import { appStores, storesOf, tenantStore } from './stores.js';
 import { baseTable } from './tables.js';
@@ -95,6 +96,7 @@ export function processingDeps(overrides: Partial<ProcessingDeps> = {}): Process
     now: Date.now,
     newId: randomUUID,
     warn,
+    isTransient: isTransientFailure,
     ...overrides,
   };
 }

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EffectiveConfig } from '#functions/config/index.js';
 import type { ImportValidationContext } from '#functions/domain/bulk-import/validate-user.js';
-import type { ImportDeps } from '#functions/domain/import/import-user.js';
+import { type ImportDeps, stagedImportProblem } from '#functions/domain/import/import-user.js';
 import { type AppStores, appStores, tenantStore } from './stores.js';
 
 /**
@@ -28,6 +28,7 @@ export async function importValidationContext(
     features: { accountLinking: config.accountLinkingEnabled, mfa: config.mfaEnabled },
     // Only whether one is set: import validation never needs the (sealed) key itself.
     firebaseSignerKeyConfigured: config.firebaseSignerKeySet,
+    stagedImportProblem: (user) => stagedImportProblem({ store: stores.users }, appId, user),
   };
 }
 

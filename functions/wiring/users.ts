@@ -2,7 +2,13 @@
 import { randomUUID } from 'node:crypto';
 import type { EffectiveConfig } from '#functions/config/index.js';
 import { UnreadableSecretError } from '#functions/domain/credentials/ports.js';
-import { hashPassword, needsRehash, verifyPassword } from '#functions/domain/passwords/index.js';
+import {
+  dummyVerifyPassword,
+  type HashPasswordParams,
+  hashPassword,
+  needsRehash,
+  verifyPassword,
+} from '#functions/domain/passwords/index.js';
 import type { PasswordPorts, UsersDeps } from '#functions/domain/users/service.js';
 import { logger } from '#functions/shared/logger.js';
 import { openSignerKey } from '#functions/storage/config-secrets.js';
@@ -48,19 +54,29 @@ export const LEGACY_HASH_UPGRADE_KEY = 'legacy_password_hash_upgrade_enabled';
  */
 export function passwordPorts(config: EffectiveConfig): PasswordPorts {
   const upgrade = config.values[LEGACY_HASH_UPGRADE_KEY] !== false;
+  const params: HashPasswordParams = {
+    algorithm: config.passwordHashingAlg,
+    bcryptLogRounds: config.bcryptLogRounds,
+    argon2: config.argon2,
+  };
   return {
     needsUpgrade: (stored) => upgrade && needsRehash(stored),
-    hash: (plain) =>
-      hashPassword(plain, {
-        algorithm: config.passwordHashingAlg,
-        bcryptLogRounds: config.bcryptLogRounds,
-        argon2: config.argon2,
-      }),
+    hash: (plain) => hashPassword(plain, params),
     verify: async (plain, stored) => {
       const firebaseSignerKey = stored.startsWith(FIREBASE_HASH_PREFIX) ? await signerKeyOf(config) : undefined;
       const result = await verifyPassword(plain, stored, { firebaseSignerKey });
       if (result.ok) return 'match';
-      return result.reason === 'WRONG_PASSWORD' ? 'mismatch' : 'unverifiable';
+      switch (result.reason) {
+        case 'WRONG_PASSWORD':
+          return 'mismatch';
+        case 'HASH_COST_ABOVE_LIMIT':
+          return 'over-limit';
+        default:
+          return 'unverifiable';
+      }
+    },
+    dummyVerify: async (plain) => {
+      await dummyVerifyPassword(plain, params);
     },
   };
 }

@@ -4,7 +4,6 @@
  * core sees must be exactly what the one-by-one path gives: the same users, items, counts and
  * per-user failures.
  */
-import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importUserGroup } from '#functions/domain/import/import-user.js';
 import { storesOf } from '#functions/wiring/stores.js';
@@ -22,6 +21,7 @@ import {
   importUser,
   listAll,
   signIn,
+  sqsEvent,
   stage,
   stagedCount,
   useOwnQueues,
@@ -40,27 +40,6 @@ afterAll(() => {
   logs.restore();
   expectNoSecrets(logs.lines, [BCRYPT_HASH, PLAIN, TOTP_SECRET]);
 });
-
-function event(appId: string, ids: readonly string[]): SQSEvent {
-  return {
-    Records: ids.map((id, i) => ({
-      messageId: `m-${i}-${id}`,
-      receiptHandle: 'r',
-      body: JSON.stringify({ v: 1, appId, id }),
-      attributes: {
-        ApproximateReceiveCount: '1',
-        SentTimestamp: '0',
-        SenderId: 'test',
-        ApproximateFirstReceiveTimestamp: '0',
-      },
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:local:000000000000:test',
-      awsRegion: 'local',
-    })),
-  };
-}
 
 /** Staged ids in request order (the list is newest first; staging gives one createdAt, so sort by email). */
 async function stagedIds(appId: string): Promise<string[]> {
@@ -141,10 +120,10 @@ describe('import worker, a batch imported together', () => {
       expect((await stage(appId, mixedUsers())).status).toBe(200);
     }
     const groupedIds = await stagedIds(grouped);
-    expect((await worker(event(grouped, groupedIds))).batchItemFailures).toEqual([]);
+    expect((await worker(sqsEvent(grouped, groupedIds))).batchItemFailures).toEqual([]);
     expect(groupImported).toEqual([5]);
     for (const id of await stagedIds(single)) {
-      expect((await worker(event(single, [id]))).batchItemFailures).toEqual([]);
+      expect((await worker(sqsEvent(single, [id]))).batchItemFailures).toEqual([]);
     }
 
     for (const appId of [grouped, single]) {
@@ -169,7 +148,7 @@ describe('import worker, a batch imported together', () => {
     const users = [1, 2, 3, 4, 4, 5].map((n) => epUser(n, {}, 'conf'));
     expect((await stage(appId, users)).status).toBe(200);
     const ids = (await listAll(appId, 'NEW')).map((r) => r.id as string);
-    const result = await worker(event(appId, ids));
+    const result = await worker(sqsEvent(appId, ids));
     expect(result.batchItemFailures).toEqual([]);
     // The conflicting users left the group; the four others still went in together.
     expect(groupImported).toEqual([4]);
@@ -200,8 +179,8 @@ describe('import worker, a batch imported together', () => {
     ).toBe(200);
     const ids = (await listAll(appId, 'NEW')).map((r) => r.id as string);
     const batch = [...ids, ids[0] as string];
-    expect((await worker(event(appId, batch))).batchItemFailures).toEqual([]);
-    expect((await worker(event(appId, batch))).batchItemFailures).toEqual([]);
+    expect((await worker(sqsEvent(appId, batch))).batchItemFailures).toEqual([]);
+    expect((await worker(sqsEvent(appId, batch))).batchItemFailures).toEqual([]);
     expect(await userCount(appId)).toBe(3);
     expect(await stagedCount(appId)).toBe(0);
   });

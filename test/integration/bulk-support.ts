@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PurgeQueueCommand } from '@aws-sdk/client-sqs';
+import type { SQSEvent } from 'aws-lambda';
 import { expect } from 'vitest';
 import { createImportQueuePair, type ImportQueuePair, localSqsClient } from '../../bin/local/sqs.js';
 import { type SqsPoller, type SqsWorkerHandler, startSqsPoller } from '../../bin/local/sqs-poller.js';
@@ -24,6 +25,28 @@ export async function useOwnQueues(visibilityTimeoutSeconds = 30): Promise<Impor
   process.env.IMPORT_QUEUE_URL = pair.queueUrl;
   process.env.IMPORT_DLQ_URL = pair.dlqUrl;
   return pair;
+}
+
+/** The SQS event Lambda would hand the import worker for these staged ids (first receive). */
+export function sqsEvent(appId: string, ids: readonly string[]): SQSEvent {
+  return {
+    Records: ids.map((id, i) => ({
+      messageId: `m-${i}-${id}`,
+      receiptHandle: 'r',
+      body: JSON.stringify({ v: 1, appId, id }),
+      attributes: {
+        ApproximateReceiveCount: '1',
+        SentTimestamp: '0',
+        SenderId: 'test',
+        ApproximateFirstReceiveTimestamp: '0',
+      },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:local:000000000000:test',
+      awsRegion: 'local',
+    })),
+  };
 }
 
 export async function purgeQueue(queueUrl: string): Promise<void> {

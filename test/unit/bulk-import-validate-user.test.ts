@@ -269,7 +269,7 @@ describe('validateImportUser – totpDevices', () => {
       'period should be of type integer for a totp device.',
       'skew should be of type integer for a totp device.',
       'deviceName should be of type string for a totp device.',
-      `TOTP secretKey ${k} is too long. Max length is 256.`,
+      'TOTP secretKey <redacted> is too long. Max length is 256.',
       'period should be > 0 for a totp device.',
       'skew should be >= 0 for a totp device.',
       `TOTP deviceName ${n} is too long. Max length is 256.`,
@@ -356,6 +356,16 @@ describe('validateImportUser – login methods, common fields', () => {
     const errors = errorsOf({ loginMethods: [pl({ tenantIds: [] })] });
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/^LoginMethod '\{.*"recipeId":"passwordless".*\}' has no tenantId$/);
+  });
+
+  it('quotes a login method left without tenants with its credentials redacted', () => {
+    const hash = '$2a$10$GdJB9E9ce7G/H/5IYhrD0ON1CuVEmUoh/i7ewcot4ZStgHd83Ahbe';
+    const errors = errorsOf({
+      loginMethods: [ep({ passwordHash: hash, plainTextPassword: 'hunter2-secret', tenantIds: [] })],
+    });
+    expect(errors).toEqual([
+      `LoginMethod '{"tenantIds":[],"isVerified":false,"isPrimary":false,"timeJoinedInMSSinceEpoch":${NOW},"recipeId":"emailpassword","email":"john@example.com","passwordHash":"<redacted>","hashingAlgorithm":"BCRYPT","plainTextPassword":"<redacted>","superTokensUserId":"id-1"}' has no tenantId`,
+    ]);
   });
 
   it('tenants of one app share one database: spreading a user over tenants is fine', () => {
@@ -775,5 +785,78 @@ describe('non-object input', () => {
     for (const raw of [null, 'x', 1, [], true]) {
       expect(validateImportUser(raw, makeCtx())).toEqual({ ok: false, errors: ['user should be of type object.'] });
     }
+  });
+});
+
+describe('values that could never be stored are refused by validation (all three import paths run it)', () => {
+  const nested = (depth: number): Record<string, unknown> => {
+    let value: Record<string, unknown> = {};
+    for (let level = 1; level < depth; level++) value = { a: value };
+    return value;
+  };
+
+  it('integers beyond what the field holds: TOTP period and skew are 32-bit, times safe integers', () => {
+    const device = (extra: Record<string, unknown>) => ({ secretKey: 'JBSWY3DPEHPK3PXP', ...extra });
+    for (const period of [1e308, 2 ** 31, -(2 ** 31), 2 ** 60]) {
+      expect(errorsOf({ totpDevices: [device({ period })], loginMethods: [pl()] })).toContain(
+        'period should be of type integer for a totp device.',
+      );
+    }
+    expect(errorsOf({ totpDevices: [device({ skew: 1e20 })], loginMethods: [pl()] })).toEqual([
+      'skew should be of type integer for a totp device.',
+    ]);
+    const max = userOf({ totpDevices: [device({ period: 2 ** 31 - 1, skew: 2 ** 31 - 1 })], loginMethods: [pl()] });
+    expect(max.totpDevices[0]).toMatchObject({ period: 2 ** 31 - 1, skew: 2 ** 31 - 1 });
+    expect(errorsOf({ loginMethods: [pl({ timeJoinedInMSSinceEpoch: -1e300 })] })).toEqual([
+      'timeJoinedInMSSinceEpoch should be of type integer for a loginMethod',
+    ]);
+  });
+
+  it('metadata deeper than 32 levels or larger than 350,000 bytes of JSON', () => {
+    expect(userOf({ userMetadata: nested(32), loginMethods: [pl()] }).userMetadata).toEqual(nested(32));
+    expect(errorsOf({ userMetadata: nested(33), loginMethods: [pl()] })).toEqual([
+      'userMetadata is nested too deeply. Max depth is 32.',
+    ]);
+    expect(errorsOf({ userMetadata: nested(5000), loginMethods: [pl()] })).toEqual([
+      'userMetadata is nested too deeply. Max depth is 32.',
+    ]);
+    expect(errorsOf({ userMetadata: { a: [[[[[[nested(27)]]]]]] }, loginMethods: [pl()] })).toEqual([
+      'userMetadata is nested too deeply. Max depth is 32.',
+    ]);
+    const big = { text: 'x'.repeat(350_000 - '{"text":""}'.length) };
+    expect(userOf({ userMetadata: big, loginMethods: [pl()] }).userMetadata).toEqual(big);
+    expect(errorsOf({ userMetadata: { ...big, b: 1 }, loginMethods: [pl()] })).toEqual([
+      'userMetadata is too large. Max size is 350000 bytes.',
+    ]);
+  });
+});
+
+describe('what one user gives twice', () => {
+  it('a role given twice is assigned once, in the union of its tenants', () => {
+    const user = userOf({
+      userRoles: [
+        { role: 'role1', tenantIds: ['public'] },
+        { role: 'role2', tenantIds: ['public'] },
+        { role: 'role1', tenantIds: ['t1', 'public'] },
+      ],
+      loginMethods: [pl({ tenantIds: ['public', 't1'] })],
+    });
+    expect(user.userRoles).toEqual([
+      { role: 'role1', tenantIds: ['public', 't1'] },
+      { role: 'role2', tenantIds: ['public'] },
+    ]);
+  });
+
+  it('two TOTP devices of one name are refused (they could never both be imported)', () => {
+    const device = (deviceName: string) => ({ secretKey: 'JBSWY3DPEHPK3PXP', deviceName });
+    expect(errorsOf({ totpDevices: [device('phone'), device(' phone ')], loginMethods: [pl()] })).toEqual([
+      'E036: A TOTP device named phone already exists for this user.',
+    ]);
+    expect(
+      userOf({
+        totpDevices: [device('phone'), device('tablet'), { secretKey: 'JBSWY3DPEHPK3PXP' }],
+        loginMethods: [pl()],
+      }).totpDevices,
+    ).toHaveLength(3);
   });
 });

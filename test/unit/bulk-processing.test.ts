@@ -8,6 +8,7 @@ import {
 import type { StagedStatus, StagedUserRecord, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import type { ImportOutcome } from '#functions/domain/import/import-user.js';
+import { isTransientFailure } from '#functions/storage/kit/index.js';
 
 const SECRET = 'plain-password-xyz';
 const user = (id: string): ImportUser => ({
@@ -99,6 +100,7 @@ function deps(
     now: () => 5,
     newId: () => crypto.randomUUID(),
     warn: () => undefined,
+    isTransient: isTransientFailure,
   };
 }
 
@@ -145,7 +147,7 @@ describe('processStagedUser', () => {
   it('retries transient errors, remembering a credential-free last error; the DLQ turns it into FAILED', async () => {
     const { store, data } = fakeStore({ u1: 'NEW' });
     const d = deps(store, async () => {
-      throw new Error(`connection reset while sending ${SECRET}`);
+      throw Object.assign(new Error(`connection reset while sending ${SECRET}`), { code: 'ECONNRESET' });
     });
     const result = await processStagedUser(d, msg('u1'));
     expect(result.kind).toBe('retry');
@@ -156,6 +158,55 @@ describe('processStagedUser', () => {
     expect(data.get('u1')?.errorMessage).toContain('connection reset');
     expect(await failExhaustedImport(d, msg('u1'))).toBe('skipped');
     expect(await failExhaustedImport(d, msg('gone'))).toBe('skipped');
+  });
+  it('marks the row FAILED at once for an error a retry would not fix (a value storage refuses, a bug)', async () => {
+    const { store, data } = fakeStore({ u1: 'NEW' });
+    const d = deps(store, async () => {
+      // What the document client throws for a number DynamoDB cannot store.
+      throw new Error(`Number 1e+308 is greater than Number.MAX_SAFE_INTEGER (${SECRET})`);
+    });
+    expect(await processStagedUser(d, msg('u1'))).toEqual({
+      kind: 'failed',
+      message: 'Import failed: Error: Number 1e+308 is greater than Number.MAX_SAFE_INTEGER (<redacted>)',
+    });
+    expect(data.get('u1')).toMatchObject({
+      status: 'FAILED',
+      errorMessage: 'Import failed: Error: Number 1e+308 is greater than Number.MAX_SAFE_INTEGER (<redacted>)',
+    });
+    expect(data.get('u1')?.lastError).toBeUndefined();
+  });
+
+  it('retries a throttled or conflicting storage failure, and one before the row was claimed', async () => {
+    for (const error of [
+      Object.assign(new Error('slow down'), { name: 'ThrottlingException' }),
+      Object.assign(new Error('cancelled'), {
+        name: 'TransactionCanceledException',
+        CancellationReasons: [{ Code: 'TransactionConflict' }],
+      }),
+    ]) {
+      const { store, data } = fakeStore({ u1: 'NEW' });
+      const d = deps(store, async () => {
+        throw error;
+      });
+      expect((await processStagedUser(d, msg('u1'))).kind).toBe('retry');
+      expect(data.get('u1')?.status).toBe('PROCESSING');
+    }
+    const { store, data } = fakeStore({ u1: 'NEW' });
+    const unclaimable: StagingStore = {
+      ...store,
+      claim: async () => {
+        throw new Error('a bug before the claim');
+      },
+    };
+    expect(
+      (
+        await processStagedUser(
+          deps(unclaimable, async () => ({ kind: 'imported', user: {} as never })),
+          msg('u1'),
+        )
+      ).kind,
+    ).toBe('retry');
+    expect(data.get('u1')?.status).toBe('NEW');
   });
 });
 

@@ -117,7 +117,31 @@ describe('loadBaseConfig', () => {
     const alg = await rejection(loadBaseConfig({ env: { PASSWORD_HASHING_ALG: 'MD5' }, file: {} }));
     expect(alg.message).toBe("Invalid base config: 'password_hashing_alg' must be one of 'ARGON2' or 'BCRYPT'");
     const rounds = await rejection(loadBaseConfig({ env: { BCRYPT_LOG_ROUNDS: '3' }, file: {} }));
-    expect(rounds.message).toBe("Invalid base config: 'bcrypt_log_rounds' must be between 4 and 31 inclusive.");
+    expect(rounds.message).toBe("Invalid base config: 'bcrypt_log_rounds' must be between 4 and 14 inclusive.");
+  });
+
+  it("keeps the app's own hashing inside the hash cost bounds (what the password module refuses)", async () => {
+    for (const [env, message] of [
+      [{ BCRYPT_LOG_ROUNDS: '15' }, "'bcrypt_log_rounds' must be between 4 and 14 inclusive."],
+      [{ ARGON2_ITERATIONS: '11' }, "'argon2_iterations' must be between 1 and 10 inclusive."],
+      [{ ARGON2_PARALLELISM: '17' }, "'argon2_parallelism' must be between 1 and 16 inclusive."],
+      [
+        { ARGON2_MEMORY_KB: '262145' },
+        "'argon2_memory_kb' × 'argon2_iterations' must be at most 262144 (KiB × passes)",
+      ],
+      [
+        { ARGON2_MEMORY_KB: '131072', ARGON2_ITERATIONS: '3' },
+        "'argon2_memory_kb' × 'argon2_iterations' must be at most 262144 (KiB × passes)",
+      ],
+    ] as const) {
+      expect((await rejection(loadBaseConfig({ env, file: {} }))).message).toBe(`Invalid base config: ${message}`);
+    }
+    expect(
+      await loadBaseConfig({
+        env: { BCRYPT_LOG_ROUNDS: '14', ARGON2_MEMORY_KB: '131072', ARGON2_ITERATIONS: '2', ARGON2_PARALLELISM: '16' },
+        file: {},
+      }),
+    ).toEqual({ bcrypt_log_rounds: 14, argon2_memory_kb: 131072, argon2_iterations: 2, argon2_parallelism: 16 });
   });
 
   it('rejects unknown keys and wrong types in the file, and a non-object file', async () => {

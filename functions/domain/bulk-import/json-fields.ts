@@ -39,19 +39,27 @@ export function readString(
   return isNonBlankString(value) ? value : typeError(errors, key, 'string', suffix);
 }
 
-/** Any JSON number, fraction truncated (`integer` in messages, also for long fields). */
+/** The range of a Java `int` field (TOTP `period`, `skew`). */
+export const INT_RANGE = 2_147_483_647;
+
+/**
+ * Any JSON number, fraction truncated (`integer` in messages, also for long fields), within
+ * ±`max` (default: the safe integers, a Java `long` field's range as far as JSON numbers are exact);
+ * beyond it the type error, as for a number the field's Java type cannot hold.
+ */
 export function readInteger(
   obj: JsonObject,
   key: string,
   required: boolean,
   errors: string[],
   suffix: string,
+  max: number = Number.MAX_SAFE_INTEGER,
 ): number | undefined {
   if (!present(obj, key, required, errors, suffix)) return undefined;
   const value = obj[key];
-  return typeof value === 'number' && Number.isFinite(value)
-    ? Math.trunc(value)
-    : typeError(errors, key, 'integer', suffix);
+  if (typeof value !== 'number' || !Number.isFinite(value)) return typeError(errors, key, 'integer', suffix);
+  const integer = Math.trunc(value);
+  return Math.abs(integer) <= max ? integer : typeError(errors, key, 'integer', suffix);
 }
 
 export function readBoolean(

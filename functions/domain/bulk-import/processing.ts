@@ -14,6 +14,7 @@ import type {
   ImportOutcome,
   ImportRequest,
 } from '#functions/domain/import/import-user.js';
+import { TransientWriteError } from '#functions/domain/users/write.js';
 import type { ImportMessage } from './message.js';
 import { describeError, scrubSecrets } from './secrets.js';
 import type { StagingStore } from './staging-ports.js';
@@ -37,6 +38,11 @@ export interface ProcessingDeps {
   readonly now: () => number;
   readonly newId: () => string;
   readonly warn: (message: string, fields: Record<string, unknown>) => void;
+  /**
+   * Whether a storage failure could succeed when retried (throttling, a conflicting transaction,
+   * an unavailable service). Every other error — a value storage refuses, a bug — is permanent.
+   */
+  readonly isTransient: (error: unknown) => boolean;
 }
 
 export type ProcessingResult =
@@ -58,6 +64,9 @@ function revalidationInput(user: ImportUser): Record<string, unknown> {
   return totpDevices.length > 0 ? { ...rest, totpDevices } : rest;
 }
 
+/** The prefix of a FAILED row's message when the import hit an error a retry would not fix. */
+export const PERMANENT_ERROR_PREFIX = 'Import failed: ';
+
 /** The Java list rendering of validation errors, as the reference stores them: `[a, b]`. */
 export const javaList = (errors: readonly string[]) => `[${errors.join(', ')}]`;
 
@@ -68,8 +77,10 @@ export const javaList = (errors: readonly string[]) => `[${errors.join(', ')}]`;
  * re-validate the stored user against the app's current roles, tenants and switches (invalid →
  * FAILED `[…]`); run the import with "delete my PROCESSING row + counter" in the same
  * transaction; a domain failure → FAILED with the §5.4 message (only while the row is still
- * PROCESSING); the user already present → its row is removed, no FAILED. Anything thrown is
- * transient: the error is remembered on the row (for the DLQ consumer) and `retry` returned.
+ * PROCESSING); the user already present → its row is removed, no FAILED. A transient error
+ * thrown (`isTransient`) is remembered on the row (for the DLQ consumer) and `retry` returned;
+ * any other error after the claim marks the row FAILED at once (`Import failed: …`): a retry would
+ * fail the same way, so it is never retried.
  */
 export async function processStagedUser(
   deps: ProcessingDeps,
@@ -78,9 +89,11 @@ export async function processStagedUser(
 ): Promise<ProcessingResult> {
   const { appId, id } = message;
   let user: Parameters<typeof scrubSecrets>[1];
+  let claimed = false;
   try {
     const row = await deps.store.claim(appId, id, deps.now());
     if (!row) return { kind: 'skipped', reason: 'no NEW or PROCESSING row' };
+    claimed = true;
     user = row.user;
     const app = await deps.loadApp(appId);
     if (!app) return { kind: 'skipped', reason: 'app does not exist' };
@@ -121,6 +134,11 @@ export async function processStagedUser(
     }
   } catch (error) {
     const text = describeError(error, user);
+    const transient = error instanceof TransientWriteError || deps.isTransient(error);
+    if (claimed && !transient) {
+      const failed = await failPermanently(deps, appId, id, `${PERMANENT_ERROR_PREFIX}${text}`);
+      if (failed) return failed;
+    }
     try {
       await deps.store.noteTransientError(appId, id, text, deps.now());
     } catch {
@@ -128,6 +146,22 @@ export async function processStagedUser(
     }
     deps.warn('staged user import failed transiently; it will be retried', { appId, id, error: text });
     return { kind: 'retry', error: text };
+  }
+}
+
+/** Marks a PROCESSING row FAILED; undefined when that write fails too (the message is retried). */
+async function failPermanently(
+  deps: ProcessingDeps,
+  appId: string,
+  id: string,
+  message: string,
+): Promise<ProcessingResult | undefined> {
+  try {
+    return (await deps.store.fail(appId, id, 'PROCESSING', message, deps.now()))
+      ? { kind: 'failed', message }
+      : { kind: 'skipped', reason: 'row changed meanwhile' };
+  } catch {
+    return undefined;
   }
 }
 

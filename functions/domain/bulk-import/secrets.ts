@@ -5,7 +5,12 @@
  */
 import type { ImportUser } from './types.js';
 
-export const SECRET_MARKER = '[redacted]';
+/**
+ * What stands for a credential in any message that quotes input (a deliberate difference from the
+ * reference, which echoes them): the values of `plainTextPassword`, `passwordHash` and TOTP
+ * `secretKey`.
+ */
+export const SECRET_MARKER = '<redacted>';
 
 /** Every credential string the user carries (plain-text passwords, hashes, TOTP secrets). */
 export function userSecrets(user: ImportUser | undefined): string[] {

@@ -3,6 +3,7 @@
  * by status, remove them by id. Input rules and message texts are the reference's.
  */
 import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.js';
+import { checkIdLength } from '#functions/shared/id-limits.js';
 import { optionalIntQuery } from '#functions/shared/input.js';
 import {
   STAGED_STATUS_VALUES,
@@ -135,6 +136,7 @@ export function parseRemoveIds(body: Readonly<Record<string, unknown>> | undefin
   for (const id of ids) {
     if (typeof id !== 'string') throw new BadRequestError(invalidFieldMessage('ids'));
     if (id === '') throw new BadRequestError("Field name 'ids' cannot contain an empty string");
+    checkIdLength('stagedId', id, 'ids');
   }
   return ids as string[];
 }

@@ -97,7 +97,7 @@ export function validateStagingRequest(body: unknown, ctx: ImportValidationConte
   const users: ImportUser[] = [];
   const invalid: InvalidUserEntry[] = [];
   for (let index = 0; index < rawUsers.length; index++) {
-    const result = validateImportUser(rawUsers[index], ctx, { seenExternalUserIds });
+    const result = validateImportUser(rawUsers[index], ctx, { seenExternalUserIds, staging: true });
     if (result.ok) users.push(result.user);
     else invalid.push({ index, errors: result.errors });
   }

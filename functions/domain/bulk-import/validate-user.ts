@@ -7,8 +7,10 @@
  * a signer key) a message in the same style is reported instead.
  */
 import { parsePhoneNumberFromString } from '#functions/shared/phone-numbers.js';
+import { metadataProblem, metadataProblemMessage } from '../metadata/limits.js';
 import { checkHashFormat, normaliseHashingAlgorithm, normaliseImportedHash } from '../passwords/index.js';
 import {
+  INT_RANGE,
   isJsonObject,
   type JsonObject,
   readArrayOfObject,
@@ -19,6 +21,7 @@ import {
   readString,
 } from './json-fields.js';
 import { getPrimaryLoginMethod } from './primary.js';
+import { SECRET_MARKER } from './secrets.js';
 import {
   DEFAULT_TENANT_ID,
   type EmailPasswordImportLoginMethod,
@@ -51,6 +54,12 @@ export interface ImportValidationContext {
   };
   /** Whether the app has `firebase_password_hashing_signer_key`; needed for FIREBASE_SCRYPT hashes. */
   firebaseSignerKeyConfigured: boolean;
+  /**
+   * Why a valid user could still never be imported from staging — its one atomic write (with the
+   * deletion of its staged row) would need more actions than a DynamoDB transaction allows — or
+   * undefined. Checked only for users being staged ({@link ValidateImportUserOptions.staging}).
+   */
+  stagedImportProblem?: (user: ImportUser) => string | undefined;
 }
 
 export interface ValidateImportUserOptions {
@@ -64,6 +73,8 @@ export interface ValidateImportUserOptions {
    * `readStored`: re-validation of a staged record; each login method must carry its `superTokensUserId`.
    */
   idMode?: 'generate' | 'readStored';
+  /** The user is about to be staged: a user whose import could never commit is refused now. */
+  staging?: boolean;
 }
 
 export type ValidateImportUserResult = { ok: true; user: ImportUser } | { ok: false; errors: string[] };
@@ -205,12 +216,12 @@ function parseTotpDevices(user: JsonObject, ctx: ImportValidationContext, errors
   const devices: ImportTotpDevice[] = [];
   for (const element of elements) {
     const secretKey = readString(element, 'secretKey', true, errors, SUFFIX_TOTP);
-    const rawPeriod = readInteger(element, 'period', false, errors, SUFFIX_TOTP);
-    const rawSkew = readInteger(element, 'skew', false, errors, SUFFIX_TOTP);
+    const rawPeriod = readInteger(element, 'period', false, errors, SUFFIX_TOTP, INT_RANGE);
+    const rawSkew = readInteger(element, 'skew', false, errors, SUFFIX_TOTP, INT_RANGE);
     const rawDeviceName = readString(element, 'deviceName', false, errors, SUFFIX_TOTP);
 
     if (secretKey !== undefined && secretKey.length > 256) {
-      errors.push(`TOTP secretKey ${secretKey} is too long. Max length is 256.`);
+      errors.push(`TOTP secretKey ${SECRET_MARKER} is too long. Max length is 256.`);
     }
     let period: number | undefined = rawPeriod ?? 30;
     if (period < 1) {
@@ -230,6 +241,13 @@ function parseTotpDevices(user: JsonObject, ctx: ImportValidationContext, errors
     if (secretKey !== undefined && period !== undefined && skew !== undefined) {
       devices.push(deviceName === undefined ? { secretKey, period, skew } : { secretKey, period, skew, deviceName });
     }
+  }
+  // Two devices of one name could never both be imported (the reference fails the second, E036).
+  const names = new Set<string>();
+  for (const { deviceName } of devices) {
+    if (deviceName === undefined) continue;
+    if (names.has(deviceName)) errors.push(`E036: A TOTP device named ${deviceName} already exists for this user.`);
+    names.add(deviceName);
   }
   return devices;
 }
@@ -441,9 +459,29 @@ function dedupe(values: string[]): string[] {
   return out;
 }
 
-/** `LoginMethod '<json>' has no tenantId` renders the normalised login method as JSON. */
+/**
+ * One entry per role, its tenants de-duplicated: giving a role twice assigns it once (two
+ * assignments of one role in one tenant would be two writes of one item in the user's
+ * transaction, which DynamoDB refuses).
+ */
+function mergeRoles(roles: readonly ImportUserRole[]): ImportUserRole[] {
+  const byRole = new Map<string, ImportUserRole>();
+  for (const { role, tenantIds } of roles) {
+    const merged = byRole.get(role);
+    if (merged) merged.tenantIds = dedupe([...merged.tenantIds, ...tenantIds]);
+    else byRole.set(role, { role, tenantIds: dedupe(tenantIds) });
+  }
+  return [...byRole.values()];
+}
+
+/**
+ * `LoginMethod '<json>' has no tenantId` renders the normalised login method as JSON, its
+ * credentials (`passwordHash`, `plainTextPassword`) replaced by the marker.
+ */
 function describeLoginMethod(lm: ImportLoginMethod): string {
-  return JSON.stringify(lm);
+  return JSON.stringify(lm, (key, value) =>
+    (key === 'passwordHash' || key === 'plainTextPassword') && typeof value === 'string' ? SECRET_MARKER : value,
+  );
 }
 
 /**
@@ -462,6 +500,8 @@ export function validateImportUser(
   // #1–#5
   const rawExternalUserId = readString(raw, 'externalUserId', false, errors, SUFFIX_USER);
   const userMetadata = readObject(raw, 'userMetadata', false, errors, SUFFIX_USER);
+  const metadataIssue = userMetadata === undefined ? undefined : metadataProblem(userMetadata);
+  if (metadataIssue) errors.push(metadataProblemMessage(metadataIssue, 'userMetadata'));
   const userRoles = parseUserRoles(raw, ctx, errors);
   const totpDevices = parseTotpDevices(raw, ctx, errors);
   const { loginMethods, withoutTenants } = parseLoginMethods(raw, ctx, errors, idMode);
@@ -502,9 +542,10 @@ export function validateImportUser(
   const user = { id: getPrimaryLoginMethod(loginMethods).superTokensUserId } as ImportUser;
   if (externalUserId !== undefined) user.externalUserId = externalUserId;
   if (userMetadata !== undefined) user.userMetadata = userMetadata;
-  for (const role of userRoles) role.tenantIds = dedupe(role.tenantIds);
-  user.userRoles = userRoles;
+  user.userRoles = mergeRoles(userRoles);
   user.totpDevices = totpDevices;
   user.loginMethods = loginMethods;
+  const unimportable = options.staging ? ctx.stagedImportProblem?.(user) : undefined;
+  if (unimportable !== undefined) return { ok: false, errors: [unimportable] };
   return { ok: true, user };
 }

@@ -256,6 +256,38 @@ function singleWrite(deps: ImportDeps, appId: string, plan: UserWritePlan, compa
 }
 
 /**
+ * The refusal of a user whose import from staging could never commit (its write, with the
+ * deletion of its staged row, needs more actions than one transaction allows), or undefined: what
+ * staging checks before it accepts the user.
+ */
+export function stagedImportProblem(deps: ImportDeps, appId: string, user: ImportUser): string | undefined {
+  // Building the write costs more than validating the user; most users are far below the limit.
+  if (importActionsAtMost(user) <= MAX_ACTIONS_PER_WRITE) return undefined;
+  const write = singleWrite(deps, appId, importPlan(user, importRecords(user)), { importedStagedRows: [user.id] });
+  return write.actionCount > MAX_ACTIONS_PER_WRITE ? tooLargeMessage(write.actionCount) : undefined;
+}
+
+/**
+ * An upper bound of the actions of a user's import from staging (its write and its staged row's
+ * deletion): at most 8 per login method × tenant (the user's items, uniqueness items, primary
+ * checks, counters), for a linked user also 3 per login method × tenant of the user (the primary
+ * user holds each account info in each of its tenants), 2 per role × tenant and per TOTP device,
+ * and 12 besides (external id, metadata, the staged row, …). test/unit/import-size.test.ts checks
+ * it against the write itself.
+ */
+export function importActionsAtMost(user: ImportUser): number {
+  let bound = 12 + 2 * user.totpDevices.length;
+  const tenants = new Set<string>();
+  for (const lm of user.loginMethods) {
+    bound += 8 * lm.tenantIds.length;
+    for (const tenantId of lm.tenantIds) tenants.add(tenantId);
+  }
+  if (user.loginMethods.some((lm) => lm.isPrimary)) bound += 3 * user.loginMethods.length * tenants.size;
+  for (const role of user.userRoles) bound += 2 * role.tenantIds.length;
+  return bound;
+}
+
+/**
  * Imports one user atomically. Returns the outcome; throws (nothing written, safe to retry later)
  * when storage kept failing transiently or the user's metadata kept changing under the write.
  */

@@ -5,6 +5,8 @@
  */
 import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.js';
 import { optionalObject, requiredQuery, requiredString } from '#functions/shared/input.js';
+import { jsonDepthExceeds } from '#functions/shared/json-depth.js';
+import { MAX_METADATA_DEPTH, metadataProblem, metadataProblemMessage } from './limits.js';
 import { type Metadata, shallowMergeMetadata } from './merge.js';
 import type { MetadataStore } from './ports.js';
 import { checkUserIdLength, fitsUserId } from './user-id.js';
@@ -14,11 +16,8 @@ export type { MetadataStore, StoredMetadata } from './ports.js';
 type Body = Readonly<Record<string, unknown>>;
 type Query = Readonly<Record<string, string | undefined>>;
 
-/**
- * Largest stored metadata (JSON text, bytes). DynamoDB items are limited to 400 KB; the
- * reference has no limit but this core answers 400 instead of failing the write.
- */
-export const MAX_METADATA_BYTES = 350_000;
+export { MAX_METADATA_BYTES, MAX_METADATA_DEPTH } from './limits.js';
+
 const MAX_ATTEMPTS = 10;
 
 /** `GET /recipe/user/metadata?userId=` query. */
@@ -43,6 +42,10 @@ export function parseUpdateMetadata(body: Body): UpdateMetadataInput {
   const update = optionalObject(body, 'metadataUpdate');
   if (update === undefined) throw new BadRequestError(invalidFieldMessage('metadataUpdate'));
   checkUserIdLength(userId);
+  // The merge keeps the stored metadata's depth and takes the update's, so the update's suffices.
+  if (jsonDepthExceeds(update, MAX_METADATA_DEPTH)) {
+    throw new BadRequestError(metadataProblemMessage('depth', 'User metadata'));
+  }
   return { userId, update };
 }
 
@@ -55,9 +58,8 @@ export async function updateUserMetadata(store: MetadataStore, appId: string, in
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const current = await store.getMetadata(appId, input.userId);
     const metadata = shallowMergeMetadata(current?.metadata ?? {}, input.update);
-    if (Buffer.byteLength(JSON.stringify(metadata), 'utf8') > MAX_METADATA_BYTES) {
-      throw new BadRequestError(`User metadata is too large. Max size is ${MAX_METADATA_BYTES} bytes.`);
-    }
+    const problem = metadataProblem(metadata);
+    if (problem) throw new BadRequestError(metadataProblemMessage(problem, 'User metadata'));
     if (await store.saveMetadata(appId, input.userId, metadata, current?.version)) {
       return { status: 'OK', metadata };
     }

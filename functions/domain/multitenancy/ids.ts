@@ -1,4 +1,5 @@
 import { BadRequestError } from '#functions/shared/errors.js';
+import { checkIdLength } from '#functions/shared/id-limits.js';
 
 const ID_PATTERN = /^[a-z0-9-]+$/;
 const RESERVED_TENANT_IDS = new Set(['recipe', 'config', 'users', 'hello']);
@@ -9,6 +10,7 @@ export function normaliseAppId(raw: string): string {
   if (id === '') throw new BadRequestError('appId should not be an empty String');
   if (id.startsWith('appid-')) throw new BadRequestError("appId must not start with 'appid-'");
   if (!ID_PATTERN.test(id)) throw new BadRequestError('appId can only contain letters, numbers and hyphens');
+  checkIdLength('appId', id);
   return id;
 }
 
@@ -19,5 +21,6 @@ export function normaliseTenantId(raw: string): string {
   if (RESERVED_TENANT_IDS.has(id)) throw new BadRequestError(`Cannot use '${id}' as a tenantId`);
   if (id.startsWith('appid-')) throw new BadRequestError("tenantId must not start with 'appid-'");
   if (!ID_PATTERN.test(id)) throw new BadRequestError('tenantId can only contain letters, numbers and hyphens');
+  checkIdLength('tenantId', id);
   return id;
 }

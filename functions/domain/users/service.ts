@@ -4,6 +4,7 @@
  * and the clock arrive through `UsersDeps`.
  */
 import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.js';
+import { ID_LIMITS } from '#functions/shared/id-limits.js';
 import { has, optionalBoolean, requiredString } from '#functions/shared/input.js';
 import {
   externalIdOf,
@@ -21,8 +22,17 @@ import { writePlan } from './write.js';
 
 export interface PasswordPorts {
   hash(plain: string): Promise<string>;
-  /** 'match' | 'mismatch' | 'unverifiable' (e.g. a Firebase hash without the app's signer key). */
-  verify(plain: string, storedHash: string): Promise<'match' | 'mismatch' | 'unverifiable'>;
+  /**
+   * 'match' | 'mismatch' | 'unverifiable' (e.g. a Firebase hash without the app's signer key) |
+   * 'over-limit' (the stored hash asks for more work than the cost bounds allow; not computed).
+   */
+  verify(plain: string, storedHash: string): Promise<'match' | 'mismatch' | 'unverifiable' | 'over-limit'>;
+  /**
+   * The verify of a sign-in that has no stored hash to check: costs what a verify against a hash
+   * of the app's algorithm at its configured cost costs, so the answer's timing does not tell
+   * whether the email exists.
+   */
+  dummyVerify(plain: string): Promise<void>;
   /**
    * Whether a stored hash is to be replaced with `hash(password)` after a successful sign-in (a
    * legacy family, and the app has not turned the upgrade off). Absent: never.
@@ -74,16 +84,21 @@ export async function signIn(
   input: { email: string; password: string },
 ): Promise<{ status: 'OK'; user: UserJson; recipeUserId: string } | { status: 'WRONG_CREDENTIALS_ERROR' }> {
   const email = normaliseEmail(input.email);
-  const found = await deps.store.getEmailPasswordUser(target.appId, target.tenantId, email);
+  // An email too long to be stored belongs to no user (and cannot be part of a key).
+  const found = canBeStoredEmail(email)
+    ? await deps.store.getEmailPasswordUser(target.appId, target.tenantId, email)
+    : undefined;
   const method = found?.user.loginMethods.find((lm) => lm.recipeUserId === found.recipeUserId);
-  if (!found || !method?.passwordHash) return { status: 'WRONG_CREDENTIALS_ERROR' };
+  if (!found || !method?.passwordHash) {
+    await passwords.dummyVerify(input.password);
+    return { status: 'WRONG_CREDENTIALS_ERROR' };
+  }
   const outcome = await passwords.verify(input.password, method.passwordHash);
+  const who = { appId: target.appId, tenantId: target.tenantId, recipeUserId: method.recipeUserId };
   if (outcome === 'unverifiable') {
-    deps.warn?.('sign-in refused: the stored password hash cannot be checked with this app configuration', {
-      appId: target.appId,
-      tenantId: target.tenantId,
-      recipeUserId: method.recipeUserId,
-    });
+    deps.warn?.('sign-in refused: the stored password hash cannot be checked with this app configuration', who);
+  } else if (outcome === 'over-limit') {
+    deps.warn?.('sign-in refused: the stored password hash asks for more work than the hash cost bounds allow', who);
   }
   if (outcome !== 'match') return { status: 'WRONG_CREDENTIALS_ERROR' };
   if (passwords.needsUpgrade?.(method.passwordHash)) {
@@ -123,6 +138,9 @@ async function upgradePasswordHash(
     });
   }
 }
+
+/** Normalising can at most double an email's length (`İ` lower-cases to two characters). */
+const canBeStoredEmail = (email: string) => email.length <= 2 * ID_LIMITS.email;
 
 /** `POST /<t>/recipe/signup`: a new, non-primary emailpassword user in the path's tenant. */
 export async function signUp(
@@ -207,7 +225,7 @@ export function decodeToken(token: string): UserPosition {
   if (separator <= 0) throw invalid;
   const userId = text.slice(0, separator);
   const time = text.slice(separator + 1);
-  if (!/^\d{1,15}$/.test(time) || userId.includes('#')) throw invalid;
+  if (!/^\d{1,15}$/.test(time) || userId.includes('#') || userId.length > ID_LIMITS.userId) throw invalid;
   return { userId, timeJoined: Number(time) };
 }
 

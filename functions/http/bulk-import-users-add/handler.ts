@@ -9,7 +9,13 @@ import { importValidationContext } from '#functions/wiring/import.js';
  * any app); then the app and tenant must exist and the tenant be public, in the reference's order.
  */
 export const handler = httpHandler({
-  route: { id: 'bulk-import-users-add', scope: 'tenant', exists: 'after-input', publicTenantOnly: true },
+  route: {
+    id: 'bulk-import-users-add',
+    scope: 'tenant',
+    exists: 'after-input',
+    publicTenantOnly: true,
+    largeBody: true,
+  },
   input: ({ body }) => {
     const users = stagingUsersOf(body);
     return users.length === 0 ? new Answer(ok({ status: 'OK' })) : users;

@@ -1,12 +1,17 @@
 import { signUp } from '#functions/domain/users/service.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
+import { checkIdLength } from '#functions/shared/id-limits.js';
 import { requiredString } from '#functions/shared/input.js';
 import { passwordPorts, usersDeps } from '#functions/wiring/users.js';
 
 /** `POST /<t>/recipe/signup`: `OK` with user and recipeUserId, or `EMAIL_ALREADY_EXISTS_ERROR`. */
 export const handler = httpHandler({
   route: { id: 'signup', scope: 'tenant' },
-  input: ({ body = {} }) => ({ email: requiredString(body, 'email'), password: requiredString(body, 'password') }),
+  input: ({ body = {} }) => {
+    const input = { email: requiredString(body, 'email'), password: requiredString(body, 'password') };
+    checkIdLength('email', input.email.trim());
+    return input;
+  },
   run: async (input, { appId, tenantId, config }) =>
     ok(await signUp(usersDeps(config), passwordPorts(config), { appId, tenantId }, input)),
 });

@@ -1,6 +1,7 @@
 import { usersByAccountInfo } from '#functions/domain/users/service.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { BadRequestError } from '#functions/shared/errors.js';
+import { checkIdLength } from '#functions/shared/id-limits.js';
 import { requiredQuery } from '#functions/shared/input.js';
 import { usersDeps } from '#functions/wiring/users.js';
 
@@ -11,6 +12,10 @@ export const handler = httpHandler({
     const union = requiredQuery(query, 'doUnionOfAccountInfo');
     if (union !== 'true' && union !== 'false') {
       throw new BadRequestError("'doUnionOfAccountInfo' should be either 'true' or 'false'");
+    }
+    for (const kind of ['email', 'phoneNumber', 'thirdPartyId', 'thirdPartyUserId'] as const) {
+      const value = query[kind];
+      if (value !== undefined) checkIdLength(kind, value.trim());
     }
     return {
       email: query.email,

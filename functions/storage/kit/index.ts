@@ -20,6 +20,7 @@ export {
   type FailureKind,
   isConditionFailure,
   isTransient,
+  isTransientFailure,
   type TransientKind,
   TransientStorageError,
 } from './errors.js';
