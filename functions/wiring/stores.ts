@@ -33,7 +33,7 @@ export function storesOf(table: Table): AppStores {
   if (!stores) {
     stores = {
       users: createUserStore(table),
-      staging: createStagingStore(table),
+      staging: createStagingStore(table, baseTable),
       roles: createRoleStore(table),
       metadata: createMetadataStore(table),
       totp: createTotpStore(table),

@@ -78,12 +78,16 @@ export async function readRows(table: Table, appId: string, ids: readonly string
 
 export async function insertNew(
   table: Table,
+  markers: Table,
   appId: string,
   users: readonly ImportUser[],
   now: number,
 ): Promise<{ collidedIds: string[] }> {
-  // Before any row: the reconciler must know this app has rows to look after.
-  await putItem(table, stagingMarker.item({ appId }, { appId, stagedAt: now }, { GSI2: { appId } }));
+  // Before any row: the reconciler must know this app has rows to look after, and where.
+  await putItem(
+    markers,
+    stagingMarker.item({ appId }, { appId, stagedAt: now, table: table.name }, { GSI2: { appId } }),
+  );
   const collided: string[] = [];
   const groups = [...groupBy(users, (u) => counterShard(u.id)).entries()];
   // Each counter shard's chunks run one after another (no transaction conflicts on the counter

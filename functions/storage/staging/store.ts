@@ -1,7 +1,8 @@
 /**
  * The staged-users store (the bulk-import ports of functions/domain/bulk-import/staging-ports.ts)
- * for one table. Its jobs live beside it: rows.ts (items), lifecycle.ts (status changes),
- * listing.ts (list, count), reconcile-scan.ts (the reconciler's read), purge.ts (app deletion).
+ * for one table; the apps' staging markers live in `markers` (the base table). Its jobs live
+ * beside it: rows.ts (items), lifecycle.ts (status changes), listing.ts (list, count),
+ * reconcile-scan.ts (the reconciler's reads), purge.ts (app deletion).
  */
 import type { StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import type { Table } from '../kit/index.js';
@@ -19,9 +20,9 @@ import {
 import { countOf, list } from './listing.js';
 import { pendingSentBefore } from './reconcile-scan.js';
 
-export function createStagingStore(table: Table): StagingStore {
+export function createStagingStore(table: Table, markers: Table): StagingStore {
   return {
-    insertNew: (appId, users, now) => insertNew(table, appId, users, now),
+    insertNew: (appId, users, now) => insertNew(table, markers, appId, users, now),
     get: (appId, id) => getRow(table, appId, id),
     claim: (appId, id, now) => claim(table, appId, id, now),
     claimMany: (appId, ids, now) => claimMany(table, appId, ids, now),
@@ -31,7 +32,7 @@ export function createStagingStore(table: Table): StagingStore {
     remove: (appId, ids) => remove(table, appId, ids),
     list: (appId, query) => list(table, appId, query),
     count: (appId, status) => countOf(table, appId, status ? [status] : undefined),
-    pendingSentBefore: (sentBefore, visit) => pendingSentBefore(table, sentBefore, visit),
+    pendingSentBefore: (appId, sentBefore, visit) => pendingSentBefore(table, appId, sentBefore, visit),
     markSent: (appId, id, now) => markSent(table, appId, id, now),
   };
 }
