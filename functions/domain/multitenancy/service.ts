@@ -203,18 +203,19 @@ async function checkAppTable(
   const from = tableOf(stored);
   const to = tableOf(merged);
   if (from === to) return;
-  if (to !== deps.tables.baseTableName()) {
-    const problem = await deps.tables.tableProblem(to);
-    if (problem !== undefined)
-      throw new BadRequestError(`${INVALID_CORE_CONFIG_PREFIX}dynamodb_table_name: ${problem}`);
-  }
-  if (stored === undefined) return;
-  const held = await deps.tables.appHoldings(appId, from);
+  // The app's data first: a refused move must not create the table it would have moved to.
+  const held = stored === undefined ? [] : await deps.tables.appHoldings(appId, from);
   if (held.length > 0) {
     throw new BadRequestError(
       `${INVALID_CORE_CONFIG_PREFIX}dynamodb_table_name cannot change while the app has ${listText(held)} in table '${from}': ` +
         'an app moves to another table only while it holds no data (remove it first, or create a new app)',
     );
+  }
+  if (to !== deps.tables.baseTableName()) {
+    const problem = await deps.tables.tableProblem(to);
+    if (problem !== undefined) {
+      throw new BadRequestError(`${INVALID_CORE_CONFIG_PREFIX}dynamodb_table_name: ${problem}`);
+    }
   }
 }
 
