@@ -12,6 +12,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'ANY';
 export interface RouteAccess {
   readonly table?: 'read' | 'write';
   readonly queue?: 'send';
+  /** DescribeTable on the app tables: checking the table an app's `dynamodb_table_name` names. */
+  readonly describeTables?: true;
 }
 
 export interface RouteDefinition {
@@ -45,6 +47,7 @@ function route(
 
 const READ = { table: 'read' } as const;
 const WRITE = { table: 'write' } as const;
+const APP_WRITE = { table: 'write', describeTables: true } as const;
 const STAGE = { table: 'write', queue: 'send' } as const;
 /** 1,769 MB is one full vCPU on Lambda: password hashing is CPU-bound. */
 const HASHING_MEMORY = 1769;
@@ -54,8 +57,8 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('apiversion', 'GET', '/apiversion', READ),
 
   // Apps (spec §1)
-  route('app-put-v2', 'PUT', '/recipe/multitenancy/app/v2', WRITE),
-  route('app-put', 'PUT', '/recipe/multitenancy/app', WRITE),
+  route('app-put-v2', 'PUT', '/recipe/multitenancy/app/v2', APP_WRITE),
+  route('app-put', 'PUT', '/recipe/multitenancy/app', APP_WRITE),
   route('app-list-v2', 'GET', '/recipe/multitenancy/app/list/v2', READ),
   route('app-list', 'GET', '/recipe/multitenancy/app/list', READ),
   route('app-remove', 'POST', '/recipe/multitenancy/app/remove', WRITE, { timeoutSeconds: 29 }),

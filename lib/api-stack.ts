@@ -38,6 +38,8 @@ import { pascalCase } from './names.js';
 /** What every route function is wired to; all of it comes from bin/app.ts. */
 interface RouteWiring {
   readonly table: ITable;
+  /** Every table name with this prefix is an app table the functions may use (lib/tables.ts). */
+  readonly appTablePrefix: string;
   readonly importQueue: IQueue;
   /** ARN of the secret holding the comma-separated base API keys; none means an open core. */
   readonly apiKeysSecretArn?: string;
@@ -97,6 +99,7 @@ export class ApiStack extends Stack {
     super(scope, id, props);
     const wiring: RouteWiring = {
       table: props.table,
+      appTablePrefix: props.appTablePrefix,
       importQueue: props.importQueue,
       retain: props.retain,
       logRetention: props.logRetention,
@@ -204,7 +207,11 @@ export class RouteGroupStack extends NestedStack {
         },
       });
       functions.push({ id: route.id, fn });
-      if (route.access.table) fn.bindTable(props.table, route.access.table);
+      if (route.access.table) {
+        fn.bindTable(props.table, route.access.table).bindAppTables(props.appTablePrefix, route.access.table, {
+          describe: route.access.describeTables === true,
+        });
+      }
       if (route.access.queue) fn.bindQueue(props.importQueue, route.access.queue, ENV.importQueueUrl);
       if (secret) fn.bindApiKeysSecret(secret);
 

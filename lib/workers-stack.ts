@@ -17,6 +17,8 @@ export interface WorkersStackProps extends StackProps {
   /** The worker manifest (functions/workers.ts); one function and its trigger per entry. */
   readonly workers: readonly WorkerDefinition[];
   readonly table: ITable;
+  /** Every table name with this prefix is an app table the functions may use (lib/tables.ts). */
+  readonly appTablePrefix: string;
   /** The import queue and its DLQ (data stack), sized for the consumers' timeouts. */
   readonly importQueue: ImportQueue;
   /** Keep log groups when they leave the stack. */
@@ -68,7 +70,7 @@ export class WorkersStack extends Stack {
           ? {}
           : { reservedConcurrentExecutions: worker.reservedConcurrency }),
       });
-      fn.bindTable(props.table, worker.access.table);
+      fn.bindTable(props.table, worker.access.table).bindAppTables(props.appTablePrefix, worker.access.table);
       if (worker.access.queue) fn.bindQueue(importQueue.queue, worker.access.queue, ENV.importQueueUrl);
       if (worker.access.backlog) {
         fn.watchQueue(importQueue.queue, ENV.importQueueUrl).watchQueue(importQueue.deadLetterQueue, ENV.importDlqUrl);

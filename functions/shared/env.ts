@@ -11,6 +11,11 @@ export const ENV = {
    * does not exist yet. Never set on AWS, where tables are only checked.
    */
   createTables: 'DYNAMODB_CREATE_TABLES',
+  /**
+   * The base config key `dynamodb_table_name_prefix` (every key may be set by its upper-case
+   * variable): the stack sets it to the prefix its grants cover.
+   */
+  appTablePrefix: 'DYNAMODB_TABLE_NAME_PREFIX',
   importQueueUrl: 'IMPORT_QUEUE_URL',
   importDlqUrl: 'IMPORT_DLQ_URL',
   /** Local runtime and tests only: the local SQS server's URL. */
