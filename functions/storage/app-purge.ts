@@ -95,7 +95,7 @@ const HOLDINGS: readonly { kind: string; holds: (table: Table, appId: string) =>
     holds: (table, appId) => anyIn(table, { pk: appPartition(appId), sk: { beginsWith: ROLE_SORT_PREFIX } }),
   },
   {
-    kind: 'user metadata, role assignments or TOTP devices',
+    kind: 'user data (metadata, role assignments, TOTP devices)',
     holds: (table, appId) =>
       anyInShards(
         table,
