@@ -9,11 +9,13 @@
  * measured system so drift hits both. The cost model loads the handlers in this process (with a
  * capacity-recording middleware on its DocumentClient) against the same DynamoDB Local.
  *
- * Measurements: 1 staging latency, 2 import throughput vs bare transactions, 3 import throughput
- * with plain-text passwords vs bare hashing on all cores, 4 sign-in vs bare verify, 5 cost model,
- * 6 peak RSS of the runtime (node + DynamoDB Local) per tenth of a large import, 7 verify time at
- * each hash cost bound, 8 bundle size and import time vs a document-client-only bundle, 9 the
- * migration command (conversion speed and memory; `migrate` vs posting the same users directly).
+ * Measurements: 1 staging latency, 2 import throughput vs bare transactions (2b: the same import
+ * into an app on a table of its own, vs the base table), 3 import throughput with plain-text
+ * passwords vs bare hashing on all cores, 4 sign-in vs bare verify, 5 cost model (5b: the same
+ * recording with the app on a table of its own), 6 peak RSS of the runtime (node + DynamoDB Local)
+ * per tenth of a large import, 7 verify time at each hash cost bound, 8 bundle size and import
+ * time vs a document-client-only bundle, 9 the migration command (conversion speed and memory;
+ * `migrate` vs posting the same users directly).
  */
 import { WORKERS } from '#functions/workers.js';
 import { loadInProcess } from './lib/in-process.js';
@@ -96,6 +98,54 @@ async function main(): Promise<void> {
     for (const line of unitNotes(recorded.sample)) log(`  ${line}`);
     log(`  1M users: $${round(model.totalUsd)} in ${round(model.wallMinutes, 1)} min (${model.wallArithmetic})`);
 
+    // 5b. The same recording with the app on a table of its own (`dynamodb_table_name`): the same
+    // items and calls, only in another table, so the same units are expected.
+    log('5b. cost model, the app on a table of its own');
+    const own = await recordImport(runtime, inProcess, SIZES.costUsers, batchSize, { ownTable: true });
+    const ownModel = costModel(own.sample, {
+      users: 1_000_000,
+      concurrency: importWorker.source.maxConcurrency,
+      workerMemoryMb: importWorker.memoryMb,
+    });
+    const perUser = (s: typeof own.sample) => ({
+      stagingWru: s.staging.writeUnitsPerUser,
+      workerWru: s.worker.writeUnitsPerUser,
+      tableWru: s.staging.tableWriteUnitsPerUser + s.worker.tableWriteUnitsPerUser,
+      rru: s.staging.readUnitsPerUser + s.worker.readUnitsPerUser,
+      transactions: s.worker.transactionsPerUser,
+    });
+    results.costModelOwnTable = {
+      sample: own.sample,
+      model: ownModel,
+      perUser: perUser(own.sample),
+      basePerUser: perUser(recorded.sample),
+    };
+    log(`  per user, own table: ${JSON.stringify(perUser(own.sample))}`);
+    log(`  per user, base table: ${JSON.stringify(perUser(recorded.sample))}`);
+    log(`  1M users on its own table: $${round(ownModel.totalUsd)} (base table: $${round(model.totalUsd)})`);
+    for (const [metric, unit, ownValue, baseValue] of [
+      [
+        'write units per user',
+        'WRU',
+        perUser(own.sample).stagingWru + perUser(own.sample).workerWru,
+        perUser(recorded.sample).stagingWru + perUser(recorded.sample).workerWru,
+      ],
+      ['read units per user', 'RRU', perUser(own.sample).rru, perUser(recorded.sample).rru],
+      ['1M users', 'USD', ownModel.totalUsd, model.totalUsd],
+    ] as const) {
+      const single = (x: number) => ({ median: x, min: x, max: x, samples: [x] });
+      rows.push(
+        { measurement: '5b. Cost model, app on its own table', metric, unit, summary: single(ownValue) as never },
+        {
+          measurement: '5b. Cost model, app on its own table',
+          metric: `${metric}, own ÷ base table`,
+          unit: '×',
+          summary: single(ownValue / baseValue) as never,
+          target: '= 1 (same items, another table)',
+        },
+      );
+    }
+
     // 1 + 2. Staging latency and end-to-end import (hashes given) vs bare transactions.
     if (want(1)) await stagingAndImport();
     async function stagingAndImport() {
@@ -106,17 +156,19 @@ async function main(): Promise<void> {
         'import',
         plan,
         async () => {
-          const app = await stageAndImport(runtime, SIZES.stageUsers, {
-            kind: 'hash',
-            passwordHash: hash,
-            hashingAlgorithm: 'BCRYPT',
-          });
+          const credential = { kind: 'hash', passwordHash: hash, hashingAlgorithm: 'BCRYPT' } as const;
+          const app = await stageAndImport(runtime, SIZES.stageUsers, credential);
+          // The same import into an app on a table of its own, in the same run.
+          const own = await stageAndImport(runtime, SIZES.stageUsers, credential, { ownTable: true });
           const bare = await runBareBatchImport(client, recorded.plan, SIZES.stageUsers, runtime.workerConcurrency);
           return {
             stageMs: app.stageMs,
             appUsersPerSecond: app.usersPerSecond,
             bareUsersPerSecond: bare.usersPerSecond,
             ratio: app.usersPerSecond / bare.usersPerSecond,
+            ownTableStageMs: own.stageMs,
+            ownTableUsersPerSecond: own.usersPerSecond,
+            ownTableRatio: own.usersPerSecond / app.usersPerSecond,
           };
         },
         log,
@@ -147,6 +199,19 @@ async function main(): Promise<void> {
           unit: '×',
           summary: importRuns.ratio as never,
           target: '≥ 0.7',
+        },
+        {
+          measurement: '2b. Import, hashes given, app on its own table',
+          metric: 'end to end',
+          unit: 'users/s',
+          summary: importRuns.ownTableUsersPerSecond as never,
+        },
+        {
+          measurement: '2b. Import, hashes given, app on its own table',
+          metric: 'own ÷ base table',
+          unit: '×',
+          summary: importRuns.ownTableRatio as never,
+          target: '≈ 1 (same writes)',
         },
       );
     }
