@@ -36,19 +36,22 @@ export const importBacklog: ImportBacklog = createQueueBacklog({
   queueUrls: () => [requireEnv(ENV.importQueueUrl), requireEnv(ENV.importDlqUrl)],
 });
 
-/** Loads an app's effective configuration at most once per invocation (a failed load is retried). */
-function configCache(): (appId: string) => Promise<EffectiveConfig | undefined> {
-  const configs = new Map<string, Promise<EffectiveConfig | undefined>>();
+/** `load` of an app at most once per invocation (a failed load is tried again next time). */
+function perApp<T>(load: (appId: string) => Promise<T>): (appId: string) => Promise<T> {
+  const loaded = new Map<string, Promise<T>>();
   return (appId) => {
-    let loaded = configs.get(appId);
-    if (!loaded) {
-      loaded = loadAppConfig(appId);
-      loaded.catch(() => configs.delete(appId));
-      configs.set(appId, loaded);
+    let value = loaded.get(appId);
+    if (!value) {
+      value = load(appId);
+      value.catch(() => loaded.delete(appId));
+      loaded.set(appId, value);
     }
-    return loaded;
+    return value;
   };
 }
+
+/** An app's effective configuration, read at most once per invocation. */
+const configCache = () => perApp(loadAppConfig);
 
 /**
  * The staged rows of apps known only by id (the worker's and the DLQ consumer's messages): each
@@ -110,16 +113,10 @@ async function importContextOf(appId: string, config: EffectiveConfig): Promise<
  */
 export function processingDeps(overrides: Partial<ProcessingDeps> = {}): ProcessingDeps {
   const configOf = configCache();
-  const contexts = new Map<string, Promise<AppImportContext | undefined>>();
-  const contextOf = (appId: string) => {
-    let loaded = contexts.get(appId);
-    if (!loaded) {
-      loaded = configOf(appId).then((config) => (config ? importContextOf(appId, config) : undefined));
-      loaded.catch(() => contexts.delete(appId));
-      contexts.set(appId, loaded);
-    }
-    return loaded;
-  };
+  const contextOf = perApp(async (appId): Promise<AppImportContext | undefined> => {
+    const config = await configOf(appId);
+    return config ? importContextOf(appId, config) : undefined;
+  });
   const importDepsOf = async (appId: string) => {
     const config = await configOf(appId);
     if (!config) throw new Error('the app of this import no longer exists');
