@@ -9,11 +9,13 @@
  * measured system so drift hits both. The cost model loads the handlers in this process (with a
  * capacity-recording middleware on its DocumentClient) against the same DynamoDB Local.
  *
- * Measurements: 1 staging latency, 2 import throughput vs bare transactions, 3 import throughput
- * with plain-text passwords vs bare hashing on all cores, 4 sign-in vs bare verify, 5 cost model,
- * 6 peak RSS of the runtime (node + DynamoDB Local) per tenth of a large import, 7 verify time at
- * each hash cost bound, 8 bundle size and import time vs a document-client-only bundle, 9 the
- * migration command (conversion speed and memory; `migrate` vs posting the same users directly).
+ * Measurements: 1 staging latency, 2 import throughput vs bare transactions (2b: the same import
+ * into an app on a table of its own, vs the base table), 3 import throughput with plain-text
+ * passwords vs bare hashing on all cores, 4 sign-in vs bare verify, 5 cost model (5b: the same
+ * recording with the app on a table of its own), 6 peak RSS of the runtime (node + DynamoDB Local)
+ * per tenth of a large import, 7 verify time at each hash cost bound, 8 bundle size and import
+ * time vs a document-client-only bundle, 9 the migration command (conversion speed and memory;
+ * `migrate` vs posting the same users directly).
  */
 import { WORKERS } from '#functions/workers.js';
 import { loadInProcess } from './lib/in-process.js';
@@ -97,6 +99,52 @@ async function main(): Promise<void> {
     for (const line of unitNotes(recorded.sample)) log(`  ${line}`);
     log(`  1M users: $${round(model.totalUsd)} in ${round(model.wallMinutes, 1)} min (${model.wallArithmetic})`);
 
+    // 5b. The same recording with the app on a table of its own (`dynamodb_table_name`): the same
+    // items and calls, only in another table, so the same units are expected.
+    log('5b. cost model, the app on a table of its own');
+    const own = await recordImport(runtime, inProcess, SIZES.costUsers, batchSize, { ownTable: true });
+    const ownModel = costModel(own.sample, {
+      users: 1_000_000,
+      concurrency: importWorker.source.maxConcurrency,
+      workerMemoryMb: importWorker.memoryMb,
+    });
+    // Per user as the model prices it: staging counters as a 10,000-user request pays them (the
+    // small request's counter share depends on which shards its random ids hit).
+    const perUser = (s: typeof own.sample) => {
+      const counters = s.stagingCounters.measuredWruPerUser - s.stagingCounters.at10kWruPerUser;
+      return {
+        wru: s.staging.writeUnitsPerUser - counters + s.worker.writeUnitsPerUser,
+        tableWru: s.staging.tableWriteUnitsPerUser - counters + s.worker.tableWriteUnitsPerUser,
+        workerWru: s.worker.writeUnitsPerUser,
+        rru: s.staging.readUnitsPerUser + s.worker.readUnitsPerUser,
+        transactions: s.worker.transactionsPerUser,
+      };
+    };
+    const [ownUnits, baseUnits] = [perUser(own.sample), perUser(recorded.sample)];
+    results.costModelOwnTable = { sample: own.sample, model: ownModel, perUser: ownUnits, basePerUser: baseUnits };
+    log(`  per user, own table: ${JSON.stringify(ownUnits)}`);
+    log(`  per user, base table: ${JSON.stringify(baseUnits)}`);
+    log(`  1M users on its own table: $${round(ownModel.totalUsd)} (base table: $${round(model.totalUsd)})`);
+    const single = (x: number) => ({ median: x, min: x, max: x, samples: [x] });
+    for (const [metric, unit, ownValue, baseValue, target] of [
+      ['write units per user (10,000 per staging request)', 'WRU', ownUnits.wru, baseUnits.wru, '= 1'],
+      ['table write units per user', 'WRU', ownUnits.tableWru, baseUnits.tableWru, '= 1'],
+      ['read units per user', 'RRU', ownUnits.rru, baseUnits.rru, '= 1'],
+      ['1M users (Lambda time as measured)', 'USD', ownModel.totalUsd, model.totalUsd, '≈ 1 (timing noise)'],
+    ] as const) {
+      const measurement = '5b. Cost model, app on its own table';
+      rows.push(
+        { measurement, metric, unit, summary: single(ownValue) as never },
+        {
+          measurement,
+          metric: `${metric}, own ÷ base`,
+          unit: '×',
+          summary: single(ownValue / baseValue) as never,
+          target,
+        },
+      );
+    }
+
     // 1 + 2. Staging latency and end-to-end import (hashes given) vs bare transactions.
     if (want(1)) await stagingAndImport();
     async function stagingAndImport() {
@@ -107,17 +155,19 @@ async function main(): Promise<void> {
         'import',
         plan,
         async () => {
-          const app = await stageAndImport(runtime, SIZES.stageUsers, {
-            kind: 'hash',
-            passwordHash: hash,
-            hashingAlgorithm: 'BCRYPT',
-          });
+          const credential = { kind: 'hash', passwordHash: hash, hashingAlgorithm: 'BCRYPT' } as const;
+          const app = await stageAndImport(runtime, SIZES.stageUsers, credential);
+          // The same import into an app on a table of its own, in the same run.
+          const own = await stageAndImport(runtime, SIZES.stageUsers, credential, { ownTable: true });
           const bare = await runBareBatchImport(client, recorded.plan, SIZES.stageUsers, runtime.workerConcurrency);
           return {
             stageMs: app.stageMs,
             appUsersPerSecond: app.usersPerSecond,
             bareUsersPerSecond: bare.usersPerSecond,
             ratio: app.usersPerSecond / bare.usersPerSecond,
+            ownTableStageMs: own.stageMs,
+            ownTableUsersPerSecond: own.usersPerSecond,
+            ownTableRatio: own.usersPerSecond / app.usersPerSecond,
           };
         },
         log,
@@ -148,6 +198,19 @@ async function main(): Promise<void> {
           unit: '×',
           summary: importRuns.ratio as never,
           target: '≥ 0.7',
+        },
+        {
+          measurement: '2b. Import, hashes given, app on its own table',
+          metric: 'end to end',
+          unit: 'users/s',
+          summary: importRuns.ownTableUsersPerSecond as never,
+        },
+        {
+          measurement: '2b. Import, hashes given, app on its own table',
+          metric: 'own ÷ base table',
+          unit: '×',
+          summary: importRuns.ownTableRatio as never,
+          target: '≈ 1 (same writes)',
         },
       );
     }

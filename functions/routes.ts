@@ -21,6 +21,8 @@ export interface RouteAccess {
   readonly table?: 'read' | 'write';
   readonly queue?: 'send';
   readonly credentials?: CredentialsAccess;
+  /** DescribeTable on the app tables: checking the table an app's `dynamodb_table_name` names. */
+  readonly describeTables?: true;
 }
 
 export interface RouteDefinition {
@@ -56,6 +58,8 @@ const READ = { table: 'read' } as const;
 const WRITE = { table: 'write' } as const;
 /** Writes app or tenant records, whose coreConfig credentials are stored sealed. */
 const CONFIG_WRITE = { table: 'write', credentials: 'seal' } as const;
+/** An app's record: also checks the table its `dynamodb_table_name` names. */
+const APP_WRITE = { ...CONFIG_WRITE, describeTables: true } as const;
 const STAGE = { table: 'write', queue: 'send', credentials: 'seal' } as const;
 /** 1,769 MB is one full vCPU on Lambda: password hashing is CPU-bound. */
 const HASHING_MEMORY = 1769;
@@ -65,8 +69,8 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('apiversion', 'GET', '/apiversion', READ),
 
   // Apps (spec §1)
-  route('app-put-v2', 'PUT', '/recipe/multitenancy/app/v2', CONFIG_WRITE),
-  route('app-put', 'PUT', '/recipe/multitenancy/app', CONFIG_WRITE),
+  route('app-put-v2', 'PUT', '/recipe/multitenancy/app/v2', APP_WRITE),
+  route('app-put', 'PUT', '/recipe/multitenancy/app', APP_WRITE),
   route('app-list-v2', 'GET', '/recipe/multitenancy/app/list/v2', READ),
   route('app-list', 'GET', '/recipe/multitenancy/app/list', READ),
   route('app-remove', 'POST', '/recipe/multitenancy/app/remove', WRITE, { timeoutSeconds: 29 }),

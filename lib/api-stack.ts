@@ -39,6 +39,8 @@ import { pascalCase } from './names.js';
 /** What every route function is wired to; all of it comes from bin/app.ts. */
 interface RouteWiring {
   readonly table: ITable;
+  /** Every table name with this prefix is an app table the functions may use (lib/tables.ts). */
+  readonly appTablePrefix: string;
   readonly importQueue: IQueue;
   /** The key sealing credentials at rest (data stack); granted per route's `access.credentials`. */
   readonly credentialsKey: IKey;
@@ -100,6 +102,7 @@ export class ApiStack extends Stack {
     super(scope, id, props);
     const wiring: RouteWiring = {
       table: props.table,
+      appTablePrefix: props.appTablePrefix,
       importQueue: props.importQueue,
       credentialsKey: props.credentialsKey,
       retain: props.retain,
@@ -209,7 +212,11 @@ export class RouteGroupStack extends NestedStack {
         },
       });
       functions.push({ id: route.id, fn });
-      if (route.access.table) fn.bindTable(props.table, route.access.table);
+      if (route.access.table) {
+        fn.bindTable(props.table, route.access.table).bindAppTables(props.appTablePrefix, route.access.table, {
+          describe: route.access.describeTables === true,
+        });
+      }
       if (route.access.queue) fn.bindQueue(props.importQueue, route.access.queue, ENV.importQueueUrl);
       if (route.access.credentials) fn.bindCredentials(props.credentialsKey, route.access.credentials);
       if (secret) fn.bindApiKeysSecret(secret);

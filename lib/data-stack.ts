@@ -1,14 +1,14 @@
-import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { AttributeType, BillingMode, Table, TableEncryption, type WarmThroughput } from 'aws-cdk-lib/aws-dynamodb';
+import type { Table, WarmThroughput } from 'aws-cdk-lib/aws-dynamodb';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
-import { TABLE_SCHEMA } from '#functions/storage/table.js';
 import { ALARM_PERIOD, notifyingAlarm, TABLE_OPERATIONS, THRESHOLDS } from './alarms.js';
 import { ImportQueue } from './constructs/import-queue.js';
+import { coreTable } from './tables.js';
 
 export interface DataStackProps extends StackProps {
   /**
@@ -24,11 +24,18 @@ export interface DataStackProps extends StackProps {
   readonly warmThroughput?: WarmThroughput;
   /** Subscribed to the alarm topic by email (the address must confirm the subscription). @default none */
   readonly alarmEmail?: string;
+  /**
+   * The prefix of every table the stage's functions may use besides the base table (lib/tables.ts);
+   * output for operators adding app tables. @default none: no app tables
+   */
+  readonly appTablePrefix?: string;
+  /** Full names of the app tables to create, each starting with `appTablePrefix`. @default none */
+  readonly appTables?: readonly string[];
 }
 
 /**
- * Stateful resources: the customer-managed key, THE table and the import queues. Code deploys
- * (the API stack) never touch this stack.
+ * Stateful resources: the customer-managed key, the base table, the app tables, and the import
+ * queues. Code deploys (the API stack) never touch this stack.
  */
 export class DataStack extends Stack {
   readonly key: Key;
@@ -38,7 +45,12 @@ export class DataStack extends Stack {
    * with that one, while this one is granted only where the manifests say (`access.credentials`).
    */
   readonly credentialsKey: Key;
+  /** The base table: apps, tenants, configuration, and the data of apps without a table of their own. */
   readonly table: Table;
+  /** Tables apps name in `dynamodb_table_name` (same definition and protections as the base table). */
+  readonly appTables: readonly Table[];
+  /** Their full names, in the same order. */
+  readonly appTableNames: readonly string[];
   readonly importQueue: ImportQueue;
   /** Every alarm of the stage notifies this topic (on ALARM and on recovery). */
   readonly alarmTopic: Topic;
@@ -59,27 +71,20 @@ export class DataStack extends Stack {
       removalPolicy,
     });
 
-    const { partitionKey, sortKey, globalIndexes, ttlAttribute } = TABLE_SCHEMA;
-    this.table = new Table(this, 'Table', {
-      partitionKey: { name: partitionKey, type: AttributeType.STRING },
-      sortKey: { name: sortKey, type: AttributeType.STRING },
-      billingMode: BillingMode.PAY_PER_REQUEST,
-      timeToLiveAttribute: ttlAttribute,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      encryption: TableEncryption.CUSTOMER_MANAGED,
+    const tableProps = {
       encryptionKey: this.key,
-      deletionProtection: props.retain,
-      removalPolicy,
+      retain: props.retain,
       ...(props.warmThroughput ? { warmThroughput: props.warmThroughput } : {}),
+    };
+    this.table = coreTable(this, 'Table', tableProps);
+    this.appTableNames = props.appTables ?? [];
+    this.appTables = this.appTableNames.map((tableName) => {
+      if (props.appTablePrefix === undefined || !tableName.startsWith(props.appTablePrefix)) {
+        throw new Error(`app table ${tableName} is outside the stage's table-name prefix`);
+      }
+      return coreTable(this, `AppTable-${tableName.slice(props.appTablePrefix.length)}`, { ...tableProps, tableName });
     });
-    for (const index of globalIndexes) {
-      this.table.addGlobalSecondaryIndex({
-        indexName: index.indexName,
-        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
-        sortKey: { name: index.sortKey, type: AttributeType.STRING },
-        ...(props.warmThroughput ? { warmThroughput: props.warmThroughput } : {}),
-      });
-    }
+    this.outputs(props.appTablePrefix);
 
     this.importQueue = new ImportQueue(this, 'ImportQueue', { encryptionKey: this.key, removalPolicy });
 
@@ -93,6 +98,27 @@ export class DataStack extends Stack {
     this.key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
     if (props.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(props.alarmEmail));
     this.alarms();
+  }
+
+  /** What an operator needs to point an app at a table (README "Each app its own table"). */
+  private outputs(appTablePrefix: string | undefined): void {
+    new CfnOutput(this, 'BaseTableName', { value: this.table.tableName, description: 'The base table' });
+    new CfnOutput(this, 'DataKeyArn', {
+      value: this.key.keyArn,
+      description: 'The customer-managed key of the tables and queues (an app table added later must use it)',
+    });
+    if (appTablePrefix !== undefined) {
+      new CfnOutput(this, 'AppTableNamePrefix', {
+        value: appTablePrefix,
+        description: "The functions may use any table whose name starts with this (an app's dynamodb_table_name)",
+      });
+    }
+    if (this.appTables.length > 0) {
+      new CfnOutput(this, 'AppTableNames', {
+        value: this.appTableNames.join(','),
+        description: "The app tables (context appTables): name one in an app's dynamodb_table_name",
+      });
+    }
   }
 
   /** Dead letters, a stuck import queue, a throttled or failing table. */
@@ -110,17 +136,24 @@ export class DataStack extends Stack {
       threshold: Duration.minutes(THRESHOLDS.importQueueAgeMinutes).toSeconds(),
       evaluationPeriods: 3,
     });
+    this.tableAlarms(this.table, 'Table', 'the table');
+    this.appTables.forEach((table, i) => {
+      this.tableAlarms(table, table.node.id, `app table ${this.appTableNames[i]}`);
+    });
+  }
+
+  private tableAlarms(table: Table, id: string, what: string): void {
+    const topic = this.alarmTopic;
     const operations = [...TABLE_OPERATIONS];
-    notifyingAlarm(this, 'TableThrottleAlarm', topic, {
-      description:
-        'DynamoDB has been throttling requests for 15 minutes: the table (or an index) is at its capacity; imports slow down, see the README on warm throughput',
-      metric: this.table.metricThrottledRequestsForOperations({ operations, period: ALARM_PERIOD }),
+    notifyingAlarm(this, `${id}ThrottleAlarm`, topic, {
+      description: `DynamoDB has been throttling requests for 15 minutes: ${what} (or an index) is at its capacity; imports slow down, see the README on warm throughput`,
+      metric: table.metricThrottledRequestsForOperations({ operations, period: ALARM_PERIOD }),
       threshold: THRESHOLDS.tableThrottledRequests,
       evaluationPeriods: 3,
     });
-    notifyingAlarm(this, 'TableSystemErrorsAlarm', topic, {
-      description: 'DynamoDB answered with internal server errors (HTTP 500); the SDK retries them',
-      metric: this.table.metricSystemErrorsForOperations({ operations, period: ALARM_PERIOD }),
+    notifyingAlarm(this, `${id}SystemErrorsAlarm`, topic, {
+      description: `DynamoDB answered requests to ${what} with internal server errors (HTTP 500); the SDK retries them`,
+      metric: table.metricSystemErrorsForOperations({ operations, period: ALARM_PERIOD }),
       threshold: THRESHOLDS.tableSystemErrors,
     });
   }

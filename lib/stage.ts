@@ -19,6 +19,7 @@ import {
   NEW_TABLE_WRITE_UNITS,
 } from './capacity.js';
 import { DataStack } from './data-stack.js';
+import { appTableNames, appTablePrefixOf } from './tables.js';
 import { WorkersStack } from './workers-stack.js';
 
 /**
@@ -46,6 +47,8 @@ export interface StageConfig {
   readonly importMaxConcurrency?: number;
   readonly apiThrottle: ApiThrottle;
   readonly alarmEmail?: string;
+  /** Full names of the app tables to create (lib/tables.ts); each starts with the stage's prefix. */
+  readonly appTables: readonly string[];
 }
 
 /** A context value that cannot be used; the message names it and says what it must be. */
@@ -90,6 +93,8 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
  *   apiRateLimit          API requests per second, steady (default 500)
  *   apiBurstLimit         API requests above the rate at once (default 1,000)
  *   alarmEmail            e-mail address subscribed to the alarm topic
+ *   appTables             comma-separated names of app tables to create, each as
+ *                         `auth-core.<stage>.<name>` (lib/tables.ts)
  */
 export function stageConfigFromContext(read: ContextReader): StageConfig {
   const stage = text(read, 'stage') ?? 'dev';
@@ -144,9 +149,12 @@ export function stageConfigFromContext(read: ContextReader): StageConfig {
   if (alarmEmail !== undefined && !EMAIL.test(alarmEmail)) {
     throw new ContextError(`context alarmEmail must be an e-mail address, got "${alarmEmail}"`);
   }
+  const appTables = appTableNames(appTablePrefixOf(stage), text(read, 'appTables'));
+  if ('problem' in appTables) throw new ContextError(appTables.problem);
   return {
     stage,
     retain: retainValue === 'true',
+    appTables: appTables.names,
     logRetention: logRetentionDays as RetentionDays,
     apiThrottle: { rateLimit, burstLimit },
     ...(apiKeysSecretArn === undefined ? {} : { apiKeysSecretArn }),
@@ -182,9 +190,12 @@ export function addStage(app: App, config: StageConfig, overrides: StageOverride
   const commonEnvironment = { [METRICS_ENV.namespace]: METRICS_NAMESPACE, [METRICS_ENV.service]: service };
   const logLevel = config.logLevel === undefined ? {} : { logLevel: config.logLevel };
 
+  const appTablePrefix = appTablePrefixOf(stage);
   const data = new DataStack(app, `${prefix}-Data`, {
     description: `Auth core ${stage}: key, table, import queues, alarm topic (stateful)`,
     retain,
+    appTablePrefix,
+    appTables: config.appTables,
     terminationProtection: retain,
     ...(config.warmThroughput === undefined ? {} : { warmThroughput: config.warmThroughput }),
     ...(config.alarmEmail === undefined ? {} : { alarmEmail: config.alarmEmail }),
@@ -193,6 +204,7 @@ export function addStage(app: App, config: StageConfig, overrides: StageOverride
     description: `Auth core ${stage}: HTTP API and route functions (stateless)`,
     routes: overrides.routes ?? ROUTES,
     table: data.table,
+    appTablePrefix,
     importQueue: data.importQueue.queue,
     credentialsKey: data.credentialsKey,
     retain,
@@ -208,6 +220,7 @@ export function addStage(app: App, config: StageConfig, overrides: StageOverride
     workers: overrides.workers ?? WORKERS,
     table: data.table,
     credentialsKey: data.credentialsKey,
+    appTablePrefix,
     importQueue: data.importQueue,
     retain,
     logRetention,

@@ -20,6 +20,8 @@ export interface WorkersStackProps extends StackProps {
   readonly table: ITable;
   /** The key sealing credentials at rest (data stack); granted per worker's `access.credentials`. */
   readonly credentialsKey: IKey;
+  /** Every table name with this prefix is an app table the functions may use (lib/tables.ts). */
+  readonly appTablePrefix: string;
   /** The import queue and its DLQ (data stack), sized for the consumers' timeouts. */
   readonly importQueue: ImportQueue;
   /** Keep log groups when they leave the stack. */
@@ -72,7 +74,7 @@ export class WorkersStack extends Stack {
           ? {}
           : { reservedConcurrentExecutions: worker.reservedConcurrency }),
       });
-      fn.bindTable(props.table, worker.access.table);
+      fn.bindTable(props.table, worker.access.table).bindAppTables(props.appTablePrefix, worker.access.table);
       if (worker.access.queue) fn.bindQueue(importQueue.queue, worker.access.queue, ENV.importQueueUrl);
       if (worker.access.credentials) fn.bindCredentials(props.credentialsKey, worker.access.credentials);
       if (worker.access.backlog) {

@@ -76,9 +76,18 @@ export async function callOk(runtime: Runtime, method: string, path: string, bod
   return json;
 }
 
-export async function createApp(runtime: Runtime, appId: string): Promise<void> {
-  await callOk(runtime, 'PUT', '/recipe/multitenancy/app/v2', { appId });
+/** Creates an app; `coreConfig` e.g. names its own table (which the local runtime then creates). */
+export async function createApp(
+  runtime: Runtime,
+  appId: string,
+  coreConfig: Record<string, unknown> = {},
+): Promise<void> {
+  await callOk(runtime, 'PUT', '/recipe/multitenancy/app/v2', { appId, coreConfig });
 }
+
+/** The coreConfig of an app on a table of its own (a fresh table name), or of one on the base table. */
+export const tableConfig = (ownTable: boolean): Record<string, unknown> =>
+  ownTable ? { dynamodb_table_name: `bench-${Math.random().toString(36).slice(2, 10)}` } : {};
 
 export async function stagedCount(runtime: Runtime, appId: string, status: 'NEW' | 'PROCESSING' | 'FAILED') {
   const json = await callOk(runtime, 'GET', `/appid-${appId}/bulk-import/users/count?status=${status}`);

@@ -24,7 +24,7 @@ import {
   type RecordedCall,
   type ReportedCapacity,
 } from '../lib/in-process.js';
-import { createApp, type Runtime } from '../lib/runtime.js';
+import { createApp, type Runtime, tableConfig } from '../lib/runtime.js';
 import { round } from '../lib/stats.js';
 import { cheapBcryptHash, importUsers, shortId } from '../lib/users.js';
 
@@ -171,9 +171,10 @@ async function pass(
   users: number,
   batchSize: number,
   images: boolean,
+  ownTable: boolean,
 ): Promise<Pass> {
   const appId = `cost-${shortId()}`;
-  await createApp(runtime, appId);
+  await createApp(runtime, appId, tableConfig(ownTable));
   const hash = await cheapBcryptHash('bench-password');
   const prefix = `cost-${shortId()}`;
   const payload = importUsers(prefix, users, {
@@ -209,9 +210,11 @@ export async function recordImport(
   inProcess: InProcess,
   users: number,
   batchSize: number,
+  options: { ownTable?: boolean } = {},
 ): Promise<{ sample: CostSample; plan: WritePlan; breakdown: string[] }> {
-  const units = await pass(runtime, inProcess, users, batchSize, true);
-  const timing = await pass(runtime, inProcess, users, batchSize, false);
+  const ownTable = options.ownTable === true;
+  const units = await pass(runtime, inProcess, users, batchSize, true, ownTable);
+  const timing = await pass(runtime, inProcess, users, batchSize, false, ownTable);
   const n = units.messages.length;
   const staging = units.calls.filter((c) => c.phase === 'staging');
   const worker = units.calls.filter((c) => c.phase === 'worker');

@@ -4,18 +4,20 @@
  *   (gzipped, as the README recommends), on an idle runtime (the previous run has drained);
  * - end-to-end import throughput: users/s from the start of that POST until
  *   `count?status=NEW` + `PROCESSING` = 0.
- * Each run uses a fresh app (fresh emails), so runs are independent.
+ * Each run uses a fresh app (fresh emails), so runs are independent; `ownTable` puts the app on a
+ * table of its own (`dynamodb_table_name`, created by the runtime) instead of the base table.
  */
-import { callOk, createApp, type Runtime, waitUntilImported } from '../lib/runtime.js';
+import { callOk, createApp, type Runtime, tableConfig, waitUntilImported } from '../lib/runtime.js';
 import { type Credential, importUsers, shortId } from '../lib/users.js';
 
 export async function stageAndImport(
   runtime: Runtime,
   n: number,
   credential: Credential,
+  options: { ownTable?: boolean } = {},
 ): Promise<{ stageMs: number; importMs: number; usersPerSecond: number }> {
   const appId = `bench-${shortId()}`;
-  await createApp(runtime, appId);
+  await createApp(runtime, appId, tableConfig(options.ownTable === true));
   const users = importUsers(`u-${shortId()}`, n, credential);
   const start = performance.now();
   const staged = await callOk(runtime, 'POST', `/appid-${appId}/bulk-import/users`, { users }, true);

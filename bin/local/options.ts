@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import { isAwsEndpoint } from '#functions/shared/clients.js';
 
 /** Settings of one local runtime, from the command line and the environment. */
 export interface LocalOptions {
@@ -11,6 +12,21 @@ export interface LocalOptions {
   readonly region: string;
   /** DynamoDB Local's port; undefined = any free port. */
   readonly dynamodbPort: number | undefined;
+  /**
+   * An already-running DynamoDB to use instead of starting the bundled DynamoDB Local
+   * (`DYNAMODB_ENDPOINT`); undefined = the bundled one.
+   */
+  readonly dynamodbEndpoint: ExternalDynamoDb | undefined;
+}
+
+export interface ExternalDynamoDb {
+  readonly url: string;
+  /**
+   * A region's endpoint (`https://dynamodb.<region>.amazonaws.com`): requests are signed with the
+   * default credential chain, and tables are only checked, never created. Otherwise a DynamoDB
+   * Local (a container, another machine): tables are created as on the bundled one.
+   */
+  readonly aws: boolean;
 }
 
 export const DEFAULT_PORT = 3567;
@@ -34,6 +50,11 @@ Environment:
   TABLE_NAME     DynamoDB table name (default ${DEFAULT_TABLE_NAME})
   API_KEYS       comma-separated API keys; when set, requests must send one (header api-key)
   DYNAMODB_PORT  DynamoDB Local's port (default: any free port)
+  DYNAMODB_ENDPOINT  an already-running DynamoDB instead of the bundled DynamoDB Local (no Java
+                 needed; DATA_DIR and --in-memory do not apply): a DynamoDB Local container, e.g.
+                 http://localhost:8000 (tables are created as needed), or a region's endpoint, e.g.
+                 https://dynamodb.eu-west-1.amazonaws.com (the default AWS credential chain signs;
+                 the tables must exist and are only checked)
   AWS_REGION     region the handlers' clients use (default ${DEFAULT_REGION})
   HANDLER_BUNDLES  a cdk.out directory (npm run synth): run each function's esbuild bundle from it,
                  as Lambda would, instead of the TypeScript sources`;
@@ -73,16 +94,63 @@ export function parseCommand(argv: readonly string[], env: NodeJS.ProcessEnv, cw
       `TABLE_NAME must be 3-255 characters of a-z, A-Z, 0-9, '_', '-' and '.', got '${tableName}'`,
     );
   }
+  const dynamodbEndpoint = externalDynamoDb(nonEmpty(env.DYNAMODB_ENDPOINT));
+  let region = nonEmpty(env.AWS_REGION);
+  if (dynamodbEndpoint) {
+    if (inMemory) {
+      throw new OptionsError(
+        '--in-memory applies to the bundled DynamoDB Local; with DYNAMODB_ENDPOINT the data stays where that DynamoDB keeps it',
+      );
+    }
+    if (nonEmpty(env.DYNAMODB_PORT) !== undefined) {
+      throw new OptionsError('DYNAMODB_PORT applies to the bundled DynamoDB Local; DYNAMODB_ENDPOINT names the port');
+    }
+    const endpointRegion = dynamodbEndpoint.aws ? regionOfAwsEndpoint(dynamodbEndpoint.url) : undefined;
+    if (endpointRegion !== undefined) {
+      if (region !== undefined && region !== endpointRegion) {
+        throw new OptionsError(
+          `AWS_REGION is '${region}' but DYNAMODB_ENDPOINT is the endpoint of '${endpointRegion}': set one region`,
+        );
+      }
+      region = endpointRegion;
+    }
+  }
   return {
     help: false,
     options: {
       port: parsePort('PORT', env.PORT, DEFAULT_PORT) ?? DEFAULT_PORT,
       host: nonEmpty(env.HOST) ?? DEFAULT_HOST,
       // DynamoDB Local silently exits when -dbPath is relative or missing: always hand it an absolute path.
-      dataDir: inMemory ? undefined : isAbsolute(dataDirSetting) ? dataDirSetting : resolve(cwd, dataDirSetting),
+      dataDir:
+        inMemory || dynamodbEndpoint
+          ? undefined
+          : isAbsolute(dataDirSetting)
+            ? dataDirSetting
+            : resolve(cwd, dataDirSetting),
       tableName,
-      region: nonEmpty(env.AWS_REGION) ?? DEFAULT_REGION,
+      region: region ?? DEFAULT_REGION,
       dynamodbPort: parsePort('DYNAMODB_PORT', env.DYNAMODB_PORT, undefined),
+      dynamodbEndpoint,
     },
   };
+}
+
+function externalDynamoDb(value: string | undefined): ExternalDynamoDb | undefined {
+  if (value === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
+    throw new OptionsError(`DYNAMODB_ENDPOINT must be an http(s) URL such as http://localhost:8000, got '${value}'`);
+  }
+  return { url: value.replace(/\/+$/, ''), aws: isAwsEndpoint(value) };
+}
+
+/** `eu-west-1` from `https://dynamodb.eu-west-1.amazonaws.com` (and its FIPS and China forms). */
+export function regionOfAwsEndpoint(url: string): string | undefined {
+  const match = /^dynamodb(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?$/.exec(new URL(url).hostname);
+  return match?.[1];
 }

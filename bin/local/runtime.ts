@@ -11,7 +11,7 @@ import { HASHING_ROUTE_IDS, type HashingContexts, startHashingContexts } from '.
 import { createLocalHttpServer, describe, type LocalHttpServer } from './http-server.js';
 import { checkJava } from './java.js';
 import { holdsData, KeyFileError, type LocalKey, useLocalKey } from './key-file.js';
-import { type LocalOptions, OptionsError, parseCommand, USAGE } from './options.js';
+import { type ExternalDynamoDb, type LocalOptions, OptionsError, parseCommand, USAGE } from './options.js';
 import { DataDirInUseError, removePidFile, stopOrphanedDynamoDbLocal, writePidFile } from './pidfile.js';
 import { BACKGROUND_SERVICES, type RunningService, type ServiceContext } from './services.js';
 
@@ -83,6 +83,26 @@ async function preloadHandlers(routes: readonly RouteDefinition[]) {
   return results.filter((r) => r !== undefined);
 }
 
+/**
+ * The DynamoDB that DYNAMODB_ENDPOINT names, made ready for the handlers (whose environment already
+ * points at it): on a DynamoDB Local the base table is created when missing; on AWS it must exist
+ * with this core's keys and indexes (tables there come from the stack). Returns the banner line.
+ */
+async function useExternalDynamoDb(external: ExternalDynamoDb, tableName: string): Promise<string> {
+  const { createTableIfMissing, tableNamed, tableProblem } = await import('#functions/storage/kit/index.js');
+  const table = tableNamed(tableName);
+  try {
+    if (!external.aws) await createTableIfMissing(table);
+    const problem = await tableProblem(table);
+    if (problem !== undefined) throw new Error(`the base table cannot be used: ${problem}`);
+  } catch (error) {
+    throw new Error(`DynamoDB at ${external.url} (DYNAMODB_ENDPOINT): ${describe(error)}`);
+  }
+  return external.aws
+    ? `${external.url} (AWS, region ${process.env.AWS_REGION}; tables are checked, not created), table ${tableName}`
+    : `${external.url} (DynamoDB Local; tables are created as needed), table ${tableName}`;
+}
+
 /** Runs the runtime until a signal stops it; resolves with the process exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   const started = performance.now();
@@ -100,8 +120,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
 
-  const java = checkJava();
-  if (!java.ok) {
+  // Java runs the bundled DynamoDB Local; an external DynamoDB (DYNAMODB_ENDPOINT) needs none.
+  const java = options.dynamodbEndpoint ? undefined : checkJava();
+  if (java && !java.ok) {
     report(java.message);
     return 1;
   }
@@ -173,11 +194,16 @@ export async function main(argv: readonly string[]): Promise<number> {
   // The handlers' environment is fixed before anything that reads it is imported (handler modules
   // load in step 5, after the background services have added theirs). DynamoDB Local's port is
   // chosen now so its endpoint is known up front.
-  const dynamodbPort = options.dynamodbPort ?? (await freePort());
-  const dynamodbEndpoint = `http://127.0.0.1:${dynamodbPort}`;
+  const external = options.dynamodbEndpoint;
+  const dynamodbPort = external ? undefined : (options.dynamodbPort ?? (await freePort()));
+  const dynamodbEndpoint = external ? external.url : `http://127.0.0.1:${dynamodbPort}`;
   process.env[ENV.tableName] = options.tableName;
   process.env[ENV.dynamodbEndpoint] = dynamodbEndpoint;
   process.env.AWS_REGION = options.region;
+  // Against a DynamoDB Local (bundled or a container), a table an app's config names is created on
+  // first use; against AWS, tables come from the stack or the operator and are only checked.
+  if (external?.aws) delete process.env[ENV.createTables];
+  else process.env[ENV.createTables] = 'true';
 
   // The base configuration is checked before anything starts: a bad API_KEYS fails in a second.
   let base: Readonly<Record<string, unknown>>;
@@ -224,50 +250,60 @@ export async function main(argv: readonly string[]): Promise<number> {
     const server = http;
     cleanups.push({ name: 'the HTTP server', run: () => server.close(DRAIN_MS) });
 
-    // 2. DynamoDB Local, after making sure no earlier one still has the database open.
+    // 2. DynamoDB Local, after making sure no earlier one still has the database open — or the
+    //    DynamoDB that DYNAMODB_ENDPOINT names.
+    let dynamoMs = 0;
     let hadData = false;
-    if (options.dataDir) {
-      mkdirSync(options.dataDir, { recursive: true });
-      hadData = holdsData(options.dataDir);
-      const stale = await stopOrphanedDynamoDbLocal(options.dataDir);
-      if (stale !== undefined) say(`Stopped a DynamoDB Local left over from an earlier run (pid ${stale}).`);
-    }
-    checkpoint();
-    // DynamoDB Local is a long-lived but lightly loaded JVM here: the C1 compiler alone starts it
-    // noticeably faster (~40% on a busy 2-core machine) at no visible cost for a local core. A
-    // user-set JAVA_TOOL_OPTIONS wins.
-    process.env.JAVA_TOOL_OPTIONS ??= '-XX:TieredStopAtLevel=1';
-    let mark = performance.now();
-    const dynamo = await startDynamoDbLocal({ dataDir: options.dataDir, port: dynamodbPort });
-    ddb = dynamo;
-    const dynamoMs = performance.now() - mark;
-    const dynamoPid = dynamo.process.pid ?? -1;
-    const dataDir = options.dataDir;
-    if (dataDir) {
-      writePidFile(dataDir, {
-        runtimePid: process.pid,
-        dynamodbPid: dynamoPid,
-        dynamodbPort: Number(new URL(dynamo.endpoint).port),
-        startedAt: new Date().toISOString(),
+    let dynamoLine: string;
+    if (external) {
+      const mark = performance.now();
+      dynamoLine = await useExternalDynamoDb(external, options.tableName);
+      dynamoMs = performance.now() - mark;
+    } else {
+      if (options.dataDir) {
+        mkdirSync(options.dataDir, { recursive: true });
+        hadData = holdsData(options.dataDir);
+        const stale = await stopOrphanedDynamoDbLocal(options.dataDir);
+        if (stale !== undefined) say(`Stopped a DynamoDB Local left over from an earlier run (pid ${stale}).`);
+      }
+      checkpoint();
+      // DynamoDB Local is a long-lived but lightly loaded JVM here: the C1 compiler alone starts it
+      // noticeably faster (~40% on a busy 2-core machine) at no visible cost for a local core. A
+      // user-set JAVA_TOOL_OPTIONS wins.
+      process.env.JAVA_TOOL_OPTIONS ??= '-XX:TieredStopAtLevel=1';
+      const mark = performance.now();
+      const dynamo = await startDynamoDbLocal({ dataDir: options.dataDir, port: dynamodbPort });
+      ddb = dynamo;
+      dynamoMs = performance.now() - mark;
+      const dynamoPid = dynamo.process.pid ?? -1;
+      dynamoLine = `DynamoDB Local pid ${dynamoPid} at ${dynamo.endpoint}, table ${options.tableName}`;
+      const dataDir = options.dataDir;
+      if (dataDir) {
+        writePidFile(dataDir, {
+          runtimePid: process.pid,
+          dynamodbPid: dynamoPid,
+          dynamodbPort: Number(new URL(dynamo.endpoint).port),
+          startedAt: new Date().toISOString(),
+        });
+      }
+      cleanups.push({
+        name: 'DynamoDB Local',
+        run: async () => {
+          await dynamo.stop();
+          if (dataDir) removePidFile(dataDir, process.pid);
+        },
       });
-    }
-    cleanups.push({
-      name: 'DynamoDB Local',
-      run: async () => {
-        await dynamo.stop();
-        if (dataDir) removePidFile(dataDir, process.pid);
-      },
-    });
-    dynamo.process.once('exit', (code, signal) => {
-      if (stopping) return;
-      report(`DynamoDB Local exited unexpectedly (${signal ?? `code ${code}`}).`);
-      void shutdown(1, 'Stopping: the core cannot work without its database.');
-    });
-    checkpoint();
+      dynamo.process.once('exit', (code, signal) => {
+        if (stopping) return;
+        report(`DynamoDB Local exited unexpectedly (${signal ?? `code ${code}`}).`);
+        void shutdown(1, 'Stopping: the core cannot work without its database.');
+      });
+      checkpoint();
 
-    // 3. The table, from the shared definition (kept when the database is persisted), and the key
-    //    that seals credentials at rest (before anything that reads the environment starts).
-    await ensureTable(dynamo.endpoint, options.tableName);
+      // 3. The table, from the shared definition (kept when the database is persisted).
+      await ensureTable(dynamo.endpoint, options.tableName);
+    }
+    // The key that seals credentials at rest (before anything that reads the environment starts).
     localKey = useLocalKey(process.env, options.dataDir, hadData);
     if (localKey.replacedLostKey) {
       report(
@@ -283,7 +319,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       env: process.env,
       dataDir: options.dataDir,
       region: options.region,
-      dynamodbEndpoint: dynamo.endpoint,
+      dynamodbEndpoint,
       tableName: options.tableName,
       say,
       report,
@@ -303,7 +339,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     //    paid once here rather than by the first requests). A module that fails to load does not
     //    stop the runtime: its routes answer 500, as a broken function would on AWS. The routes
     //    that hash passwords load in worker threads (hashing-routes.ts) at the same time.
-    mark = performance.now();
+    const handlersStarted = performance.now();
     const [hashingContexts, failed] = await Promise.all([
       startHashingContexts(routes, process.env, report).catch((error: unknown) => {
         report(
@@ -321,7 +357,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     } else {
       failed.push(...(await preloadHandlers(routes.filter((route) => HASHING_ROUTE_IDS.includes(route.id)))));
     }
-    const handlersMs = performance.now() - mark;
+    const handlersMs = performance.now() - handlersStarted;
     const missing = failed.filter(
       (f) =>
         (f.error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' &&
@@ -347,17 +383,17 @@ export async function main(argv: readonly string[]): Promise<number> {
     const lines = [
       '',
       `Auth core (local) ready in ${seconds(performance.now() - started)} ` +
-        `(DynamoDB Local ${seconds(dynamoMs)}, handlers ${seconds(handlersMs)})`,
+        `(${external ? 'DynamoDB' : 'DynamoDB Local'} ${seconds(dynamoMs)}, handlers ${seconds(handlersMs)})`,
       `  URL:       ${url}${anyInterface ? ` (listening on all interfaces, port ${address.port})` : ''}`,
       `  API keys:  ${apiKeyStatus(base.api_keys)}`,
       `  Handlers:  ${handlerSource}`,
-      `  Data:      ${options.dataDir ?? 'in memory (lost when the runtime stops)'}`,
+      `  Data:      ${external ? `in the DynamoDB at ${external.url}` : (options.dataDir ?? 'in memory (lost when the runtime stops)')}`,
       `  Key:       ${
         localKey?.path === undefined
           ? 'in memory (seals staged credentials; lost when the runtime stops, like the data)'
           : `${localKey.path} (${localKey.created ? 'created now' : 'existing'}; seals staged credentials: keep it with the data)`
       }`,
-      `  DynamoDB:  DynamoDB Local pid ${dynamoPid} at ${dynamo.endpoint}, table ${options.tableName}`,
+      `  DynamoDB:  ${dynamoLine}`,
       ...services.flatMap((s) => s.running.banner ?? []).map((line) => `  ${line}`),
       ...(hashing ? [`  Hashing:   ${HASHING_ROUTE_IDS.join(', ')} in ${hashing.size} worker threads`] : []),
       `  ${routes.length} routes; Ctrl-C to stop.`,

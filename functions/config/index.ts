@@ -83,6 +83,11 @@ export interface EffectiveConfig {
   readonly firebaseSignerKeySet: boolean;
   readonly accountLinkingEnabled: boolean;
   readonly mfaEnabled: boolean;
+  /**
+   * The app's own table (`dynamodb_table_name`) for everything it owns; undefined = the base table.
+   * Resolved with the rest of the config, so finding an app's table costs no read.
+   */
+  readonly appTableName: string | undefined;
   readonly maxCdiVersion: string | undefined;
   readonly minCdiVersion: string | undefined;
   readonly bulkMigration: {
@@ -141,6 +146,7 @@ export function resolveEffectiveConfig(
     firebaseSignerKeySet: signerKey !== undefined && signerKey.trim() !== '',
     accountLinkingEnabled: layered.get('account_linking_enabled') === true,
     mfaEnabled: layered.get('mfa_enabled') === true,
+    appTableName: str('dynamodb_table_name'),
     maxCdiVersion: str('supertokens_max_cdi_version'),
     minCdiVersion: str('supertokens_min_cdi_version'),
     bulkMigration: {

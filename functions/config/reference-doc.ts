@@ -4,6 +4,7 @@ import { CONFIG_KEYS, type ConfigKeyDefinition, type ConfigLevel } from './regis
 const LEVEL_TEXT: Record<ConfigLevel, string> = {
   base: 'base only',
   app: 'app',
+  'app-only': 'app only',
   tenant: 'tenant',
 };
 

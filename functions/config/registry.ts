@@ -4,7 +4,8 @@
  * Key names, JSON types, levels and defaults follow the reference core (spec §1.6, §5.1, §6);
  * `account_linking_enabled` and `mfa_enabled` are this core's own switches that replace the
  * reference core's licence-gated features. Storage-plugin keys (`postgresql_*`) are deliberately
- * absent: this core has one table and no per-tenant database, so they are unknown keys here.
+ * absent (unknown keys here): an app's database is a DynamoDB table, `dynamodb_table_name`, and
+ * there is no per-tenant database.
  *
  * The table is data only; validation (`validate.ts`), environment parsing (`base.ts`), resolution
  * (`index.ts`) and the README reference (`reference-doc.ts`) all read it.
@@ -20,9 +21,11 @@ export type ConfigType = 'long' | 'int' | 'Integer' | 'double' | 'boolean' | 'St
  * Where a key may be set:
  * - `base`: only in the base config (file + environment); refused in any app's or tenant's coreConfig.
  * - `app`: in the base config or an app's coreConfig; a tenant may repeat it only with the app's value.
+ * - `app-only`: only in an app's coreConfig (its public tenant): refused in the base config and in
+ *   every other tenant's (the app's table; the base has its own, `TABLE_NAME`).
  * - `tenant`: anywhere; tenants of one app may differ.
  */
-export type ConfigLevel = 'base' | 'app' | 'tenant';
+export type ConfigLevel = 'base' | 'app' | 'app-only' | 'tenant';
 
 export type ConfigScalar = string | number | boolean;
 
@@ -256,6 +259,16 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
     description: `WebAuthn account-recovery token lifetime in milliseconds. ${INERT}`,
     inert: true,
   },
+  // ── app-only keys ───────────────────────────────────────────────────────────────────────────
+  {
+    key: 'dynamodb_table_name',
+    type: 'String',
+    level: 'app-only',
+    default: null,
+    defaultText: 'the base table (`TABLE_NAME`)',
+    description:
+      "DynamoDB table that holds everything the app owns (users, roles, metadata, TOTP devices, staged users); this core's counterpart of the reference's `postgresql_*` keys. Apps may share a table. It must exist with this core's key schema and indexes (`npm start` creates it), start with `dynamodb_table_name_prefix` when that is set, and can only change while the app holds no data.",
+  },
   // ── tenant-level keys ────────────────────────────────────────────────────────────────────────
   {
     key: 'password_reset_token_lifetime',
@@ -348,6 +361,14 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
     inert: true,
   },
   // ── base-only keys (config.yaml-only in the reference core) ──────────────────────────────────
+  {
+    key: 'dynamodb_table_name_prefix',
+    type: 'String',
+    level: 'base',
+    default: null,
+    description:
+      "Every app's `dynamodb_table_name` must start with this. The deployed stack sets it to the table-name prefix its IAM grants cover; unset = any name.",
+  },
   {
     key: 'bcrypt_log_rounds',
     type: 'int',

@@ -1,5 +1,6 @@
 /** Validation of coreConfig overrides (spec §1.6) and of the base config. */
 import { compareVersions, SUPPORTED_CDI_VERSIONS } from '#functions/shared/cdi.js';
+import { ENV } from '#functions/shared/env.js';
 import { BadRequestError } from '#functions/shared/errors.js';
 import { HASH_LIMITS } from '#functions/shared/hash-limits.js';
 import { CANONICAL_KEYS, type ConfigValues, layeredConfig, layerValues, type TypedConfig } from './layers.js';
@@ -140,6 +141,12 @@ const VALUE_RULES: readonly ((config: TypedConfig) => string | undefined)[] = [
   },
   (c) => atLeast(c, 'argon2_hashing_pool_size', 1, "'argon2_hashing_pool_size' must be >= 1"),
   (c) => atLeast(c, 'firebase_password_hashing_pool_size', 1, "'firebase_password_hashing_pool_size' must be >= 1"),
+  (c) => {
+    const prefix = stringOf(c, 'dynamodb_table_name_prefix');
+    return prefix !== undefined && !TABLE_NAME_PREFIX.test(prefix)
+      ? "'dynamodb_table_name_prefix' must be 1 to 254 characters, each a letter, a digit, '_', '-' or '.'"
+      : undefined;
+  },
 ];
 
 /** The first value-rule failure of a complete config, or undefined. */
@@ -151,16 +158,42 @@ export function valueRuleProblem(config: TypedConfig): string | undefined {
   return undefined;
 }
 
+/** Where a layer of overrides is set: the base config, an app (its public tenant) or another tenant. */
+type LayerScope = 'base' | 'app' | 'tenant';
+
 /** Per-key checks of one layer, in the layer's own key order: unknown key, level, JSON type. */
-function keyProblem(values: ConfigValues, allowBaseOnly: boolean): string | undefined {
+function keyProblem(values: ConfigValues, scope: LayerScope): string | undefined {
   for (const [key, value] of Object.entries(values)) {
     if (value === null || value === undefined) continue;
     const definition = configKeyDefinition(key);
     if (!definition) return `Invalid config key: ${key}`;
-    if (definition.level === 'base' && !allowBaseOnly) {
+    if (definition.level === 'base' && scope !== 'base') {
       return `${key} can only be set via the core's base config setting`;
     }
+    if (definition.level === 'app-only' && scope === 'tenant')
+      return `${key} can only be set for the app, not for a tenant`;
+    if (definition.level === 'app-only' && scope === 'base') {
+      return `${key} can only be set in an app's coreConfig (the base table is ${ENV.tableName})`;
+    }
     if (!hasConfigType(definition.type, value)) return typeErrorMessage(definition);
+  }
+  return undefined;
+}
+
+/** DynamoDB's rule for table names: 3 to 255 of these characters. */
+const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
+const TABLE_NAME_PREFIX = /^[A-Za-z0-9_.-]{1,254}$/;
+
+/** `dynamodb_table_name` of an app: DynamoDB's syntax, and the deployment's prefix when it has one. */
+function tableNameProblem(merged: ConfigValues, base: TypedConfig): string | undefined {
+  const name = layerValues(merged).get('dynamodb_table_name');
+  if (typeof name !== 'string') return undefined;
+  if (!TABLE_NAME.test(name)) {
+    return "'dynamodb_table_name' must be 3 to 255 characters, each a letter, a digit, '_', '-' or '.'";
+  }
+  const prefix = stringOf(base, 'dynamodb_table_name_prefix');
+  if (prefix !== undefined && !name.startsWith(prefix)) {
+    return `'dynamodb_table_name' must start with '${prefix}' (the tables this deployment may use)`;
   }
   return undefined;
 }
@@ -199,21 +232,28 @@ function sameAppProblem(input: ValidateCoreConfigInput): string | undefined {
  *
  * Evaluation order (the first problem found is the one reported):
  * 1. each key of `merged`, in its own (request) order: unknown key → `Invalid config key: <key>`;
- *    base-only key → `<key> can only be set via the core's base config setting`; wrong JSON type →
+ *    base-only key → `<key> can only be set via the core's base config setting`; app-only key on a
+ *    tenant → `<key> can only be set for the app, not for a tenant`; wrong JSON type →
  *    `'<key>' must be of type <type>`. Keys whose value is `null` are skipped (null = unset).
  * 2. value rules, in the fixed order of `VALUE_RULES`, over the layered config
  *    (defaults → base → app overrides → `merged`), so a rule relating two keys (refresh vs access
- *    token validity) sees inherited values too.
+ *    token validity) sees inherited values too; then, for an app, its `dynamodb_table_name`
+ *    (DynamoDB's name syntax, then the base's `dynamodb_table_name_prefix`). Whether the table
+ *    exists, and whether the app may move to it, is the app use case's to check (it needs storage).
  * 3. app-wide keys, in registry order: `You cannot set different values for <key> for the same appId`
  *    when a tenant's own value differs from the app's effective value (level 'tenant'), or when the
  *    app's new effective value differs from a value one of its other tenants sets (level 'app').
  */
 export function coreConfigProblem(input: ValidateCoreConfigInput): string | undefined {
-  const keys = keyProblem(input.merged, false);
+  const keys = keyProblem(input.merged, input.level);
   if (keys !== undefined) return keys;
   const layers = input.level === 'tenant' ? [input.base, input.appOverrides, input.merged] : [input.base, input.merged];
   const values = valueRuleProblem(layeredConfig(layers));
   if (values !== undefined) return values;
+  if (input.level === 'app') {
+    const table = tableNameProblem(input.merged, layeredConfig([input.base]));
+    if (table !== undefined) return table;
+  }
   return sameAppProblem(input);
 }
 
@@ -231,5 +271,5 @@ export function validateCoreConfig(input: ValidateCoreConfigInput): void {
  * types (base-only keys are of course allowed), then the value rules over defaults → base.
  */
 export function baseConfigProblem(base: ConfigValues): string | undefined {
-  return keyProblem(base, true) ?? valueRuleProblem(layeredConfig([base]));
+  return keyProblem(base, 'base') ?? valueRuleProblem(layeredConfig([base]));
 }

@@ -13,8 +13,10 @@ let sqsClient: SQSClient | undefined;
 export function getDocumentClient(): DynamoDBDocumentClient {
   if (!documentClient) {
     const endpoint = optionalEnv(ENV.dynamodbEndpoint);
+    const local = endpoint !== undefined && !isAwsEndpoint(endpoint);
     const client = new DynamoDBClient({
-      ...(endpoint ? { endpoint, region: process.env.AWS_REGION ?? 'local', credentials: localCredentials } : {}),
+      ...(endpoint ? { endpoint } : {}),
+      ...(local ? { region: process.env.AWS_REGION ?? 'local', credentials: localCredentials } : {}),
       maxAttempts: 8,
     });
     documentClient = DynamoDBDocumentClient.from(client, {
@@ -36,6 +38,19 @@ export function getSqsClient(): SQSClient {
 
 export function tableName(): string {
   return requireEnv(ENV.tableName);
+}
+
+/**
+ * Whether an endpoint is AWS's own (a region's DynamoDB, which the local runtime may use): its
+ * requests are signed with the default credential chain, not the fixed local credentials.
+ */
+export function isAwsEndpoint(endpoint: string): boolean {
+  try {
+    const host = new URL(endpoint).hostname;
+    return /\.amazonaws\.com(\.cn)?$/.test(host) || host.endsWith('.api.aws');
+  } catch {
+    return false;
+  }
 }
 
 /** Local servers accept any credentials; fixed ones keep the SDK from searching the machine. */

@@ -4,8 +4,18 @@
  */
 export const ENV = {
   tableName: 'TABLE_NAME',
-  /** Local runtime and tests only: DynamoDB Local's URL. */
+  /** Local runtime and tests only: the DynamoDB to use (DynamoDB Local, or a region's endpoint). */
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
+  /**
+   * Local runtime only (`true`): a table an app's `dynamodb_table_name` names is created when it
+   * does not exist yet. Never set on AWS, where tables are only checked.
+   */
+  createTables: 'DYNAMODB_CREATE_TABLES',
+  /**
+   * The base config key `dynamodb_table_name_prefix` (every key may be set by its upper-case
+   * variable): the stack sets it to the prefix its grants cover.
+   */
+  appTablePrefix: 'DYNAMODB_TABLE_NAME_PREFIX',
   importQueueUrl: 'IMPORT_QUEUE_URL',
   importDlqUrl: 'IMPORT_DLQ_URL',
   /** Local runtime and tests only: the local SQS server's URL. */

@@ -1,53 +1,111 @@
 /**
- * Removing what an app owns, store by store. This module only orchestrates: every store brings the
- * purger of its own items (each finds them by Query, never a Scan).
+ * Removing what an app owns, store by store, and finding whether it owns anything in a table.
+ * This module only orchestrates: every store brings the purger of its own items (each finds them
+ * by Query, never a Scan).
  */
-import type { AppDataPurger } from '#functions/domain/multitenancy/ports.js';
 import { PUBLIC } from '#functions/shared/prefix.js';
 import { appPartition, tenantSortKey } from './keys/apps.js';
-import { batchDeleteAll, type Key, queryPages, type Table } from './kit/index.js';
+import { USER_DATA_SHARDS, userDataIndexPartition } from './keys/metadata.js';
+import { ROLE_SORT_PREFIX } from './keys/roles.js';
+import { appUsersIndexPartition, USER_COUNTER_SHARDS } from './keys/users.js';
+import {
+  allShards,
+  batchDeleteAll,
+  type Key,
+  type PartitionQuery,
+  queryPage,
+  queryPages,
+  type Table,
+} from './kit/index.js';
 import { purgeTenantRoleAssignments } from './role-store.js';
-import { purgeAppStagedUsers } from './staging/purge.js';
+import { countOf } from './staging/listing.js';
+import { purgeAppStagedUsers, purgeStagingMarker } from './staging/purge.js';
 import { purgeAppUserData } from './user-data.js';
 import { purgeAppUsers, removeTenantFromUsers } from './users/purge.js';
 
 /**
- * Every collection an app owns, each with its purger. A new app-owned entity adds its purger
- * here; the app-deletion test proves nothing with the app's partition prefix survives.
+ * Every collection an app owns in its table, each with its purger. A new app-owned entity adds
+ * its purger here (and its check to HOLDINGS); the app-deletion tests prove nothing with the
+ * app's partition prefix survives, in the app's table or the base table.
  */
 const PURGERS: readonly ((table: Table, appId: string) => Promise<void>)[] = [
-  // The app partition itself (tenants, roles …), except the public tenant, which the caller
-  // deletes last so an interrupted deletion can be finished by calling remove again.
-  async (table, appId) => {
-    for await (const page of queryPages(table, { pk: appPartition(appId) }, { attributes: ['PK', 'SK'] })) {
-      await batchDeleteAll(
-        table,
-        (page as Key[]).filter((item) => item.SK !== tenantSortKey(PUBLIC)),
-      );
-    }
-  },
+  // The app partition itself (roles; in the base table also the tenants), except the public
+  // tenant, which the caller deletes last so an interrupted deletion can be finished by calling
+  // remove again.
+  purgeAppPartition,
   // Metadata, role assignments and TOTP devices of every user id (users or not): GSI3 shards.
   purgeAppUserData,
   // Users with their account-info, tenant, link and mapping items (GSI2 shards), then the counters.
   purgeAppUsers,
-  // Staged bulk-import users (GSI1 status shards), their counters and marker.
+  // Staged bulk-import users (GSI1 status shards) and their counters.
   purgeAppStagedUsers,
 ];
 
+async function purgeAppPartition(table: Table, appId: string): Promise<void> {
+  for await (const page of queryPages(table, { pk: appPartition(appId) }, { attributes: ['PK', 'SK'] })) {
+    await batchDeleteAll(
+      table,
+      (page as Key[]).filter((item) => item.SK !== tenantSortKey(PUBLIC)),
+    );
+  }
+}
+
 /**
- * The purger of apps and tenants. `appTable` is the table holding what the app owns (today the
- * base table for every app); the app's own partition (tenants, roles) is purged there too.
+ * Deletes everything the app owns except its public tenant item (the caller deletes it last):
+ * first every collection in the app's table, then what the base table keeps for it (its other
+ * tenants and its staging marker). Never drops a table, never a Scan. Idempotent: an interrupted
+ * purge is finished by running it again.
  */
-export function createAppDataPurger(appTable: (appId: string) => Table): AppDataPurger {
-  return {
-    async purgeAppData(appId) {
-      const table = appTable(appId);
-      for (const purge of PURGERS) await purge(table, appId);
-    },
-    async purgeTenantData(appId, tenantId) {
-      const table = appTable(appId);
-      await removeTenantFromUsers(table, appId, tenantId);
-      await purgeTenantRoleAssignments(table, appId, tenantId);
-    },
-  };
+export async function purgeAppData(appTable: Table, base: Table, appId: string): Promise<void> {
+  for (const purge of PURGERS) await purge(appTable, appId);
+  if (appTable.name !== base.name) await purgeAppPartition(base, appId);
+  await purgeStagingMarker(base, appId);
+}
+
+/** Takes a deleted tenant out of the users and role assignments of the app's table (idempotent). */
+export async function purgeTenantData(appTable: Table, appId: string, tenantId: string): Promise<void> {
+  await removeTenantFromUsers(appTable, appId, tenantId);
+  await purgeTenantRoleAssignments(appTable, appId, tenantId);
+}
+
+/** Whether there is at least one item in this partition (of the table or an index). */
+async function anyIn(table: Table, query: PartitionQuery): Promise<boolean> {
+  return (await queryPage(table, query, { attributes: ['PK'], pageSize: 1 })).items.length > 0;
+}
+
+const anyInShards = async (table: Table, queries: readonly PartitionQuery[]) =>
+  (await Promise.all(queries.map((q) => anyIn(table, q)))).some(Boolean);
+
+/** What an app may own in a table, each with a check that finds any of it by Query. */
+const HOLDINGS: readonly { kind: string; holds: (table: Table, appId: string) => Promise<boolean> }[] = [
+  {
+    kind: 'users',
+    holds: (table, appId) =>
+      anyInShards(
+        table,
+        allShards(USER_COUNTER_SHARDS).map((shard) => ({ index: 'GSI2', pk: appUsersIndexPartition(appId, shard) })),
+      ),
+  },
+  {
+    kind: 'staged users',
+    holds: async (table, appId) => (await countOf(table, appId)) > 0,
+  },
+  {
+    kind: 'roles',
+    holds: (table, appId) => anyIn(table, { pk: appPartition(appId), sk: { beginsWith: ROLE_SORT_PREFIX } }),
+  },
+  {
+    kind: 'user data (metadata, role assignments, TOTP devices)',
+    holds: (table, appId) =>
+      anyInShards(
+        table,
+        allShards(USER_DATA_SHARDS).map((shard) => ({ index: 'GSI3', pk: userDataIndexPartition(appId, shard) })),
+      ),
+  },
+];
+
+/** The kinds of data the app owns in `table` (empty when none): what moving it elsewhere would leave behind. */
+export async function appHoldings(table: Table, appId: string): Promise<string[]> {
+  const found = await Promise.all(HOLDINGS.map(async (h) => ((await h.holds(table, appId)) ? h.kind : undefined)));
+  return found.filter((kind) => kind !== undefined);
 }

@@ -16,9 +16,10 @@ import { logger } from '#functions/shared/logger.js';
 import { createSqsPublisher } from '#functions/shared/publisher.js';
 import { createQueueBacklog } from '#functions/shared/queue-backlog.js';
 import { isTransientFailure } from '#functions/storage/kit/index.js';
+import { createStagingMarkers } from '#functions/storage/staging/reconcile-scan.js';
 import { importValidationContext } from './import.js';
 import { appStores, storesOf, tenantStore } from './stores.js';
-import { baseTable } from './tables.js';
+import { appTable, baseTable } from './tables.js';
 
 const warn = (message: string, fields: Record<string, unknown>) => logger.warn(message, fields);
 
@@ -36,11 +37,56 @@ export const importBacklog: ImportBacklog = createQueueBacklog({
   queueUrls: () => [requireEnv(ENV.importQueueUrl), requireEnv(ENV.importDlqUrl)],
 });
 
+/** `load` of an app at most once per invocation (a failed load is tried again next time). */
+function perApp<T>(load: (appId: string) => Promise<T>): (appId: string) => Promise<T> {
+  const loaded = new Map<string, Promise<T>>();
+  return (appId) => {
+    let value = loaded.get(appId);
+    if (!value) {
+      value = load(appId);
+      value.catch(() => loaded.delete(appId));
+      loaded.set(appId, value);
+    }
+    return value;
+  };
+}
+
+/** An app's effective configuration, read at most once per invocation. */
+const configCache = () => perApp(loadAppConfig);
+
 /**
- * The staged rows of messages that carry only an app id (worker, DLQ consumer, reconciler). The
- * table is the base table today; an app with a table of its own will be resolved from its config.
+ * The staged rows of apps known only by id (the worker's and the DLQ consumer's messages): each
+ * app's table comes from its configuration, resolved before any of its rows is touched. When the
+ * app is gone (its deletion purged its rows) every row reads as absent.
  */
-export const workerStagingStore = (): StagingStore => storesOf(baseTable).staging;
+export function appRoutedStagingStore(configOf: (appId: string) => Promise<EffectiveConfig | undefined>): StagingStore {
+  const storeOf = async (appId: string) => {
+    const config = await configOf(appId);
+    return config ? appStores(config).staging : undefined;
+  };
+  return {
+    insertNew: async (appId, users, now) => {
+      const store = await storeOf(appId);
+      if (!store) throw new Error('the app of these staged users no longer exists');
+      return store.insertNew(appId, users, now);
+    },
+    get: async (appId, id) => (await storeOf(appId))?.get(appId, id),
+    claim: async (appId, id, now) => (await storeOf(appId))?.claim(appId, id, now),
+    claimMany: async (appId, ids, now) =>
+      (await (await storeOf(appId))?.claimMany(appId, ids, now)) ?? new Map(ids.map((id) => [id, undefined])),
+    fail: async (appId, id, from, message, now) =>
+      (await (await storeOf(appId))?.fail(appId, id, from, message, now)) ?? false,
+    noteTransientError: async (appId, id, message, now) =>
+      (await storeOf(appId))?.noteTransientError(appId, id, message, now),
+    removeImported: async (appId, id) => (await (await storeOf(appId))?.removeImported(appId, id)) ?? false,
+    remove: async (appId, ids) => (await (await storeOf(appId))?.remove(appId, ids)) ?? new Set(),
+    list: async (appId, query) => (await (await storeOf(appId))?.list(appId, query)) ?? { rows: [] },
+    count: async (appId, status) => (await (await storeOf(appId))?.count(appId, status)) ?? 0,
+    pendingSentBefore: async (appId, sentBefore, visit) =>
+      (await storeOf(appId))?.pendingSentBefore(appId, sentBefore, visit),
+    markSent: async (appId, id, now) => (await storeOf(appId))?.markSent(appId, id, now),
+  };
+}
 
 /** `POST /bulk-import/users` for the request's app. */
 export function stagingDeps(config: EffectiveConfig, publisher: ImportPublisher = importPublisher): StagingDeps {
@@ -64,33 +110,22 @@ async function importContextOf(appId: string, config: EffectiveConfig): Promise<
 /**
  * Dependencies of one worker invocation. The app is read once per app per batch: the state at the
  * start of the batch is "current" (the import transaction re-checks roles anyway). The app's
- * configuration also says which table holds its users.
+ * configuration also says which table holds its staged rows and its users.
  */
 export function processingDeps(overrides: Partial<ProcessingDeps> = {}): ProcessingDeps {
-  const configs = new Map<string, Promise<EffectiveConfig | undefined>>();
-  const contexts = new Map<string, Promise<AppImportContext | undefined>>();
-  const cached = <T>(cache: Map<string, Promise<T>>, appId: string, load: () => Promise<T>): Promise<T> => {
-    let loaded = cache.get(appId);
-    if (!loaded) {
-      loaded = load();
-      loaded.catch(() => cache.delete(appId));
-      cache.set(appId, loaded);
-    }
-    return loaded;
-  };
-  const configOf = (appId: string) => cached(configs, appId, () => loadAppConfig(appId));
+  const configOf = configCache();
+  const contextOf = perApp(async (appId): Promise<AppImportContext | undefined> => {
+    const config = await configOf(appId);
+    return config ? importContextOf(appId, config) : undefined;
+  });
   const importDepsOf = async (appId: string) => {
     const config = await configOf(appId);
     if (!config) throw new Error('the app of this import no longer exists');
     return { store: appStores(config).users };
   };
   return {
-    store: workerStagingStore(),
-    loadApp: (appId) =>
-      cached(contexts, appId, async () => {
-        const config = await configOf(appId);
-        return config ? importContextOf(appId, config) : undefined;
-      }),
+    store: appRoutedStagingStore(configOf),
+    loadApp: contextOf,
     importUser: async (request) => importUser(await importDepsOf(request.appId), request),
     importUserGroup: async (request) => importUserGroup(await importDepsOf(request.appId), request),
     now: Date.now,
@@ -101,12 +136,25 @@ export function processingDeps(overrides: Partial<ProcessingDeps> = {}): Process
   };
 }
 
-/** The DLQ consumer: rows whose messages ran out of retries become FAILED. */
-export const dlqDeps = () => ({ store: workerStagingStore(), now: Date.now });
+/** The DLQ consumer: rows whose messages ran out of retries become FAILED (in their app's table). */
+export const dlqDeps = () => ({ store: appRoutedStagingStore(configCache()), now: Date.now });
 
-/** The reconciler: re-sends rows whose message is gone. */
-export const reconcilerDeps = (publisher: ImportPublisher = importPublisher): ReconcileDeps => ({
-  store: workerStagingStore(),
-  publisher,
-  now: Date.now,
-});
+/**
+ * The reconciler: re-sends rows whose message is gone. The apps come from the staging markers in
+ * the base table; each app's rows are read in the table its configuration names.
+ */
+export function reconcilerDeps(publisher: ImportPublisher = importPublisher): ReconcileDeps {
+  const configOf = configCache();
+  return {
+    markers: createStagingMarkers(baseTable),
+    appStore: async (appId) => {
+      const config = await configOf(appId);
+      if (!config) return undefined;
+      const table = appTable(config);
+      return { store: storesOf(table).staging, table: table.name };
+    },
+    publisher,
+    now: Date.now,
+    warn,
+  };
+}

@@ -34,7 +34,7 @@ export function storesOf(table: Table): AppStores {
   if (!stores) {
     stores = {
       users: createUserStore(table),
-      staging: createStagingStore(table, credentialsEnvelope),
+      staging: createStagingStore(table, baseTable, credentialsEnvelope),
       roles: createRoleStore(table),
       metadata: createMetadataStore(table),
       totp: createTotpStore(table),

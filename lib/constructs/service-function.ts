@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -168,6 +168,39 @@ export class ServiceFunction extends NodejsFunction {
     if (mode === 'read') table.encryptionKey?.grantDecrypt(this);
     else table.encryptionKey?.grantEncryptDecrypt(this);
     this.addEnvironment(ENV.tableName, table.tableName);
+    return this;
+  }
+
+  /**
+   * Table access per `mode` on every table whose name starts with `prefix` (the stage's app
+   * tables, including ones an operator adds later) and on each of their indexes by name — nothing
+   * broader. Their key is the base table's (granted by {@link bindTable}). `describe` adds
+   * DescribeTable on those tables, for the check of an app's `dynamodb_table_name`. The prefix is
+   * also the functions' `dynamodb_table_name_prefix`, so config validation refuses any name the
+   * grants do not cover.
+   */
+  bindAppTables(prefix: string, mode: 'read' | 'write', options: { describe?: boolean } = {}): this {
+    const stack = Stack.of(this);
+    const tables = stack.formatArn({ service: 'dynamodb', resource: 'table', resourceName: `${prefix}*` });
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: [...TABLE_ACTIONS[mode]],
+        resources: [tables, ...TABLE_SCHEMA.globalIndexes.map((index) => `${tables}/index/${index.indexName}`)],
+      }),
+    );
+    if (options.describe) {
+      this.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:DescribeTable'], resources: [tables] }));
+    }
+    this.addEnvironment(ENV.appTablePrefix, prefix);
+    const arn = (resource: string) =>
+      `arn:<AWS::Partition>:dynamodb:<AWS::Region>:<AWS::AccountId>:table/${prefix}*${resource}`;
+    Validations.of(this).acknowledge(
+      ...['', ...TABLE_SCHEMA.globalIndexes.map((index) => `/index/${index.indexName}`)].map((resource) => ({
+        id: `AwsSolutions::AwsSolutions-IAM5[Resource::${arn(resource)}]`,
+        reason:
+          "The stage's app tables are every table named with its prefix (an operator may add one without a code deploy); no other table matches it",
+      })),
+    );
     return this;
   }
 

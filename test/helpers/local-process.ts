@@ -32,7 +32,15 @@ export class LocalProcess {
     options: LocalProcessOptions,
   ) {
     const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries({ ...process.env, PORT: String(port), DATA_DIR: dataDir, ...options.env })) {
+    // The bundled DynamoDB Local unless the test names another (this process may point its own
+    // clients at some DynamoDB: the child must not inherit that).
+    const own = {
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      DYNAMODB_ENDPOINT: undefined,
+      DYNAMODB_CREATE_TABLES: undefined,
+    };
+    for (const [k, v] of Object.entries({ ...process.env, ...own, ...options.env })) {
       if (v !== undefined) env[k] = v;
     }
     this.child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts', ...(options.args ?? [])], {

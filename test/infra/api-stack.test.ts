@@ -10,8 +10,10 @@ import {
   MAX_RESOURCES_PER_STACK,
   ROUTE_GROUP_COUNT,
 } from '../../lib/constants.js';
+import { TABLE_ACTIONS } from '../../lib/constructs/service-function.js';
+import { appTablePrefixOf } from '../../lib/tables.js';
 import { resourcesOfType, type Synthesized, synth } from './synth.js';
-import { type RouteFunction, resourceCount, routeFunctions } from './template-helpers.js';
+import { prefixTablesArn, pseudoArn, type RouteFunction, resourceCount, routeFunctions } from './template-helpers.js';
 
 const WRITE_ACTIONS = [
   'dynamodb:PutItem',
@@ -142,10 +144,50 @@ describe('least privilege from route.access', () => {
     for (const fn of functions) {
       const dynamo = fn.actions.filter((a) => a.startsWith('dynamodb:'));
       expect(
-        dynamo.filter((a) => a === 'dynamodb:Scan' || a.includes('*') || /Table|Backup/.test(a)),
+        dynamo.filter(
+          (a) => a === 'dynamodb:Scan' || a.includes('*') || (/Table|Backup/.test(a) && a !== 'dynamodb:DescribeTable'),
+        ),
         fn.routeId,
       ).toEqual([]);
     }
+  });
+
+  it("grants the route's table actions on the stage's app tables (by prefix, indexes by name) and sets the prefix", () => {
+    const prefix = appTablePrefixOf('test');
+    const tables = prefixTablesArn(prefix);
+    for (const fn of functions) {
+      const route = routeById.get(fn.routeId)!;
+      if (route.access.table === undefined) continue;
+      const actionsOn = (arn: string) =>
+        sorted(
+          fn.statements
+            .filter((s) => s.resources.some((r) => pseudoArn(r) === arn))
+            .flatMap((s) => s.actions)
+            .filter((a) => a !== 'dynamodb:DescribeTable'),
+        );
+      for (const arn of [tables, ...['GSI1', 'GSI2', 'GSI3'].map((i) => `${tables}/index/${i}`)]) {
+        expect(actionsOn(arn), `${fn.routeId} ${arn}`).toEqual(sorted(TABLE_ACTIONS[route.access.table]));
+      }
+      expect(fn.properties.Environment?.Variables?.[ENV.appTablePrefix], fn.routeId).toBe(prefix);
+    }
+  });
+
+  it('lets only the app PUT routes describe tables, and only the app tables', () => {
+    const tables = prefixTablesArn(appTablePrefixOf('test'));
+    for (const fn of functions) {
+      const describers = fn.statements.filter((s) => s.actions.includes('dynamodb:DescribeTable'));
+      if (routeById.get(fn.routeId)!.access.describeTables) {
+        expect(describers, fn.routeId).toEqual([{ actions: ['dynamodb:DescribeTable'], resources: expect.anything() }]);
+        expect(describers[0]!.resources.map(pseudoArn), fn.routeId).toEqual([tables]);
+      } else {
+        expect(describers, fn.routeId).toEqual([]);
+      }
+    }
+    expect(
+      ROUTES.filter((r) => r.access.describeTables)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(['app-put', 'app-put-v2']);
   });
 
   it('lets only routes with queue access send to SQS, and none consume', () => {

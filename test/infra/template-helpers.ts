@@ -89,3 +89,23 @@ export function importedFrom(
   const [logicalId, attribute] = output.Value?.['Fn::GetAtt'] ?? [];
   return logicalId === undefined ? undefined : { logicalId, attribute };
 }
+
+/**
+ * A resource written with pseudo parameters only (`Fn::Join` of strings and `Ref AWS::…`) as text,
+ * `arn:${AWS::Partition}:dynamodb:…`; undefined for anything else (imports, attributes).
+ */
+export function pseudoArn(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  const join = (value as { 'Fn::Join'?: [string, unknown[]] } | undefined)?.['Fn::Join'];
+  if (!join) return undefined;
+  const parts = join[1].map((part) => {
+    if (typeof part === 'string') return part;
+    const ref = (part as { Ref?: unknown }).Ref;
+    return typeof ref === 'string' && ref.startsWith('AWS::') ? `\${${ref}}` : undefined;
+  });
+  return parts.every((p) => p !== undefined) ? parts.join(join[0]) : undefined;
+}
+
+/** The ARN of every table named with `prefix`, in any stack's region and account. */
+export const prefixTablesArn = (prefix: string) =>
+  `arn:\${AWS::Partition}:dynamodb:\${AWS::Region}:\${AWS::AccountId}:table/${prefix}*`;

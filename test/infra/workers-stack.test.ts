@@ -6,8 +6,16 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '#functions/shared/env.js';
 import { IMPORT_MAX_RECEIVE_COUNT, WORKERS, type WorkerDefinition } from '#functions/workers.js';
 import { MAX_RESOURCES_PER_STACK, VISIBILITY_TIMEOUT_FACTOR } from '../../lib/constants.js';
+import { appTablePrefixOf } from '../../lib/tables.js';
 import { PLACEHOLDER_HANDLER, type Resource, resourcesOfType, type Synthesized, synth } from './synth.js';
-import { importedFrom, type RouteFunction, resourceCount, routeFunctions } from './template-helpers.js';
+import {
+  importedFrom,
+  prefixTablesArn,
+  pseudoArn,
+  type RouteFunction,
+  resourceCount,
+  routeFunctions,
+} from './template-helpers.js';
 
 const WRITE_ACTIONS = [
   'dynamodb:PutItem',
@@ -327,11 +335,23 @@ describe('least privilege from worker.access and worker.source', () => {
         actions.filter((a) => a === 'dynamodb:Scan' || a.includes('*') || /Table|Backup|Stream/.test(a)),
         fn.routeId,
       ).toEqual([]);
+      const appTables = prefixTablesArn(appTablePrefixOf('test'));
       for (const resource of dynamo.flatMap((s) => s.resources)) {
         const direct = imported(resource);
         const index = imported((resource as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join']?.[1][0]);
-        expect([direct, index], fn.routeId).toContain(`${tableId}.Arn`);
+        // The base table, or the stage's app tables (by prefix), each with its indexes by name.
+        const onAppTables = [appTables, ...['GSI1', 'GSI2', 'GSI3'].map((i) => `${appTables}/index/${i}`)];
+        if (!onAppTables.includes(pseudoArn(resource) ?? '')) {
+          expect([direct, index], fn.routeId).toContain(`${tableId}.Arn`);
+        }
       }
+      // Both, with the same actions; the prefix is the functions' dynamodb_table_name_prefix.
+      const onPrefix = dynamo.filter((s) => s.resources.some((r) => pseudoArn(r) === appTables));
+      expect(
+        onPrefix.map((s) => sorted(s.actions)),
+        fn.routeId,
+      ).toEqual([sorted(dynamo.find((s) => s.resources.some((r) => imported(r) === `${tableId}.Arn`))!.actions)]);
+      expect(fn.properties.Environment?.Variables?.[ENV.appTablePrefix], fn.routeId).toBe(appTablePrefixOf('test'));
     }
   });
 

@@ -5,7 +5,7 @@ import { importMessage } from '#functions/domain/bulk-import/message.js';
 import { reconcileStagedUsers } from '#functions/domain/bulk-import/reconcile.js';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { STAGED_SK, stagedStatusIndexSortKey, stagedUserPartition } from '#functions/storage/keys/staging.js';
-import { importBacklog, importPublisher, reconcilerDeps, workerStagingStore } from '#functions/wiring/bulk-import.js';
+import { importBacklog, importPublisher, reconcilerDeps } from '#functions/wiring/bulk-import.js';
 import { storesOf } from '#functions/wiring/stores.js';
 import { baseTable } from '#functions/wiring/tables.js';
 import { createImportWorker } from '#functions/workers/import-worker/handler.js';
@@ -183,7 +183,7 @@ describe('import pipeline (BulkImportFlowTest, ProcessBulkImportUsersCronJobTest
     const staged = await stage(appId, [epUser(1, {}, 'c'), epUser(2, {}, 'c')]);
     const ids = staged.json.users.map((u: any) => u.userId as string);
     // A worker claimed the first row and was killed; the queue (in memory) lost every message.
-    await workerStagingStore().claim(appId, ids[0], Date.now());
+    await storesOf(baseTable).staging.claim(appId, ids[0], Date.now());
     await purgeQueue(pair.queueUrl);
     expect(await stagedCount(appId, 'PROCESSING')).toBe(1);
     await withPipeline(async () => {

@@ -5,7 +5,7 @@
  * again. Re-sending is always safe: the import is idempotent.
  */
 import { type ImportPublisher, importMessage } from './message.js';
-import type { StagingStore } from './staging-ports.js';
+import type { StagingAppMarker, StagingAppMarkers, StagingStore } from './staging-ports.js';
 
 /**
  * Once the queues are empty, a row is re-sent when its message was sent this long ago. On AWS:
@@ -20,6 +20,12 @@ export const DEFAULT_RESEND_AFTER_MS = 15 * 60_000;
 export const BUSY_RESEND_AFTER_MS = 6 * 3_600_000;
 
 const MARK_PARALLELISM = 25;
+
+/**
+ * A staging request takes well under this (API Gateway answers within 30 s): a marker older than
+ * this whose app has nothing pending belongs to no request still writing rows.
+ */
+export const MARKER_QUIET_MS = 10 * 60_000;
 
 /** The import queue and its dead-letter queue, as far as the reconciler needs to see them. */
 export interface ImportBacklog {
@@ -45,25 +51,82 @@ export async function resendCutoff(
 }
 
 export interface ReconcileDeps {
-  readonly store: StagingStore;
+  /** The apps that staged users (whatever table holds their rows). */
+  readonly markers: StagingAppMarkers;
+  /**
+   * The store of an app's staged rows — its table, from the app's configuration — and that table's
+   * name; undefined when the app no longer exists.
+   */
+  readonly appStore: (appId: string) => Promise<{ store: StagingStore; table: string } | undefined>;
   readonly publisher: ImportPublisher;
   readonly now: () => number;
+  readonly warn: (message: string, fields: Record<string, unknown>) => void;
 }
 
 /**
  * Re-sends every NEW/PROCESSING row whose message was last sent before `sentBefore`, then records
  * the send time on each (send first: a crash in between only causes one more harmless send).
- * Returns how many rows were re-sent.
+ * Apps come from the staging markers; each app's rows are read in the table its configuration
+ * names. A marker whose app is gone, or whose app has nothing pending and that no request wrote
+ * for {@link MARKER_QUIET_MS}, is removed. Returns how many rows were re-sent; throws, after every
+ * app had its turn, when any app could not be reconciled.
  */
 export async function reconcileStagedUsers(deps: ReconcileDeps, sentBefore: number): Promise<{ resent: number }> {
   let resent = 0;
-  await deps.store.pendingSentBefore(sentBefore, async (page) => {
+  const failed: unknown[] = [];
+  for (const marker of await deps.markers.list()) {
+    try {
+      resent += await reconcileApp(deps, marker, sentBefore);
+    } catch (error) {
+      // One app failing (its table throttled or deleted by hand) must not keep the others waiting;
+      // the run still fails in the end, so it is seen (and the next run tries again).
+      failed.push(error);
+      deps.warn('could not reconcile the staged users of an app', {
+        appId: marker.appId,
+        error: error instanceof Error ? error.name : 'unknown error',
+      });
+    }
+  }
+  if (failed.length > 0) {
+    throw new AggregateError(failed, `reconciling ${failed.length} app(s) failed (${resent} staged users re-sent)`);
+  }
+  return { resent };
+}
+
+async function reconcileApp(deps: ReconcileDeps, marker: StagingAppMarker, sentBefore: number): Promise<number> {
+  const { appId } = marker;
+  const app = await deps.appStore(appId);
+  if (!app) {
+    await deps.markers.remove(appId, marker.stagedAt);
+    return 0;
+  }
+  const { store } = app;
+  // Staged into another table than the app's (a table change that raced with a staging request):
+  // those rows are not where the worker looks. Nothing is deleted and the marker stays (so this
+  // is said every run) until the operator points the app back at that table or removes the app.
+  const strayTable = marker.table !== undefined && marker.table !== app.table;
+  if (strayTable) {
+    deps.warn('staged users may remain in a table the app no longer uses', {
+      appId,
+      stagedIn: marker.table,
+      appTable: app.table,
+    });
+  }
+  const pending = (await store.count(appId, 'NEW')) + (await store.count(appId, 'PROCESSING'));
+  if (pending === 0) {
+    if (!strayTable && marker.stagedAt < deps.now() - MARKER_QUIET_MS) {
+      await deps.markers.remove(appId, marker.stagedAt);
+    }
+    return 0;
+  }
+  let resent = 0;
+  await store.pendingSentBefore(appId, sentBefore, async (page) => {
     await deps.publisher.publish(page.map((r) => importMessage(r.appId, r.id)));
     const now = deps.now();
     for (let i = 0; i < page.length; i += MARK_PARALLELISM) {
-      await Promise.all(page.slice(i, i + MARK_PARALLELISM).map((r) => deps.store.markSent(r.appId, r.id, now)));
+      await Promise.all(page.slice(i, i + MARK_PARALLELISM).map((r) => store.markSent(r.appId, r.id, now)));
     }
     resent += page.length;
   });
-  return { resent };
+  return resent;
 }

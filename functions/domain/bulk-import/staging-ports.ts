@@ -70,8 +70,31 @@ export interface StagingStore {
   ): Promise<{ rows: StagedUserRecord[]; next?: StagedCursor }>;
   /** Exact count from the counters (all statuses when `status` is omitted). */
   count(appId: string, status?: StagedStatus): Promise<number>;
-  /** Visits, page by page, NEW/PROCESSING rows of every app whose message was last sent before `sentBefore`. */
-  pendingSentBefore(sentBefore: number, visit: (page: readonly PendingRef[]) => Promise<void>): Promise<void>;
+  /** Visits, page by page, the app's NEW/PROCESSING rows whose message was last sent before `sentBefore`. */
+  pendingSentBefore(
+    appId: string,
+    sentBefore: number,
+    visit: (page: readonly PendingRef[]) => Promise<void>,
+  ): Promise<void>;
   /** Records a (re-)send; a no-op when the row is gone or FAILED. */
   markSent(appId: string, id: string, now: number): Promise<void>;
+}
+
+/** An app that has (or recently had) staged rows, and the table its rows were staged in. */
+export interface StagingAppMarker {
+  readonly appId: string;
+  /** When a staging request last wrote the marker (before its first row). */
+  readonly stagedAt: number;
+  /** The table the rows of that request went to (absent on markers written before apps had tables). */
+  readonly table?: string;
+}
+
+/**
+ * The apps that staged users, whatever table each keeps its rows in (markers in the base table,
+ * written by staging before any row): the reconciler's list of where to look.
+ */
+export interface StagingAppMarkers {
+  list(): Promise<readonly StagingAppMarker[]>;
+  /** Removes the marker unless a staging request wrote it again after `stagedAt`. */
+  remove(appId: string, stagedAt: number): Promise<void>;
 }

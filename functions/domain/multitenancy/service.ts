@@ -2,6 +2,7 @@ import {
   type ConfigValues,
   INVALID_CORE_CONFIG_PREFIX,
   mergeCoreConfig,
+  resolveEffectiveConfig,
   resolveSecretUpdate,
   validateCoreConfig,
 } from '#functions/config/index.js';
@@ -24,12 +25,12 @@ import {
   type LegacyUpdate,
 } from './factors.js';
 import { normaliseAppId, normaliseTenantId } from './ids.js';
-import type { AppDataPurger, TenantStore } from './ports.js';
+import type { AppDataPurger, AppTables, TenantStore } from './ports.js';
 import type { ProviderConfig, TenantRecord } from './tenant.js';
 import { validateProviderConfig } from './thirdparty.js';
 import { tenantViewLegacy, tenantViewV2 } from './views.js';
 
-export type { AppDataPurger, TenantStore } from './ports.js';
+export type { AppDataPurger, AppTables, TenantStore } from './ports.js';
 
 /**
  * Who calls: the path's app and tenant. The request pipeline has checked that they exist, except
@@ -49,6 +50,8 @@ export interface Deps {
   readonly store: TenantStore;
   /** The stores of everything apps own, for app and tenant removal. */
   readonly purger: AppDataPurger;
+  /** The tables apps keep their data in, for `dynamodb_table_name`. */
+  readonly tables: AppTables;
   readonly now: () => number;
   /** The base configuration (file + environment), against which overrides are validated. */
   readonly baseConfig: () => Promise<ConfigValues>;
@@ -160,6 +163,7 @@ async function upsertTenant(
         : resolveSecretUpdate(base.coreConfig, input.coreConfig ?? {}, INVALID_CORE_CONFIG_PREFIX);
     const coreConfig = mergeCoreConfig(base.coreConfig, update);
     await validateTenantConfig(deps, appId, tenantId, coreConfig);
+    if (tenantId === PUBLIC) await checkAppTable(deps, appId, existing?.coreConfig, coreConfig);
     const record: TenantRecord = {
       ...base,
       ...factors,
@@ -184,6 +188,46 @@ async function validateTenantConfig(deps: Deps, appId: string, tenantId: string,
     const app = await deps.store.getTenant(appId, PUBLIC);
     validateCoreConfig({ merged, level: 'tenant', appOverrides: app?.coreConfig, base: await deps.baseConfig() });
   }
+}
+
+/**
+ * An app's `dynamodb_table_name` moves it to another table only when that table can hold its data
+ * (DescribeTable: exists, active, this core's keys and indexes; created first by a runtime that
+ * provisions tables) and the app holds nothing in the table it leaves — its users, staged users,
+ * roles and metadata would otherwise stay behind, unreachable. Naming, prefix and level rules were
+ * checked with the rest of the config.
+ */
+async function checkAppTable(
+  deps: Deps,
+  appId: string,
+  stored: ConfigValues | undefined,
+  merged: ConfigValues,
+): Promise<void> {
+  const base = await deps.baseConfig();
+  const tableOf = (overrides: ConfigValues | undefined) =>
+    resolveEffectiveConfig(base, overrides, undefined).appTableName ?? deps.tables.baseTableName();
+  const from = tableOf(stored);
+  const to = tableOf(merged);
+  if (from === to) return;
+  // The app's data first: a refused move must not create the table it would have moved to.
+  const held = stored === undefined ? [] : await deps.tables.appHoldings(appId, from);
+  if (held.length > 0) {
+    throw new BadRequestError(
+      `${INVALID_CORE_CONFIG_PREFIX}dynamodb_table_name cannot change while the app has ${listText(held)} in table '${from}': ` +
+        'an app moves to another table only while it holds no data (remove it first, or create a new app)',
+    );
+  }
+  if (to !== deps.tables.baseTableName()) {
+    const problem = await deps.tables.tableProblem(to);
+    if (problem !== undefined) {
+      throw new BadRequestError(`${INVALID_CORE_CONFIG_PREFIX}dynamodb_table_name: ${problem}`);
+    }
+  }
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function listText(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 }
 
 export interface AppPutInput {
@@ -294,7 +338,7 @@ export async function removeApp(deps: Deps, caller: Caller, { appId }: { appId: 
       'Please delete all tenants except the public tenant for this app before calling the delete API',
     );
   }
-  await deps.purger.purgeAppData(appId);
+  await deps.purger.purgeAppData(appId, tenants[0]?.coreConfig ?? {});
   const didExist = await deps.store.deleteTenant(appId, PUBLIC);
   return { status: 'OK', didExist };
 }
@@ -311,8 +355,9 @@ export async function removeTenant(deps: Deps, caller: Caller, { tenantId }: { t
   if (caller.tenantId !== PUBLIC) throw new ForbiddenError('Only the public tenantId is allowed to delete a tenant');
   const didExist = await deps.store.deleteTenant(caller.appId, tenantId);
   // After the tenant item is gone nothing new can join it; then its memberships are removed. An
-  // interrupted purge is finished by calling remove again.
-  await deps.purger.purgeTenantData(caller.appId, tenantId);
+  // interrupted purge is finished by calling remove again. The caller is the app's public tenant,
+  // whose overrides name the app's table.
+  await deps.purger.purgeTenantData(caller.appId, tenantId, caller.tenant?.coreConfig ?? {});
   return { status: 'OK', didExist };
 }
 

@@ -3,6 +3,7 @@
  * read or write; the kit does the batching, paging, retrying and classifying.
  *
  * - table.ts     the table a store is built for (`Table`), keys, backoff
+ * - catalog.ts   tables themselves: is one of this core's tables (DescribeTable), create a missing one
  * - entity.ts    entities declare their key and index attributes once; update expressions from data
  * - transact.ts  atomic writes: client request token, one retry/backoff policy, conditions by index
  * - batch.ts     batch get / batch delete of any number of keys, unprocessed keys retried
@@ -12,6 +13,7 @@
  * - chunk.ts     chunking, grouping, bounded parallelism
  */
 export { batchDeleteAll, batchGetAll } from './batch.js';
+export { createTableIfMissing, schemaMismatch, tableProblem } from './catalog.js';
 export { chunk, forEachLimited, groupBy } from './chunk.js';
 export { defineEntity, type Entity, updateExpression } from './entity.js';
 export {

@@ -96,13 +96,17 @@ export async function readRows(table: Table, appId: string, ids: readonly string
 
 export async function insertNew(
   table: Table,
+  markers: Table,
   sealing: StagedCredentials,
   appId: string,
   users: readonly ImportUser[],
   now: number,
 ): Promise<{ collidedIds: string[] }> {
-  // Before any row: the reconciler must know this app has rows to look after.
-  await putItem(table, stagingMarker.item({ appId }, { appId, stagedAt: now }, { GSI2: { appId } }));
+  // Before any row: the reconciler must know this app has rows to look after, and where.
+  await putItem(
+    markers,
+    stagingMarker.item({ appId }, { appId, stagedAt: now, table: table.name }, { GSI2: { appId } }),
+  );
   // One data key for the request's rows (stored before any row names it).
   const key = await sealing.sealingKeyFor(appId, users);
   const collided: string[] = [];

@@ -4,8 +4,8 @@ import { batchDeleteAll, forEachLimited, type Key, queryPages, type Table } from
 import { counterKeys, stagingMarker, statusPartitions } from './rows.js';
 
 /**
- * App deletion: every staged row of the app (by Query on its GSI1 shards), its counters, marker
- * and the data keys of its staged credentials.
+ * App deletion: every staged row of the app (by Query on its GSI1 shards), its counters and the
+ * data keys of its staged credentials (the marker is in the base table: purgeStagingMarker).
  */
 export async function purgeAppStagedUsers(table: Table, appId: string): Promise<void> {
   await forEachLimited(statusPartitions(appId, STAGED_STATUS_VALUES), 4, async (pk) => {
@@ -16,5 +16,10 @@ export async function purgeAppStagedUsers(table: Table, appId: string): Promise<
   for await (const items of queryPages(table, { pk: stagingDataKeyPartition(appId) }, { attributes: ['PK', 'SK'] })) {
     await batchDeleteAll(table, items as Key[]);
   }
-  await batchDeleteAll(table, [...counterKeys(appId), stagingMarker.key({ appId })]);
+  await batchDeleteAll(table, counterKeys(appId));
+}
+
+/** App deletion: the app's staging marker (in the base table, whatever table holds its rows). */
+export async function purgeStagingMarker(base: Table, appId: string): Promise<void> {
+  await batchDeleteAll(base, [stagingMarker.key({ appId })]);
 }

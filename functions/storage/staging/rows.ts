@@ -26,11 +26,6 @@ import { splitCredentials } from './credentials.js';
 export const ROWS_PER_TRANSACTION = 99;
 /** Transactions (or queries) in flight per request: bounded, so one request cannot flood a partition. */
 export const PARALLELISM = 8;
-/**
- * A staging request takes well under this (API Gateway answers within 30 s): a marker older than
- * this whose app has nothing pending belongs to no request still writing rows.
- */
-export const MARKER_QUIET_MS = 10 * 60_000;
 
 export const indexShard = (id: string) => shardOf(id, STAGED_INDEX_SHARDS);
 export const counterShard = (id: string) => shardOf(id, STAGED_COUNTER_SHARDS);
@@ -58,7 +53,10 @@ export const stagedCounter = defineEntity({
   }),
 });
 
-/** An app that has (or recently had) staged rows; GSI2 lists the marked apps for the reconciler. */
+/**
+ * An app that has (or recently had) staged rows, in the base table whatever table holds the rows
+ * (it names that table); GSI2 lists the marked apps for the reconciler.
+ */
 export const stagingMarker = defineEntity({
   type: 'BULK_IMPORT_APP',
   key: (m: { appId: string }) => ({ PK: stagingAppMarkerPartition(m.appId), SK: STAGING_APP_MARKER_SK }),

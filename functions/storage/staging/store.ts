@@ -1,7 +1,8 @@
 /**
  * The staged-users store (the bulk-import ports of functions/domain/bulk-import/staging-ports.ts)
- * for one table. Its jobs live beside it: rows.ts (items), lifecycle.ts (status changes),
- * listing.ts (list, count), reconcile-scan.ts (the reconciler's read), purge.ts (app deletion).
+ * for one table; the apps' staging markers live in `markers` (the base table). Its jobs live
+ * beside it: rows.ts (items), lifecycle.ts (status changes), listing.ts (list, count),
+ * reconcile-scan.ts (the reconciler's reads), purge.ts (app deletion).
  */
 import type { StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import type { Envelope } from '../crypto/envelope.js';
@@ -22,13 +23,14 @@ import { pendingSentBefore } from './reconcile-scan.js';
 import { StagedCredentials } from './sealing.js';
 
 /**
- * `envelope` seals the rows' credentials at staging and opens them for the import (sealing.ts);
- * it is asked for only then, so the status API and the reconciler never need the key.
+ * The apps' staging markers live in `markers` (the base table). `envelope` seals the rows'
+ * credentials at staging and opens them for the import (sealing.ts); it is asked for only then,
+ * so the status API and the reconciler never need the key.
  */
-export function createStagingStore(table: Table, envelope: () => Envelope): StagingStore {
+export function createStagingStore(table: Table, markers: Table, envelope: () => Envelope): StagingStore {
   const sealing = new StagedCredentials(table, envelope);
   return {
-    insertNew: (appId, users, now) => insertNew(table, sealing, appId, users, now),
+    insertNew: (appId, users, now) => insertNew(table, markers, sealing, appId, users, now),
     get: (appId, id) => getRow(table, appId, id),
     claim: (appId, id, now) => claim(table, sealing, appId, id, now),
     claimMany: (appId, ids, now) => claimMany(table, sealing, appId, ids, now),
@@ -38,7 +40,7 @@ export function createStagingStore(table: Table, envelope: () => Envelope): Stag
     remove: (appId, ids) => remove(table, appId, ids),
     list: (appId, query) => list(table, appId, query),
     count: (appId, status) => countOf(table, appId, status ? [status] : undefined),
-    pendingSentBefore: (sentBefore, visit) => pendingSentBefore(table, sentBefore, visit),
+    pendingSentBefore: (appId, sentBefore, visit) => pendingSentBefore(table, appId, sentBefore, visit),
     markSent: (appId, id, now) => markSent(table, appId, id, now),
   };
 }
