@@ -145,6 +145,12 @@ export interface UserStore {
    * retried by storage; when they persist, it throws (nothing was written).
    */
   commit(write: UserWrite): Promise<WriteResult>;
+  /**
+   * What committing these writes one after another would answer, found by reading alone (nothing
+   * is written): each write sees the items of the writes before it that would have committed.
+   * Only writes that create (imports) can be previewed; metadata merges are not checked.
+   */
+  previewCommits(writes: readonly UserWrite[]): Promise<WriteResult[]>;
   /** Deletes roles, metadata and TOTP devices stored under these user ids (after a user removal). */
   purgeUserIdData(appId: string, userIds: readonly string[]): Promise<void>;
 }
