@@ -4,6 +4,7 @@
  */
 import type { AppDataPurger } from '#functions/domain/multitenancy/ports.js';
 import { PUBLIC } from '#functions/shared/prefix.js';
+import { purgeAppIdempotency } from './idempotency-store.js';
 import { appPartition, tenantSortKey } from './keys/apps.js';
 import { batchDeleteAll, type Key, queryPages, type Table } from './kit/index.js';
 import { purgeTenantRoleAssignments } from './role-store.js';
@@ -32,6 +33,8 @@ const PURGERS: readonly ((table: Table, appId: string) => Promise<void>)[] = [
   purgeAppUsers,
   // Staged bulk-import users (GSI1 status shards), their counters and marker.
   purgeAppStagedUsers,
+  // Requests remembered under an Idempotency-Key (GSI1), with their answers and chunk markers.
+  purgeAppIdempotency,
 ];
 
 /**

@@ -5,6 +5,7 @@
  */
 import type { StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import type { Table } from '../kit/index.js';
+import { insertNewOnce } from './insert-once.js';
 import {
   claim,
   claimMany,
@@ -22,6 +23,7 @@ import { pendingSentBefore } from './reconcile-scan.js';
 export function createStagingStore(table: Table): StagingStore {
   return {
     insertNew: (appId, users, now) => insertNew(table, appId, users, now),
+    insertNewOnce: (appId, users, now, once) => insertNewOnce(table, appId, users, now, once),
     get: (appId, id) => getRow(table, appId, id),
     claim: (appId, id, now) => claim(table, appId, id, now),
     claimMany: (appId, ids, now) => claimMany(table, appId, ids, now),
