@@ -67,19 +67,26 @@ export async function dryRunRequest(
 ): Promise<DryRunBody> {
   const result = validateStagingRequest({ users }, validation);
   if (!result.ok) throw new JsonBadRequestError(result.body);
+  const valid = result.users;
 
   const errors = new Map<number, string[]>();
-  const tried: { index: number; write: UserWrite }[] = [];
-  result.users.forEach((user, index) => {
-    const write = deps.users.newWrite(appId);
-    write.add(importPlan(user, importRecords(user)));
-    const refused = refusalOf(user, config, write);
-    if (refused) errors.set(index, refused);
-    else tried.push({ index, write });
-  });
-  const previews = await deps.users.previewCommits(tried.map((t) => t.write));
+  // Built one at a time as the preview takes them (10,000 writes held at once are mostly garbage).
+  const tried: number[] = [];
+  function* writes(): Generator<UserWrite> {
+    for (const [index, user] of valid.entries()) {
+      const write = deps.users.newWrite(appId);
+      write.add(importPlan(user, importRecords(user)));
+      const refused = refusalOf(user, config, write);
+      if (refused) errors.set(index, refused);
+      else {
+        tried.push(index);
+        yield write;
+      }
+    }
+  }
+  const previews = await deps.users.previewCommits(writes());
   previews.forEach((preview, i) => {
-    const index = (tried[i] as (typeof tried)[number]).index;
+    const index = tried[i] as number;
     // A failure without a message (the user's own fresh ids) is not one the import would report.
     const messages = preview.ok ? [] : failureMessages(preview.failed);
     if (messages.length > 0) errors.set(index, messages);
@@ -88,12 +95,12 @@ export async function dryRunRequest(
   const conflicts = [...errors.entries()]
     .sort((a, b) => a[0] - b[0])
     .map(([index, messages]): DryRunConflict => {
-      const user = result.users[index] as ImportUser;
+      const user = valid[index] as ImportUser;
       return {
         index,
         ...(user.externalUserId !== undefined ? { externalUserId: user.externalUserId } : {}),
         errors: messages.map((m) => scrubSecrets(m, user)),
       };
     });
-  return { status: 'OK', dryRun: true, wouldImport: result.users.length - conflicts.length, conflicts };
+  return { status: 'OK', dryRun: true, wouldImport: valid.length - conflicts.length, conflicts };
 }

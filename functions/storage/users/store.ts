@@ -32,7 +32,7 @@ export function createUserStore(table: Table): UserStore {
     countUsers: (appId, tenantId, masks) => countUsers(table, appId, tenantId, masks),
     newWrite: (appId) => new DynamoUserWrite(table, appId),
     commit: (write) => own(write).commit(),
-    previewCommits: (writes) => previewCommits(table, writes.map(own)),
+    previewCommits: (writes) => previewCommits(table, writes, own),
     async purgeUserIdData(appId, userIds) {
       for (const userId of new Set(userIds)) await purgeUserData(table, appId, userId);
     },
