@@ -3,12 +3,11 @@
  * staging request's validation, every conflict with the worker's own message, duplicates inside
  * the request, and nothing written.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import type { ImportQueuePair } from '../../bin/local/sqs.js';
 import {
+  appItems,
   BCRYPT_HASH,
   call,
   captureLogs,
@@ -20,10 +19,10 @@ import {
   listAll,
   stage,
   stagedCount,
-  startPipeline,
   useOwnQueues,
   userCount,
   waitUntilDone,
+  whilePipelineRuns,
 } from './bulk-support.js';
 
 const logs = captureLogs();
@@ -55,25 +54,9 @@ const tp = (thirdPartyId: string, thirdPartyUserId: string, email: string, extra
 });
 const pl = (fields: { email?: string; phoneNumber?: string }) => ({ recipeId: 'passwordless', ...fields });
 
-/** Every item of the app, its own partition included (a test-only Scan). */
-async function everyItem(appId: string): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await getDocumentClient().send(
-      new ScanCommand({
-        TableName: tableName(),
-        ConsistentRead: true,
-        FilterExpression: 'PK = :app OR begins_with(PK, :prefix)',
-        ExpressionAttributeValues: { ':app': `APP#${appId}`, ':prefix': `APP#${appId}#` },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
-  return items.sort((a, b) => `${a.PK} ${a.SK}`.localeCompare(`${b.PK} ${b.SK}`));
-}
+/** Every item of the app, its own partition included, in key order. */
+const everyItem = async (appId: string) =>
+  (await appItems(appId, { ownPartition: true })).sort((a, b) => `${a.PK} ${a.SK}`.localeCompare(`${b.PK} ${b.SK}`));
 
 /** An app with one user of each kind already imported. */
 async function appWithUsers(): Promise<string> {
@@ -180,12 +163,7 @@ describe('POST /bulk-import/users?dryRun=true', () => {
       (u: { loginMethods: { userId: string }[] }) => u.loginMethods[0]?.userId,
     );
     const before = await userCount(appId);
-    const pipeline = await startPipeline(pair);
-    try {
-      await waitUntilDone(appId);
-    } finally {
-      await pipeline.stop();
-    }
+    await whilePipelineRuns(pair, () => waitUntilDone(appId));
     const failed = new Map(
       (await listAll(appId, 'FAILED')).map((row) => [row.id as string, row.errorMessage as string]),
     );

@@ -34,10 +34,10 @@ import {
   expectNoSecrets,
   listAll,
   stagedCount,
-  startPipeline,
   useOwnQueues,
   userCount,
   waitUntilDone,
+  whilePipelineRuns,
 } from './bulk-support.js';
 
 const logs = captureLogs();
@@ -206,15 +206,6 @@ describe('Idempotency-Key on POST /bulk-import/users', () => {
   });
 });
 
-async function withPipeline(run: () => Promise<void>): Promise<void> {
-  const pipeline = await startPipeline(pair);
-  try {
-    await run();
-  } finally {
-    await pipeline.stop();
-  }
-}
-
 describe('Idempotency-Key after an attempt that stopped halfway', () => {
   /**
    * A table whose client fails every TransactWrite after the first `commits` (a core that stops
@@ -283,7 +274,7 @@ describe('Idempotency-Key after an attempt that stopped halfway', () => {
     expect(await stagedCount(appId, 'NEW')).toBe(early.length);
 
     // Those rows get imported (their messages were never sent: as the reconciler would send them).
-    await withPipeline(async () => {
+    await whilePipelineRuns(pair, async () => {
       await importPublisher.publish(early.map((r) => importMessage(appId, r.id)));
       await waitUntilDone(appId);
     });
@@ -300,7 +291,7 @@ describe('Idempotency-Key after an attempt that stopped halfway', () => {
     expect(rest.length + early.length).toBe(600);
     for (const row of rest) expect(earlyIds.has(row.id)).toBe(false);
 
-    await withPipeline(() => waitUntilDone(appId));
+    await whilePipelineRuns(pair, () => waitUntilDone(appId));
     expect(await userCount(appId)).toBe(600);
     expect(await stagedCount(appId, 'FAILED')).toBe(0);
     const replay = await stageWithKey(appId, 'crash-1', body);
