@@ -9,7 +9,7 @@
  * measured system so drift hits both. The cost model loads the handlers in this process (with a
  * capacity-recording middleware on its DocumentClient) against the same DynamoDB Local.
  *
- * Measurements: 1 staging latency, 2 import throughput vs bare transactions, 3 import throughput
+ * Measurements: 1 staging latency (and the dry run of the same request), 2 import throughput vs bare transactions, 3 import throughput
  * with plain-text passwords vs bare hashing on all cores, 4 sign-in vs bare verify, 5 cost model,
  * 6 peak RSS of the runtime (node + DynamoDB Local) per tenth of a large import, 7 verify time at
  * each hash cost bound, 8 bundle size and import time vs a document-client-only bundle, 9 the
@@ -114,6 +114,8 @@ async function main(): Promise<void> {
           const bare = await runBareBatchImport(client, recorded.plan, SIZES.stageUsers, runtime.workerConcurrency);
           return {
             stageMs: app.stageMs,
+            dryRunMs: app.dryRunMs,
+            dryRunConflictsMs: app.dryRunConflictsMs,
             appUsersPerSecond: app.usersPerSecond,
             bareUsersPerSecond: bare.usersPerSecond,
             ratio: app.usersPerSecond / bare.usersPerSecond,
@@ -128,6 +130,18 @@ async function main(): Promise<void> {
           metric: 'POST latency',
           unit: 'ms',
           summary: importRuns.stageMs as never,
+        },
+        {
+          measurement: `1. Dry run of ${SIZES.stageUsers} users`,
+          metric: 'POST latency, no conflict',
+          unit: 'ms',
+          summary: importRuns.dryRunMs as never,
+        },
+        {
+          measurement: `1. Dry run of ${SIZES.stageUsers} users`,
+          metric: 'POST latency, every user conflicts',
+          unit: 'ms',
+          summary: importRuns.dryRunConflictsMs as never,
         },
         {
           measurement: '2. Import, hashes given',
