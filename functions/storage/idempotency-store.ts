@@ -28,6 +28,7 @@ import {
 } from './keys/idempotency.js';
 import {
   batchDeleteAll,
+  type Condition,
   defineEntity,
   forEachLimited,
   getItem,
@@ -124,15 +125,15 @@ function recordFromItem(item: Item | undefined, now: number): IdempotencyRecord 
     : { state: 'RUNNING', ...common, leaseUntil: item.leaseUntil as number };
 }
 
-const running = (claim: IdempotencyClaim, extra: string, values: Item = {}) => ({
-  expression: `#state = :running AND #generation = :generation${extra}`,
-  names: {
-    '#state': 'state',
-    '#generation': 'generation',
-    ...(extra.includes('#leaseUntil') ? { '#leaseUntil': 'leaseUntil' } : {}),
-  },
-  values: { ':running': 'RUNNING', ':generation': claim.generation, ...values },
-});
+/** The record is still this claim's and RUNNING (and, with `leaseUntil`, still holds that lease). */
+function stillRunning(claim: IdempotencyClaim, leaseUntil?: number): Condition {
+  const lease = leaseUntil !== undefined;
+  return {
+    expression: `#state = :running AND #generation = :generation${lease ? ' AND #leaseUntil = :lease' : ''}`,
+    names: { '#state': 'state', '#generation': 'generation', ...(lease ? { '#leaseUntil': 'leaseUntil' } : {}) },
+    values: { ':running': 'RUNNING', ':generation': claim.generation, ...(lease ? { ':lease': leaseUntil } : {}) },
+  };
+}
 
 export function createIdempotencyStore(table: Table): IdempotencyStore {
   const recordKey = (appId: string, key: string) => idempotencyRecord.key({ appId, key });
@@ -169,7 +170,7 @@ export function createIdempotencyStore(table: Table): IdempotencyStore {
         table,
         recordKey(appId, key),
         updateExpression({ leaseUntil: claim.leaseUntil }),
-        running(claim, ' AND #leaseUntil = :seen', { ':seen': seenLeaseUntil }),
+        stillRunning(claim, seenLeaseUntil),
       );
       return result.ok;
     },
@@ -179,7 +180,7 @@ export function createIdempotencyStore(table: Table): IdempotencyStore {
         table,
         recordKey(appId, key),
         updateExpression({ leaseUntil: 0 }),
-        running(claim, ' AND #leaseUntil = :mine', { ':mine': claim.leaseUntil }),
+        stillRunning(claim, claim.leaseUntil),
       );
     },
 
@@ -202,7 +203,7 @@ export function createIdempotencyStore(table: Table): IdempotencyStore {
         table,
         recordKey(appId, key),
         updateExpression({ state: 'DONE', answerId, parts, expiresAt: ttlSeconds(expiresAt) }),
-        running(claim, ''),
+        stillRunning(claim),
       );
       return marked.ok;
     },
