@@ -9,7 +9,7 @@
  * measured system so drift hits both. The cost model loads the handlers in this process (with a
  * capacity-recording middleware on its DocumentClient) against the same DynamoDB Local.
  *
- * Measurements: 1 staging latency, 2 import throughput vs bare transactions (2b: the same import
+ * Measurements: 1 staging latency (and the dry run of the same request), 2 import throughput vs bare transactions (2b: the same import
  * into an app on a table of its own, vs the base table), 3 import throughput with plain-text
  * passwords vs bare hashing on all cores, 4 sign-in vs bare verify, 5 cost model (5b: the same
  * recording with the app on a table of its own), 6 peak RSS of the runtime (node + DynamoDB Local)
@@ -162,6 +162,8 @@ async function main(): Promise<void> {
           const bare = await runBareBatchImport(client, recorded.plan, SIZES.stageUsers, runtime.workerConcurrency);
           return {
             stageMs: app.stageMs,
+            dryRunMs: app.dryRunMs,
+            dryRunConflictsMs: app.dryRunConflictsMs,
             appUsersPerSecond: app.usersPerSecond,
             bareUsersPerSecond: bare.usersPerSecond,
             ratio: app.usersPerSecond / bare.usersPerSecond,
@@ -179,6 +181,18 @@ async function main(): Promise<void> {
           metric: 'POST latency',
           unit: 'ms',
           summary: importRuns.stageMs as never,
+        },
+        {
+          measurement: `1. Dry run of ${SIZES.stageUsers} users`,
+          metric: 'POST latency, no conflict',
+          unit: 'ms',
+          summary: importRuns.dryRunMs as never,
+        },
+        {
+          measurement: `1. Dry run of ${SIZES.stageUsers} users`,
+          metric: 'POST latency, every user conflicts',
+          unit: 'ms',
+          summary: importRuns.dryRunConflictsMs as never,
         },
         {
           measurement: '2. Import, hashes given',

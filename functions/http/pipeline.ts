@@ -28,6 +28,8 @@ export interface CoreRequest {
   readonly cdiVersion: string;
   /** Parsed JSON body (always a plain object for methods with a body), else undefined. */
   readonly body: Readonly<Record<string, unknown>> | undefined;
+  /** The body's bytes after transport decoding (base64, gzip), for methods with a body. */
+  readonly rawBody: Buffer | undefined;
   readonly query: Readonly<Record<string, string | undefined>>;
   /** Lower-cased header names. */
   readonly headers: Readonly<Record<string, string | undefined>>;
@@ -98,6 +100,7 @@ interface Exchange {
   readonly headers: Readonly<Record<string, string | undefined>>;
   readonly requestId: string;
   raw?: string;
+  rawBytes?: Buffer;
   body?: Record<string, unknown>;
   prefix?: ResolvedPrefix;
   tenants?: RequestTenants;
@@ -148,6 +151,7 @@ const decodeBody: Step = async (x) => {
   const cap = x.route.route.largeBody && need(x.tenants, 'tenants').app ? MAX_STAGING_BODY_BYTES : LAMBDA_PAYLOAD_BYTES;
   const raw = await decodeTransport(x.event.body, x.event.isBase64Encoded, x.headers['content-encoding'], cap);
   if (raw === 'invalid') throw new BadRequestError('Invalid Json Input');
+  x.rawBytes = raw;
   x.raw = raw.toString('utf8');
   if (x.raw.trim() === '') throw new BadRequestError('Invalid Json Input');
   return undefined;
@@ -184,6 +188,7 @@ const checkCdiVersion: Step = (x) => {
     tenantId: prefix.tenantId,
     cdiVersion,
     body: BODY_METHODS.has(x.method) ? x.body : undefined,
+    rawBody: BODY_METHODS.has(x.method) ? x.rawBytes : undefined,
     query: x.event.queryStringParameters ?? {},
     headers: x.headers,
     app,

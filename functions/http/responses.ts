@@ -9,6 +9,8 @@ export interface CoreResponse {
   readonly json?: unknown;
   /** Sent as `text/plain`. */
   readonly text?: string;
+  /** Further response headers (lower-case names). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export function ok(json: object): CoreResponse {
@@ -18,14 +20,19 @@ export function ok(json: object): CoreResponse {
 const JSON_TYPE = 'application/json; charset=utf-8';
 const TEXT_TYPE = 'text/plain; charset=utf-8';
 
-function response(statusCode: number, body: string, contentType: string): APIGatewayProxyResultV2 {
-  return { statusCode, headers: { 'content-type': contentType }, body };
+function response(
+  statusCode: number,
+  body: string,
+  contentType: string,
+  headers: Readonly<Record<string, string>> = {},
+): APIGatewayProxyResultV2 {
+  return { statusCode, headers: { ...headers, 'content-type': contentType }, body };
 }
 
 export function toHttp(result: CoreResponse): APIGatewayProxyResultV2 {
   const status = result.statusCode ?? 200;
-  if (result.text !== undefined) return response(status, `${result.text}\n`, TEXT_TYPE);
-  return response(status, `${JSON.stringify(result.json ?? {})}\n`, JSON_TYPE);
+  if (result.text !== undefined) return response(status, `${result.text}\n`, TEXT_TYPE, result.headers);
+  return response(status, `${JSON.stringify(result.json ?? {})}\n`, JSON_TYPE, result.headers);
 }
 
 /** Maps any error to the core's response; only < 500 errors expose their message. */

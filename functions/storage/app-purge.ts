@@ -4,6 +4,7 @@
  * by Query, never a Scan).
  */
 import { PUBLIC } from '#functions/shared/prefix.js';
+import { purgeAppIdempotency } from './idempotency-store.js';
 import { appPartition, tenantSortKey } from './keys/apps.js';
 import { USER_DATA_SHARDS, userDataIndexPartition } from './keys/metadata.js';
 import { ROLE_SORT_PREFIX } from './keys/roles.js';
@@ -39,6 +40,8 @@ const PURGERS: readonly ((table: Table, appId: string) => Promise<void>)[] = [
   purgeAppUsers,
   // Staged bulk-import users (GSI1 status shards) and their counters.
   purgeAppStagedUsers,
+  // Requests remembered under an Idempotency-Key (GSI1), with their answers and chunk markers.
+  purgeAppIdempotency,
 ];
 
 async function purgeAppPartition(table: Table, appId: string): Promise<void> {

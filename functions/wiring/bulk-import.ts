@@ -2,8 +2,10 @@
  * Wiring of the bulk-import pipeline: staging (`POST /bulk-import/users`), the status API, the
  * import worker, the DLQ consumer and the reconciler. Queue clients are created once per process.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { type EffectiveConfig, getBaseConfig, resolveEffectiveConfig } from '#functions/config/index.js';
+import type { DryRunDeps } from '#functions/domain/bulk-import/dry-run.js';
+import type { KeyedStagingDeps } from '#functions/domain/bulk-import/idempotency.js';
 import { type ImportPublisher, importMessageSchema } from '#functions/domain/bulk-import/message.js';
 import type { AppImportContext, ProcessingDeps } from '#functions/domain/bulk-import/processing.js';
 import type { ImportBacklog, ReconcileDeps } from '#functions/domain/bulk-import/reconcile.js';
@@ -70,6 +72,11 @@ export function appRoutedStagingStore(configOf: (appId: string) => Promise<Effec
       if (!store) throw new Error('the app of these staged users no longer exists');
       return store.insertNew(appId, users, now);
     },
+    insertNewOnce: async (appId, users, now, once) => {
+      const store = await storeOf(appId);
+      if (!store) throw new Error('the app of these staged users no longer exists');
+      return store.insertNewOnce(appId, users, now, once);
+    },
     get: async (appId, id) => (await storeOf(appId))?.get(appId, id),
     claim: async (appId, id, now) => (await storeOf(appId))?.claim(appId, id, now),
     claimMany: async (appId, ids, now) =>
@@ -92,6 +99,21 @@ export function appRoutedStagingStore(configOf: (appId: string) => Promise<Effec
 export function stagingDeps(config: EffectiveConfig, publisher: ImportPublisher = importPublisher): StagingDeps {
   return { store: appStores(config).staging, publisher, now: Date.now, newId: randomUUID, warn };
 }
+
+/** `POST /bulk-import/users` with an Idempotency-Key: staging plus the app's remembered requests. */
+export function keyedStagingDeps(
+  config: EffectiveConfig,
+  publisher: ImportPublisher = importPublisher,
+): KeyedStagingDeps {
+  return {
+    ...stagingDeps(config, publisher),
+    requests: appStores(config).idempotency,
+    newGeneration: () => randomBytes(16).toString('hex'),
+  };
+}
+
+/** `POST /bulk-import/users?dryRun=true`: the app's users, read only. */
+export const dryRunDeps = (config: EffectiveConfig): DryRunDeps => ({ users: appStores(config).users });
 
 /** The status API (list, count, remove) for the request's app. */
 export const statusDeps = (config: EffectiveConfig): { store: StagingStore } => ({ store: appStores(config).staging });

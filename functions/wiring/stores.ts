@@ -3,11 +3,12 @@
  * are closures over the table). Wiring modules ask here; nothing else builds a store.
  */
 import type { EffectiveConfig } from '#functions/config/index.js';
-import type { StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
+import type { IdempotencyStore, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import type { MetadataStore } from '#functions/domain/metadata/ports.js';
 import type { RoleStore } from '#functions/domain/roles/ports.js';
 import type { TotpStore } from '#functions/domain/totp/ports.js';
 import type { UserStore } from '#functions/domain/users/ports.js';
+import { createIdempotencyStore } from '#functions/storage/idempotency-store.js';
 import type { Table } from '#functions/storage/kit/index.js';
 import { createMetadataStore } from '#functions/storage/metadata-store.js';
 import { createRoleStore } from '#functions/storage/role-store.js';
@@ -21,6 +22,8 @@ import { appTable, baseTable } from './tables.js';
 export interface AppStores {
   readonly users: UserStore;
   readonly staging: StagingStore;
+  /** Requests remembered under an Idempotency-Key. */
+  readonly idempotency: IdempotencyStore;
   readonly roles: RoleStore;
   readonly metadata: MetadataStore;
   readonly totp: TotpStore;
@@ -35,6 +38,7 @@ export function storesOf(table: Table): AppStores {
     stores = {
       users: createUserStore(table),
       staging: createStagingStore(table, baseTable, credentialsEnvelope),
+      idempotency: createIdempotencyStore(table),
       roles: createRoleStore(table),
       metadata: createMetadataStore(table),
       totp: createTotpStore(table),

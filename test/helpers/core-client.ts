@@ -10,6 +10,8 @@ export interface CoreReply {
   readonly contentType: string;
   /** Parsed body when it is JSON, else undefined. */
   readonly json: any;
+  /** Response headers (lower-case names). */
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 export interface CallOptions {
@@ -42,7 +44,13 @@ export async function call(method: string, url: string, options: CallOptions = {
   } catch {
     json = undefined;
   }
-  return { status: result.statusCode, text: result.body.replace(/\n$/, ''), contentType, json };
+  return {
+    status: result.statusCode,
+    text: result.body.replace(/\n$/, ''),
+    contentType,
+    json,
+    headers: result.headers,
+  };
 }
 
 /** A fresh, collision-free app id for one test file. */

@@ -91,6 +91,16 @@ export async function startPipeline(
   };
 }
 
+/** Runs `run` while the pipeline consumes this file's queues; stops it afterwards. */
+export async function whilePipelineRuns<T>(pair: ImportQueuePair, run: () => Promise<T>): Promise<T> {
+  const pipeline = await startPipeline(pair);
+  try {
+    return await run();
+  } finally {
+    await pipeline.stop();
+  }
+}
+
 export async function stage(appId: string, users: unknown[], options: { gzip?: boolean } = {}) {
   return call('POST', `/appid-${appId}/bulk-import/users`, { body: { users }, ...options });
 }

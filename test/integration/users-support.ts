@@ -55,17 +55,24 @@ export function expectNoSecrets(lines: readonly string[], secrets: readonly stri
 
 /**
  * Every item whose partition belongs to the app (test-only Scan: proves what a write left
- * behind). The app's own partition (tenants, roles) is excluded.
+ * behind). The app's own partition (tenants, roles) is excluded unless `ownPartition`.
  */
-export async function appItems(appId: string): Promise<Record<string, unknown>[]> {
+export async function appItems(
+  appId: string,
+  options: { ownPartition?: boolean } = {},
+): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
     const out = await getDocumentClient().send(
       new ScanCommand({
         TableName: tableName(),
-        FilterExpression: 'begins_with(PK, :p)',
-        ExpressionAttributeValues: { ':p': `APP#${appId}#` },
+        ConsistentRead: true,
+        FilterExpression: options.ownPartition ? 'begins_with(PK, :p) OR PK = :app' : 'begins_with(PK, :p)',
+        ExpressionAttributeValues: {
+          ':p': `APP#${appId}#`,
+          ...(options.ownPartition ? { ':app': `APP#${appId}` } : {}),
+        },
         ExclusiveStartKey: startKey,
       }),
     );

@@ -47,6 +47,7 @@ function fakeStore(rows: Record<string, StagedStatus>) {
   };
   const store: StagingStore = {
     insertNew: async () => ({ collidedIds: [] }),
+    insertNewOnce: async () => ({ collidedIds: [] }),
     get: async (_a, id) => data.get(id),
     claim: async (_a, id) => claimOne(id),
     claimMany: async (_a, ids) => {

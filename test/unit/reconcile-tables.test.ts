@@ -28,6 +28,7 @@ function tableStore(rows: Row[], fail = false): StagingStore {
   };
   return {
     insertNew: unused,
+    insertNewOnce: unused,
     get: unused,
     claim: unused,
     claimMany: unused,

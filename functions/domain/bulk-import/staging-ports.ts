@@ -44,6 +44,18 @@ export interface StagingStore {
    * id is already taken are not written and are returned; the caller gives them fresh ids.
    */
   insertNew(appId: string, users: readonly ImportUser[], now: number): Promise<{ collidedIds: string[] }>;
+  /**
+   * {@link insertNew} for one round of a request remembered under an Idempotency-Key: the rows are
+   * grouped the same way for the same users, and each group commits together with a marker of its
+   * own. A group whose marker exists committed earlier (an attempt that did not answer): it is
+   * not written again, and the ids it found taken then are returned again.
+   */
+  insertNewOnce(
+    appId: string,
+    users: readonly ImportUser[],
+    now: number,
+    once: StagingOnce,
+  ): Promise<{ collidedIds: string[] }>;
   get(appId: string, id: string): Promise<StagedUserRecord | undefined>;
   /**
    * NEW → PROCESSING (a PROCESSING row stays), its credentials opened. Undefined when the row is
@@ -97,4 +109,71 @@ export interface StagingAppMarkers {
   list(): Promise<readonly StagingAppMarker[]>;
   /** Removes the marker unless a staging request wrote it again after `stagedAt`. */
   remove(appId: string, stagedAt: number): Promise<void>;
+}
+
+/** Which request and which round of its staging an {@link StagingStore.insertNewOnce} call is. */
+export interface StagingOnce {
+  /** The Idempotency-Key. */
+  readonly key: string;
+  /** The claim's generation (a key reused after its record expired starts a new one). */
+  readonly generation: string;
+  /** 0, then 1, 2 … for users given fresh ids after a collision. */
+  readonly round: number;
+  /** Epoch ms after which the markers may be forgotten. */
+  readonly expiresAt: number;
+}
+
+/** The part of a request an Idempotency-Key claims: the body's digest and its lease. */
+export interface IdempotencyClaim {
+  /** SHA-256 (hex) of the request body. */
+  readonly digest: string;
+  /** Random, chosen by the first claim: the generation of everything staged for it and the seed of its ids. */
+  readonly generation: string;
+  /** Epoch ms until which the claiming request is presumed alive. */
+  readonly leaseUntil: number;
+  /** Epoch ms after which the record is forgotten. */
+  readonly expiresAt: number;
+}
+
+/** An answer remembered for replay. `body` is JSON. */
+export interface RememberedAnswer {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+export type IdempotencyRecord =
+  | ({ readonly state: 'RUNNING' } & IdempotencyClaim)
+  | {
+      readonly state: 'DONE';
+      readonly digest: string;
+      readonly generation: string;
+      readonly expiresAt: number;
+    };
+
+/** Requests remembered under an Idempotency-Key, per app (one conditional write claims a key). */
+export interface IdempotencyStore {
+  /** The record of this key; undefined when there is none or it has expired by `now`. */
+  get(appId: string, key: string, now: number): Promise<IdempotencyRecord | undefined>;
+  /** Claims a key no live record holds; false when another request holds it. */
+  claim(appId: string, key: string, claim: IdempotencyClaim, now: number): Promise<boolean>;
+  /**
+   * Takes over a RUNNING claim whose lease (`seenLeaseUntil`, as read) ran out: false when someone
+   * else took it over, released, renewed or completed it meanwhile.
+   */
+  takeOver(appId: string, key: string, seenLeaseUntil: number, claim: IdempotencyClaim): Promise<boolean>;
+  /** Ends the lease of this claim now (after a failure), so a retry need not wait for it to run out. */
+  release(appId: string, key: string, claim: IdempotencyClaim): Promise<void>;
+  /**
+   * RUNNING → DONE with the answer; false (nothing changed) when the record is no longer this
+   * claim's RUNNING record, e.g. another attempt of the same claim completed it first.
+   */
+  complete(
+    appId: string,
+    key: string,
+    claim: IdempotencyClaim,
+    answer: RememberedAnswer,
+    expiresAt: number,
+  ): Promise<boolean>;
+  /** The answer the DONE record of this key holds (undefined when the key has no DONE record). */
+  answer(appId: string, key: string): Promise<RememberedAnswer | undefined>;
 }

@@ -21,31 +21,35 @@ export interface StagingDeps {
 
 const MAX_ID_ROUNDS = 5;
 
+/** How one staging writes its rows: a round's insert, and fresh ids for a user whose id was taken. */
+export interface StagingRounds {
+  insert(users: readonly ImportUser[], round: number): Promise<{ collidedIds: string[] }>;
+  /** The user (at `index` in the request) with fresh ids for `round` (1, 2 …). */
+  freshIds(user: ImportUser, index: number, round: number): ImportUser;
+}
+
 /**
- * Stages validated users as NEW rows and queues them for import.
- *
- * Input: the app and its users in request order. Output: the users as staged (a user whose id
- * was already taken is given fresh ids, §4.1), in the same order. A failed send is logged, not
- * thrown: the rows are safely stored and the reconciler sends them.
+ * Stages users in rounds: all of them, then again those whose id was taken, with fresh ids, a few
+ * rounds at most; then sends one import message per user. Returns the users as staged, in order.
+ * A failed send is logged, not thrown: the rows are safely stored and the reconciler sends them.
  */
-export async function stageUsers(
+export async function stageInRounds(
   deps: StagingDeps,
   appId: string,
   users: readonly ImportUser[],
+  rounds: StagingRounds,
 ): Promise<ImportUser[]> {
   const staged = [...users];
-  const now = deps.now();
   let pending = staged.map((_, index) => index);
   for (let round = 0; pending.length > 0; round++) {
     if (round >= MAX_ID_ROUNDS) throw new Error('could not find free ids for the staged users');
-    const { collidedIds } = await deps.store.insertNew(
-      appId,
+    if (round > 0) for (const i of pending) staged[i] = rounds.freshIds(staged[i] as ImportUser, i, round);
+    const { collidedIds } = await rounds.insert(
       pending.map((i) => staged[i] as ImportUser),
-      now,
+      round,
     );
     const taken = new Set(collidedIds);
     pending = pending.filter((i) => taken.has((staged[i] as ImportUser).id));
-    for (const i of pending) staged[i] = withFreshIds(staged[i] as ImportUser, deps.newId);
   }
   try {
     await deps.publisher.publish(staged.map((u) => importMessage(appId, u.id)));
@@ -57,6 +61,24 @@ export async function stageUsers(
     });
   }
   return staged;
+}
+
+/**
+ * Stages validated users as NEW rows and queues them for import.
+ *
+ * Input: the app and its users in request order. Output: the users as staged (a user whose id
+ * was already taken is given fresh ids, §4.1), in the same order.
+ */
+export async function stageUsers(
+  deps: StagingDeps,
+  appId: string,
+  users: readonly ImportUser[],
+): Promise<ImportUser[]> {
+  const now = deps.now();
+  return stageInRounds(deps, appId, users, {
+    insert: (part) => deps.store.insertNew(appId, part, now),
+    freshIds: (user) => withFreshIds(user, deps.newId),
+  });
 }
 
 /**

@@ -84,6 +84,11 @@ export const tooLargeMessage = (actions: number) =>
   `This user needs ${actions} storage operations but at most ${MAX_ACTIONS_PER_WRITE} fit in one atomic import. ` +
   'Reduce the number of login methods × tenants, role × tenant assignments or TOTP devices.';
 
+/** The messages of a failed write: one per failing entity that has one, in action order, without repeats. */
+export const failureMessages = (failed: readonly WriteEntity[]): string[] => [
+  ...new Set(failed.flatMap((e) => messageFor(e) ?? [])),
+];
+
 /** Maps a failed condition to the reference's message; undefined for non-domain entities. */
 export function messageFor(entity: WriteEntity): string | undefined {
   switch (entity.kind) {
@@ -212,7 +217,7 @@ const GROUP_ROUNDS = 3;
 const METADATA_ATTEMPTS = 3;
 
 /** The feature checks of §5.3 that need no storage (E019, E037); undefined when they pass. */
-function featureFailure(user: ImportUser, config: ImportConfig): ImportOutcome | undefined {
+export function featureFailure(user: ImportUser, config: ImportConfig): ImportOutcome | undefined {
   if (user.loginMethods.some((lm) => lm.isPrimary) && !config.accountLinkingEnabled && !config.mfaEnabled) {
     return failed([IMPORT_MESSAGES.accountLinkingDisabled]);
   }
@@ -317,7 +322,7 @@ export async function importUser(deps: ImportDeps, request: ImportRequest): Prom
       return { kind: 'already-imported', userId: user.id };
     }
     const extraWriteIndexes = result.failed.flatMap((e) => (e.kind === 'stagedRow' ? [stagedRows.indexOf(e.id)] : []));
-    const errors = [...new Set(result.failed.flatMap((e) => messageFor(e) ?? []))];
+    const errors = failureMessages(result.failed);
     if (errors.length > 0) return failed(errors, extraWriteIndexes);
     if (extraWriteIndexes.length > 0) return { kind: 'extra-write-failed', extraWriteIndexes };
     if (!result.failed.every((e) => e.kind === 'metadata')) {

@@ -151,6 +151,15 @@ export interface UserStore {
    * retried by storage; when they persist, it throws (nothing was written).
    */
   commit(write: UserWrite): Promise<WriteResult>;
+  /**
+   * What committing these writes one after another would answer, found by reading alone (nothing
+   * is written): each write sees the items of the writes before it that would have committed.
+   * Only writes that create users under fresh ids (imports) can be previewed: the items keyed by
+   * those ids are taken to be new, and metadata merges are not checked. The writes are taken one
+   * by one and not kept (give a generator that builds them: a large preview then holds only what
+   * each write checks).
+   */
+  previewCommits(writes: Iterable<UserWrite>): Promise<WriteResult[]>;
   /** Deletes roles, metadata and TOTP devices stored under these user ids (after a user removal). */
   purgeUserIdData(appId: string, userIds: readonly string[]): Promise<void>;
 }

@@ -1,12 +1,51 @@
+import { dryRunRequest, EMPTY_DRY_RUN_BODY } from '#functions/domain/bulk-import/dry-run.js';
+import {
+  IDEMPOTENCY_KEY_BUSY_MESSAGE,
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENCY_REPLAYED_HEADER,
+  idempotencyKeyOf,
+  requestDigest,
+  stageRequestOnce,
+} from '#functions/domain/bulk-import/idempotency.js';
 import { stageRequest } from '#functions/domain/bulk-import/staging.js';
 import { stagingUsersOf } from '#functions/domain/bulk-import/validate-request.js';
-import { Answer, httpHandler, ok } from '#functions/http/pipeline.js';
-import { stagingDeps } from '#functions/wiring/bulk-import.js';
+import { Answer, type CoreRequest, type CoreResponse, httpHandler, ok } from '#functions/http/pipeline.js';
+import { BadRequestError } from '#functions/shared/errors.js';
+import { dryRunDeps, keyedStagingDeps, stagingDeps } from '#functions/wiring/bulk-import.js';
 import { importValidationContext } from '#functions/wiring/import.js';
+
+/** 400 text for a `dryRun` query value other than true / false. */
+export const INVALID_DRY_RUN_MESSAGE = 'dryRun must be true or false';
+
+type Input =
+  | { readonly mode: 'stage'; readonly users: unknown[] }
+  | { readonly mode: 'stage-once'; readonly users: unknown[]; readonly key: string; readonly digest: string }
+  | { readonly mode: 'dry-run'; readonly users: unknown[] };
+
+function isDryRun(query: CoreRequest['query']): boolean {
+  const value = query.dryRun;
+  if (value === undefined) return false;
+  const lower = value.toLowerCase();
+  if (lower !== 'true' && lower !== 'false') throw new BadRequestError(INVALID_DRY_RUN_MESSAGE);
+  return lower === 'true';
+}
+
+function readInput({ body, query, headers, rawBody }: CoreRequest): Input | Answer {
+  const dryRun = isDryRun(query);
+  // A dry run writes nothing, so it remembers nothing: its Idempotency-Key is ignored.
+  const key = dryRun ? undefined : idempotencyKeyOf(headers[IDEMPOTENCY_KEY_HEADER]);
+  const users = stagingUsersOf(body);
+  if (users.length === 0) return new Answer(ok(dryRun ? EMPTY_DRY_RUN_BODY : { status: 'OK' }));
+  if (dryRun) return { mode: 'dry-run', users };
+  if (key === undefined) return { mode: 'stage', users };
+  return { mode: 'stage-once', users, key, digest: requestDigest(rawBody ?? Buffer.alloc(0)) };
+}
 
 /**
  * `POST /bulk-import/users` (spec §4.3). The body checks precede the app checks (empty → 200 for
  * any app); then the app and tenant must exist and the tenant be public, in the reference's order.
+ * With `Idempotency-Key` the request is staged at most once per key (a repeat replays its answer);
+ * with `?dryRun=true` it is validated and checked against the app's users, and nothing is written.
  */
 export const handler = httpHandler({
   route: {
@@ -16,10 +55,29 @@ export const handler = httpHandler({
     publicTenantOnly: true,
     largeBody: true,
   },
-  input: ({ body }) => {
-    const users = stagingUsersOf(body);
-    return users.length === 0 ? new Answer(ok({ status: 'OK' })) : users;
+  input: readInput,
+  run: async (input, { appId, config }): Promise<CoreResponse> => {
+    const validation = () => importValidationContext(appId, config);
+    switch (input.mode) {
+      case 'stage':
+        return ok(await stageRequest(stagingDeps(config), appId, input.users, await validation()));
+      case 'dry-run':
+        return ok(await dryRunRequest(dryRunDeps(config), appId, input.users, await validation(), config));
+      case 'stage-once': {
+        const outcome = await stageRequestOnce(keyedStagingDeps(config), appId, input, validation);
+        if (outcome.kind === 'busy') {
+          return {
+            statusCode: 409,
+            text: IDEMPOTENCY_KEY_BUSY_MESSAGE,
+            headers: { 'retry-after': String(outcome.retryAfterSeconds) },
+          };
+        }
+        return {
+          statusCode: outcome.answer.status,
+          json: outcome.answer.body,
+          ...(outcome.replayed ? { headers: { [IDEMPOTENCY_REPLAYED_HEADER]: 'true' } } : {}),
+        };
+      }
+    }
   },
-  run: async (users, { appId, config }) =>
-    ok(await stageRequest(stagingDeps(config), appId, users, await importValidationContext(appId, config))),
 });

@@ -7,6 +7,7 @@
 import type { StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import type { Envelope } from '../crypto/envelope.js';
 import type { Table } from '../kit/index.js';
+import { insertNewOnce } from './insert-once.js';
 import {
   claim,
   claimMany,
@@ -31,6 +32,7 @@ export function createStagingStore(table: Table, markers: Table, envelope: () =>
   const sealing = new StagedCredentials(table, envelope);
   return {
     insertNew: (appId, users, now) => insertNew(table, markers, sealing, appId, users, now),
+    insertNewOnce: (appId, users, now, once) => insertNewOnce(table, markers, sealing, appId, users, now, once),
     get: (appId, id) => getRow(table, appId, id),
     claim: (appId, id, now) => claim(table, sealing, appId, id, now),
     claimMany: (appId, ids, now) => claimMany(table, sealing, appId, ids, now),

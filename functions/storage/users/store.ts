@@ -3,10 +3,11 @@
  * items.ts (what a user record owns in the table), write.ts (the atomic write), reads.ts (the
  * access patterns), password.ts (the hash upgrade after a sign-in), purge.ts (app and tenant deletion).
  */
-import type { UserStore } from '#functions/domain/users/ports.js';
+import type { UserStore, UserWrite } from '#functions/domain/users/ports.js';
 import type { Table } from '../kit/index.js';
 import { purgeUserData } from '../user-data.js';
 import { replacePasswordHash } from './password.js';
+import { previewCommits } from './preview.js';
 import {
   countUsers,
   getEmailPasswordUser,
@@ -18,6 +19,11 @@ import {
 import { DynamoUserWrite } from './write.js';
 
 export function createUserStore(table: Table): UserStore {
+  const own = (write: UserWrite): DynamoUserWrite => {
+    if (!(write instanceof DynamoUserWrite) || write.table.name !== table.name)
+      throw new Error('a write of another store');
+    return write;
+  };
   return {
     getUserBySuperTokensId: (appId, id) => getUserBySuperTokensId(table, appId, id),
     getMappingByExternalId: (appId, externalUserId) => getMappingByExternalId(table, appId, externalUserId),
@@ -28,11 +34,8 @@ export function createUserStore(table: Table): UserStore {
     replacePasswordHash: (appId, user, recipeUserId, replacement) =>
       replacePasswordHash(table, appId, user, recipeUserId, replacement),
     newWrite: (appId) => new DynamoUserWrite(table, appId),
-    commit: (write) => {
-      if (!(write instanceof DynamoUserWrite) || write.table.name !== table.name)
-        throw new Error('a write of another store');
-      return write.commit();
-    },
+    commit: (write) => own(write).commit(),
+    previewCommits: (writes) => previewCommits(table, writes, own),
     async purgeUserIdData(appId, userIds) {
       for (const userId of new Set(userIds)) await purgeUserData(table, appId, userId);
     },

@@ -23,7 +23,7 @@ import { importedRowDeletes } from '../staging/lifecycle.js';
 import { totpDevicePut } from '../totp-store.js';
 import { counterAttribute, counterDeltas, type DerivedItem, deriveItems, primaryKeys, userShard } from './items.js';
 
-interface Action {
+export interface Action {
   readonly item: TransactItem;
   readonly entity: WriteEntity;
   /** The plan it belongs to (undefined: shared counters). */
@@ -224,6 +224,19 @@ export class DynamoUserWrite implements UserWrite {
         },
       };
     });
+  }
+
+  /**
+   * What a preview by reads needs (preview.ts): the actions built so far, the conflicts found
+   * before writing, and whether companion writes were asked for (a preview cannot check those).
+   */
+  get built(): {
+    readonly actions: readonly Action[];
+    readonly duplicates: readonly { readonly entity: WriteEntity; readonly plan: number }[];
+    readonly hasCompanions: boolean;
+  } {
+    const s = this.state;
+    return { actions: s.actions, duplicates: s.duplicates, hasCompanions: s.stagedRows.length > 0 };
   }
 
   /** Commits the write: metadata merges are read now (a retry after their guard failed reads again). */

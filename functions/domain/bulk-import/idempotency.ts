@@ -1,0 +1,203 @@
+/**
+ * `POST /bulk-import/users` with an `Idempotency-Key` header: a request staged at most once per
+ * key and app, whatever the client repeats and whenever the core stops.
+ *
+ * - The first request claims the key with one conditional write: the body's digest, a lease and
+ *   a random generation. Every id it stages is derived from the generation and the user's place
+ *   in the request, so any attempt of the same claim stages the same users under the same ids.
+ * - Rows are written in groups, each with a marker in the same transaction (the staging store's
+ *   `insertNewOnce`): an attempt that stopped halfway left whole groups, and the next writes only
+ *   the others. It then sends the import message of every user again (the worker ignores a message
+ *   whose row is gone or already imported), and marks the record DONE with the answer.
+ * - A repeat with the same body replays the remembered answer; another body is refused (422); a
+ *   repeat while the lease runs is told to retry (409). A lease outlives the route's timeout, so
+ *   a request that lost its lease has stopped; a failed attempt ends its lease at once.
+ */
+import { createHash, createHmac } from 'node:crypto';
+import { BadRequestError, CoreHttpError } from '#functions/shared/errors.js';
+import { withFreshIds } from './primary.js';
+import { type StagingDeps, stageInRounds } from './staging.js';
+import type { IdempotencyClaim, IdempotencyStore, RememberedAnswer } from './staging-ports.js';
+import type { ImportUser } from './types.js';
+import { buildStagingSuccessBody, validateStagingRequest } from './validate-request.js';
+import type { ImportValidationContext } from './validate-user.js';
+
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+export const IDEMPOTENCY_REPLAYED_HEADER = 'idempotency-replayed';
+
+export const INVALID_IDEMPOTENCY_KEY_MESSAGE = 'Idempotency-Key must be 1 to 255 printable ASCII characters';
+export const IDEMPOTENCY_KEY_REUSED_MESSAGE = 'Idempotency-Key is already used with a different request body';
+export const IDEMPOTENCY_KEY_BUSY_MESSAGE = 'A request with this Idempotency-Key is still being processed; retry later';
+
+/** How long an answer is remembered. */
+export const IDEMPOTENCY_REMEMBER_MS = 24 * 60 * 60_000;
+/**
+ * How long a claim is presumed alive: longer than the staging route's 29 s timeout, so the request
+ * holding a lease that ran out has stopped (locally, where nothing times out, an overtaken attempt
+ * still stages nothing twice: both write the same groups under the same markers).
+ */
+export const IDEMPOTENCY_LEASE_MS = 60_000;
+
+const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+
+/** The header's key; undefined without the header; 400 for a value outside 1–255 printable ASCII characters. */
+export function idempotencyKeyOf(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!KEY_SHAPE.test(value)) throw new BadRequestError(INVALID_IDEMPOTENCY_KEY_MESSAGE);
+  return value;
+}
+
+/** "Same body": SHA-256 (hex) of the body's bytes after transport decoding. */
+export const requestDigest = (body: Uint8Array): string => createHash('sha256').update(body).digest('hex');
+
+/**
+ * Ids derived from a claim's generation: the `n`-th id of the user at `index` in `round` is the
+ * same in every attempt of the claim, and as unpredictable as the generation (a UUID v4 shape).
+ */
+export function derivedIds(generation: string, round: number, index: number): () => string {
+  let n = 0;
+  return () => {
+    const bytes = createHmac('sha256', generation).update(`${round}:${index}:${n++}`).digest().subarray(0, 16);
+    bytes[6] = ((bytes[6] as number) & 0x0f) | 0x40;
+    bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
+    const hex = bytes.toString('hex');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  };
+}
+
+export interface KeyedStagingDeps extends StagingDeps {
+  readonly requests: IdempotencyStore;
+  /** A fresh random generation (at least 128 bits). */
+  readonly newGeneration: () => string;
+}
+
+export interface KeyedStagingRequest {
+  readonly key: string;
+  /** {@link requestDigest} of the body. */
+  readonly digest: string;
+  /** The body's users after the pre-checks. */
+  readonly users: readonly unknown[];
+}
+
+export type KeyedStagingOutcome =
+  /** The answer: staged (200) or refused by validation (400); `replayed` when it was remembered. */
+  | { readonly kind: 'answer'; readonly answer: RememberedAnswer; readonly replayed: boolean }
+  /** Another request holds the key: retry after about this many seconds (409). */
+  | { readonly kind: 'busy'; readonly retryAfterSeconds: number };
+
+/** Reads, claims and takeovers tried before answering "busy" to a request that keeps losing races. */
+const CLAIM_ATTEMPTS = 3;
+
+/**
+ * Stages a validated request's users under a claim: all ids derived from the claim, the rows
+ * written group by group with their markers, then the messages sent.
+ */
+export async function stageUsersOnce(
+  deps: StagingDeps,
+  appId: string,
+  users: readonly ImportUser[],
+  key: string,
+  claim: IdempotencyClaim,
+): Promise<ImportUser[]> {
+  const now = deps.now();
+  const ids = (user: ImportUser, index: number, round: number) =>
+    withFreshIds(user, derivedIds(claim.generation, round, index));
+  const once = { key, generation: claim.generation, expiresAt: claim.expiresAt };
+  return stageInRounds(
+    deps,
+    appId,
+    users.map((user, index) => ids(user, index, 0)),
+    {
+      insert: (part, round) => deps.store.insertNewOnce(appId, part, now, { ...once, round }),
+      freshIds: ids,
+    },
+  );
+}
+
+/** What the request answers under this claim (validation's 400 is an answer too: it is remembered). */
+async function answerOf(
+  deps: StagingDeps,
+  appId: string,
+  request: KeyedStagingRequest,
+  validation: () => Promise<ImportValidationContext>,
+  claim: IdempotencyClaim,
+): Promise<RememberedAnswer> {
+  const result = validateStagingRequest({ users: request.users }, await validation());
+  if (!result.ok) return { status: 400, body: result.body };
+  const staged = await stageUsersOnce(deps, appId, result.users, request.key, claim);
+  return { status: 200, body: buildStagingSuccessBody(staged) };
+}
+
+async function runClaim(
+  deps: KeyedStagingDeps,
+  appId: string,
+  request: KeyedStagingRequest,
+  validation: () => Promise<ImportValidationContext>,
+  claim: IdempotencyClaim,
+): Promise<KeyedStagingOutcome> {
+  try {
+    const answer = await answerOf(deps, appId, request, validation, claim);
+    if (await deps.requests.complete(appId, request.key, claim, answer, deps.now() + IDEMPOTENCY_REMEMBER_MS)) {
+      return { kind: 'answer', answer, replayed: false };
+    }
+    // Another attempt of this claim answered first: every client of the key gets its answer.
+    const remembered = await deps.requests.answer(appId, request.key);
+    return { kind: 'answer', answer: remembered ?? answer, replayed: false };
+  } catch (error) {
+    try {
+      await deps.requests.release(appId, request.key, claim);
+    } catch {
+      // The lease then simply runs out.
+    }
+    throw error;
+  }
+}
+
+const busy = (ms: number): KeyedStagingOutcome => ({
+  kind: 'busy',
+  retryAfterSeconds: Math.max(1, Math.ceil(ms / 1000)),
+});
+
+/**
+ * Use case `POST /bulk-import/users` with an Idempotency-Key, once the body passed its pre-checks:
+ * claim the key (or take over a claim whose lease ran out) and stage, replay, or refuse. The app's
+ * validation context is read only when the request is staged (not for a replay).
+ */
+export async function stageRequestOnce(
+  deps: KeyedStagingDeps,
+  appId: string,
+  request: KeyedStagingRequest,
+  validation: () => Promise<ImportValidationContext>,
+): Promise<KeyedStagingOutcome> {
+  for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+    const now = deps.now();
+    const record = await deps.requests.get(appId, request.key, now);
+    if (!record) {
+      const claim: IdempotencyClaim = {
+        digest: request.digest,
+        generation: deps.newGeneration(),
+        leaseUntil: now + IDEMPOTENCY_LEASE_MS,
+        expiresAt: now + IDEMPOTENCY_REMEMBER_MS,
+      };
+      if (await deps.requests.claim(appId, request.key, claim, now))
+        return runClaim(deps, appId, request, validation, claim);
+      continue;
+    }
+    if (record.digest !== request.digest) throw new CoreHttpError(422, IDEMPOTENCY_KEY_REUSED_MESSAGE);
+    if (record.state === 'DONE') {
+      const answer = await deps.requests.answer(appId, request.key);
+      if (answer) return { kind: 'answer', answer, replayed: true };
+      continue;
+    }
+    if (record.leaseUntil > now) return busy(record.leaseUntil - now);
+    const claim: IdempotencyClaim = {
+      digest: record.digest,
+      generation: record.generation,
+      leaseUntil: now + IDEMPOTENCY_LEASE_MS,
+      expiresAt: record.expiresAt,
+    };
+    if (await deps.requests.takeOver(appId, request.key, record.leaseUntil, claim))
+      return runClaim(deps, appId, request, validation, claim);
+  }
+  return busy(1000);
+}
