@@ -176,6 +176,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   const dynamodbEndpoint = `http://127.0.0.1:${dynamodbPort}`;
   process.env[ENV.tableName] = options.tableName;
   process.env[ENV.dynamodbEndpoint] = dynamodbEndpoint;
+  // Only the command line turns the rehearsal on (and the banner then says so).
+  if (options.simulateThrottling === undefined) delete process.env[ENV.simulateThrottling];
+  else process.env[ENV.simulateThrottling] = String(options.simulateThrottling);
   process.env.AWS_REGION = options.region;
 
   // The base configuration is checked before anything starts: a bad API_KEYS fails in a second.
@@ -341,6 +344,12 @@ export async function main(argv: readonly string[]): Promise<number> {
       `  Data:      ${options.dataDir ?? 'in memory (lost when the runtime stops)'}`,
       `  DynamoDB:  DynamoDB Local pid ${dynamoPid} at ${dynamo.endpoint}, table ${options.tableName}`,
       ...services.flatMap((s) => s.running.banner ?? []).map((line) => `  ${line}`),
+      ...(options.simulateThrottling === undefined
+        ? []
+        : [
+            `  Throttling: SIMULATED — ${Math.round(options.simulateThrottling * 1000) / 10} % of DynamoDB calls fail ` +
+              'with throttling errors (rehearsal of a busy table: --simulate-throttling)',
+          ]),
       ...(hashing ? [`  Hashing:   ${HASHING_ROUTE_IDS.join(', ')} in ${hashing.size} worker threads`] : []),
       `  ${routes.length} routes; Ctrl-C to stop.`,
       '',

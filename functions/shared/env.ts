@@ -15,6 +15,16 @@ export const ENV = {
   /** On AWS: ARN of a Secrets Manager secret whose string value is the comma-separated API keys. */
   apiKeysSecretArn: 'API_KEYS_SECRET_ARN',
   logLevel: 'LOG_LEVEL',
+  /**
+   * Local runtime only (`--simulate-throttling`): the fraction of DynamoDB calls that fail with
+   * throttling errors; ignored unless DYNAMODB_ENDPOINT is set.
+   */
+  simulateThrottling: 'SIMULATE_THROTTLING',
+  /**
+   * Local runtime and tests only: the import's backoff as `<first>,<max>,<give up>` seconds
+   * instead of the defaults of functions/workers.ts (IMPORT_BACKPRESSURE).
+   */
+  importBackpressure: 'IMPORT_BACKPRESSURE',
 } as const;
 
 /** Reads a variable that must be set; throws at cold start rather than running half-configured. */

@@ -3,7 +3,9 @@
  * message per user. Rows are written BEFORE sending: a crash or a queue outage in between leaves
  * NEW rows that the reconciler sends later, never messages without rows.
  */
-import { JsonBadRequestError } from '#functions/shared/errors.js';
+import { BackpressureError, JsonBadRequestError, ServiceUnavailableError } from '#functions/shared/errors.js';
+import { METRIC } from '#functions/shared/metric-names.js';
+import type { MetricsPort } from '#functions/shared/metrics.js';
 import { type ImportPublisher, importMessage } from './message.js';
 import { withFreshIds } from './primary.js';
 import type { StagingStore } from './staging-ports.js';
@@ -17,9 +19,28 @@ export interface StagingDeps {
   readonly now: () => number;
   readonly newId: () => string;
   readonly warn: (message: string, fields: Record<string, unknown>) => void;
+  /** Users staged, and requests answered 503 (functions/shared/metric-names.ts). */
+  readonly metrics?: MetricsPort;
 }
 
 const MAX_ID_ROUNDS = 5;
+
+/** `Retry-After` of a staging request refused for throttling, and for another transient failure. */
+export const STAGING_RETRY_AFTER_SECONDS = { throttled: 30, other: 5 } as const;
+
+/**
+ * The 503 of a staging request whose writes the table kept refusing within the request's time:
+ * every row it had written was removed again (the store's insert is all or nothing), so the same
+ * request can simply be sent again — with the same `Idempotency-Key`, if it had one.
+ */
+export function stagingUnavailable(error: BackpressureError): ServiceUnavailableError {
+  const throttled = error.kind === 'throttled';
+  const after = throttled ? STAGING_RETRY_AFTER_SECONDS.throttled : STAGING_RETRY_AFTER_SECONDS.other;
+  const why = throttled
+    ? 'DynamoDB is throttling writes (the table is at its capacity)'
+    : 'DynamoDB did not complete the writes (a conflict or a brief outage)';
+  return new ServiceUnavailableError(`${why}: nothing was staged; send the request again after ${after} s`, after);
+}
 
 /**
  * Stages validated users as NEW rows and queues them for import.
@@ -36,17 +57,26 @@ export async function stageUsers(
   const staged = [...users];
   const now = deps.now();
   let pending = staged.map((_, index) => index);
+  const written: string[] = [];
   for (let round = 0; pending.length > 0; round++) {
     if (round >= MAX_ID_ROUNDS) throw new Error('could not find free ids for the staged users');
-    const { collidedIds } = await deps.store.insertNew(
-      appId,
-      pending.map((i) => staged[i] as ImportUser),
-      now,
-    );
+    const batch = pending.map((i) => staged[i] as ImportUser);
+    let collidedIds: string[];
+    try {
+      ({ collidedIds } = await deps.store.insertNew(appId, batch, now));
+    } catch (error) {
+      // insertNew removed its own rows; rows of earlier rounds (after an id collision) go too.
+      if (written.length > 0) await deps.store.remove(appId, written).catch(() => undefined);
+      if (!(error instanceof BackpressureError)) throw error;
+      deps.metrics?.record({ [METRIC.stagingThrottled]: 1 });
+      throw stagingUnavailable(error);
+    }
     const taken = new Set(collidedIds);
+    written.push(...batch.filter((u) => !taken.has(u.id)).map((u) => u.id));
     pending = pending.filter((i) => taken.has((staged[i] as ImportUser).id));
     for (const i of pending) staged[i] = withFreshIds(staged[i] as ImportUser, deps.newId);
   }
+  deps.metrics?.record({ [METRIC.usersStaged]: staged.length });
   try {
     await deps.publisher.publish(staged.map((u) => importMessage(appId, u.id)));
   } catch (error) {

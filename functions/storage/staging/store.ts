@@ -26,7 +26,7 @@ export function createStagingStore(table: Table): StagingStore {
     claim: (appId, id, now) => claim(table, appId, id, now),
     claimMany: (appId, ids, now) => claimMany(table, appId, ids, now),
     fail: (appId, id, from, message, now) => fail(table, appId, id, from, message, now),
-    noteTransientError: (appId, id, message, now) => noteTransientError(table, appId, id, message, now),
+    noteTransientError: (appId, id, message, now, kind) => noteTransientError(table, appId, id, message, now, kind),
     removeImported: (appId, id) => removeImported(table, appId, id),
     remove: (appId, ids) => remove(table, appId, ids),
     list: (appId, query) => list(table, appId, query),
