@@ -74,17 +74,17 @@ type WithMiddleware = Pick<DynamoDBClient, 'middlewareStack'>;
 const NAME = 'simulatedThrottling';
 
 /**
- * Fails every call of `client` for which `decide(commandName)` says so, with a throttling error
+ * Fails every call of `client` for which `decide(commandName, input)` says so, with a throttling error
  * (see the module comment). Returns a function that removes it again.
  */
 export function throttleCalls(
   client: WithMiddleware,
-  decide: (commandName: string | undefined) => boolean,
+  decide: (commandName: string | undefined, input: unknown) => boolean,
   random: () => number = Math.random,
 ): () => void {
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      if (decide(context.commandName)) throw simulatedThrottlingError(context.commandName, args.input, random());
+      if (decide(context.commandName, args.input)) throw simulatedThrottlingError(context.commandName, args.input, random());
       return next(args);
     },
     { step: 'initialize', priority: 'high', name: NAME, override: true },

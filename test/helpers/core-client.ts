@@ -8,6 +8,8 @@ export interface CoreReply {
   readonly status: number;
   readonly text: string;
   readonly contentType: string;
+  /** Response headers (lower-case names). */
+  readonly headers: Readonly<Record<string, string>>;
   /** Parsed body when it is JSON, else undefined. */
   readonly json: any;
 }
@@ -42,7 +44,13 @@ export async function call(method: string, url: string, options: CallOptions = {
   } catch {
     json = undefined;
   }
-  return { status: result.statusCode, text: result.body.replace(/\n$/, ''), contentType, json };
+  return {
+    status: result.statusCode,
+    text: result.body.replace(/\n$/, ''),
+    contentType,
+    headers: result.headers,
+    json,
+  };
 }
 
 /** A fresh, collision-free app id for one test file. */

@@ -9,3 +9,6 @@ process.env.IMPORT_QUEUE_URL = inject('importQueueUrl');
 process.env.IMPORT_DLQ_URL = inject('importDlqUrl');
 process.env.AWS_REGION = 'local';
 process.env.LOG_LEVEL ??= 'warn';
+// The functions' EMF metric documents (functions/shared/metrics.ts) stay out of the test output;
+// the metrics test turns them on for itself.
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
