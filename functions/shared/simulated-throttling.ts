@@ -36,7 +36,7 @@ const MARK = '(simulated by --simulate-throttling)';
 export function simulatedThrottlingError(commandName: string | undefined, input: unknown, pick: number): Error {
   if (commandName === 'TransactWriteItemsCommand') {
     const count = ((input as { TransactItems?: unknown[] }).TransactItems ?? []).length;
-    if (pick < 0.75) {
+    if (count > 0 && pick < 0.75) {
       // What DynamoDB answers when an item of a transaction is throttled: the transaction is
       // cancelled, the throttled action's reason says so, the others' say None.
       const throttled = Math.floor((pick / 0.75) * Math.max(1, count));
