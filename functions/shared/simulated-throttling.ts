@@ -84,7 +84,8 @@ export function throttleCalls(
 ): () => void {
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      if (decide(context.commandName, args.input)) throw simulatedThrottlingError(context.commandName, args.input, random());
+      if (decide(context.commandName, args.input))
+        throw simulatedThrottlingError(context.commandName, args.input, random());
       return next(args);
     },
     { step: 'initialize', priority: 'high', name: NAME, override: true },

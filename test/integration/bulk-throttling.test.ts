@@ -202,9 +202,7 @@ describe('the import worker under throttling', () => {
     const third = (await receiveAll(pair.queueUrl, 12)).filter(
       (m) => m.MessageAttributes?.backpressureRetries?.StringValue !== '1',
     );
-    expect(third.map((m) => Number(m.MessageAttributes?.backpressureRetries?.StringValue))).toEqual(
-      third.map(() => 2),
-    );
+    expect(third.map((m) => Number(m.MessageAttributes?.backpressureRetries?.StringValue))).toEqual(third.map(() => 2));
     const since = new Map(returned.map((m) => [m.Body, m.MessageAttributes?.backpressureSince?.StringValue]));
     for (const m of third) expect(m.MessageAttributes?.backpressureSince?.StringValue).toBe(since.get(m.Body));
 
@@ -262,7 +260,13 @@ describe('the DLQ consumer', () => {
     const [busy, broken] = (staged.json.users as { userId: string }[]).map((u) => u.userId) as [string, string];
     await purge();
     const store = workerStagingStore();
-    await store.noteTransientError(appId, busy, 'TransientStorageError: DynamoDB kept throttling', Date.now(), 'backpressure');
+    await store.noteTransientError(
+      appId,
+      busy,
+      'TransientStorageError: DynamoDB kept throttling',
+      Date.now(),
+      'backpressure',
+    );
     await store.noteTransientError(appId, broken, 'Error: something unexpected', Date.now());
     for (const id of [busy, broken]) {
       await sqs.send(
