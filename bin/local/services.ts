@@ -69,6 +69,22 @@ export const LOCAL_VISIBILITY_TIMEOUT_SECONDS = 30;
 const LOCAL_WORKER_CONCURRENCY = 4;
 export const LOCAL_RECONCILE_EVERY_MS = 60_000;
 /**
+ * Tests only: `LOCAL_IMPORT_CONTEXTS=<n>` runs the import worker in n execution contexts instead of
+ * one per core. Under simulated throttling an invocation spends much of its time waiting (backoff
+ * between attempts), so more contexts than cores keep the import moving.
+ */
+export const LOCAL_IMPORT_CONTEXTS_ENV = 'LOCAL_IMPORT_CONTEXTS';
+
+function importContexts(env: NodeJS.ProcessEnv): number | undefined {
+  const text = env[LOCAL_IMPORT_CONTEXTS_ENV]?.trim();
+  if (!text) return undefined;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 1 || n > 32) {
+    throw new Error(`${LOCAL_IMPORT_CONTEXTS_ENV} must be a whole number from 1 to 32, got '${text}'`);
+  }
+  return n;
+}
+/**
  * Locally, once the queues are empty, a row is re-sent when its message was last sent this long
  * ago (AWS: 15 min); while they hold messages, after BUSY_RESEND_AFTER_MS as on AWS.
  */
@@ -103,10 +119,12 @@ function workerDefinition(id: string) {
  */
 async function importWorkerPool(context: ServiceContext): Promise<WorkerPool> {
   const definition = definitionOf('import-worker');
+  const size = importContexts(context.env);
   return startWorkerPool({
     name: definition.id,
     handlerPath: handlerModulePath(definition),
     env: context.env,
+    ...(size !== undefined ? { size } : {}),
     memoryMb: definition.memoryMb,
     report: context.report,
   });

@@ -5,10 +5,10 @@
  * still unsent after the retries is an error.
  */
 import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, type SQSClient } from '@aws-sdk/client-sqs';
-import type { ZodType } from 'zod';
 
 export interface PublisherOptions<T> {
-  readonly schema: ZodType<T>;
+  /** Parses (and so validates) each message as its consumer will; throws on an invalid one. */
+  readonly schema: { parse(value: unknown): T };
   /** Resolved at the first send, so the environment may be completed after import. */
   readonly queueUrl: () => string;
   readonly client: () => SQSClient;

@@ -3,15 +3,7 @@
  * client gets the rehearsal middleware (functions/shared/simulated-throttling.ts), which throws
  * DynamoDB's own throttling exceptions before a call reaches DynamoDB Local.
  */
-import {
-  DeleteMessageCommand,
-  type Message,
-  PurgeQueueCommand,
-  ReceiveMessageCommand,
-  SendMessageCommand,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
-import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { type Message, PurgeQueueCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { importMessage } from '#functions/domain/bulk-import/message.js';
 import { getDocumentClient } from '#functions/shared/clients.js';
@@ -33,6 +25,7 @@ import {
   userCount,
   waitUntilDone,
 } from './bulk-support.js';
+import { queueDriver } from './queue-support.js';
 
 // The import's backoff for this file: 1 s, doubling to 2 s; give up after an hour.
 process.env.IMPORT_BACKPRESSURE = '1,2,3600';
@@ -40,10 +33,13 @@ process.env.IMPORT_BACKPRESSURE = '1,2,3600';
 let pair: ImportQueuePair;
 let sqs: SQSClient;
 let unthrottle: (() => void) | undefined;
+let receiveAll: ReturnType<typeof queueDriver>['receiveAll'];
+let invoke: ReturnType<typeof queueDriver>['invoke'];
 
 beforeAll(async () => {
   pair = await useOwnQueues(2);
   sqs = sqsClient();
+  ({ receiveAll, invoke } = queueDriver(sqs));
 });
 afterEach(() => {
   unthrottle?.();
@@ -59,60 +55,6 @@ const writesPuts = (command: string | undefined, input: unknown) =>
 function throttle(decide: (command: string | undefined, input: unknown) => boolean) {
   unthrottle?.();
   unthrottle = throttleCalls(getDocumentClient(), decide);
-}
-
-async function receiveAll(queueUrl: string, atLeast: number, timeoutMs = 10_000): Promise<Message[]> {
-  const out: Message[] = [];
-  const deadline = Date.now() + timeoutMs;
-  while (out.length < atLeast && Date.now() < deadline) {
-    const res = await sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: queueUrl,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: 1,
-        MessageSystemAttributeNames: ['All'],
-        MessageAttributeNames: ['All'],
-      }),
-    );
-    out.push(...(res.Messages ?? []));
-  }
-  return out;
-}
-
-/** An SQS event of these messages, as Lambda's event source builds it. */
-function eventOf(messages: Message[]): SQSEvent {
-  return {
-    Records: messages.map(
-      (m) =>
-        ({
-          messageId: m.MessageId,
-          receiptHandle: m.ReceiptHandle,
-          body: m.Body,
-          attributes: { ApproximateReceiveCount: m.Attributes?.ApproximateReceiveCount ?? '1' },
-          messageAttributes: Object.fromEntries(
-            Object.entries(m.MessageAttributes ?? {}).map(([k, v]) => [
-              k,
-              { dataType: v.DataType, stringValue: v.StringValue, stringListValues: [], binaryListValues: [] },
-            ]),
-          ),
-          eventSource: 'aws:sqs',
-        }) as unknown as SQSRecord,
-    ),
-  };
-}
-
-/** Invokes a queue worker on these messages and deletes those it did not list, as Lambda's event source does. */
-async function invoke(
-  handler: (event: SQSEvent) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>,
-  queueUrl: string,
-  messages: Message[],
-) {
-  const answer = await handler(eventOf(messages));
-  const failed = new Set(answer.batchItemFailures.map((f) => f.itemIdentifier));
-  for (const m of messages.filter((m) => !failed.has(m.MessageId as string))) {
-    await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle }));
-  }
-  return answer;
 }
 
 const purge = async () => {

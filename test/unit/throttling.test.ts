@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ImportMessage } from '#functions/domain/bulk-import/message.js';
+import { type ImportMessage, importMessageSchema } from '#functions/domain/bulk-import/message.js';
 import type { StagedUserRecord, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import { BackpressureError } from '#functions/shared/errors.js';
 import { parseThrottlingFraction, simulatedThrottlingError } from '#functions/shared/simulated-throttling.js';
@@ -274,6 +274,23 @@ describe('returning messages with a delay', () => {
           );
         },
       ),
+    );
+  });
+});
+
+describe('the import message (zod mini)', () => {
+  it('accepts exactly a version 1 message with an app id and an id of 1 to 64 characters', () => {
+    expect(importMessageSchema.parse({ v: 1, appId: 'shop', id: 'u1', extra: true })).toEqual({
+      v: 1,
+      appId: 'shop',
+      id: 'u1',
+    });
+    fc.assert(
+      fc.property(fc.anything(), fc.string({ maxLength: 70 }), fc.string({ maxLength: 70 }), (v, appId, id) => {
+        const ok = importMessageSchema.safeParse({ v, appId, id }).success;
+        const valid = v === 1 && appId.length >= 1 && appId.length <= 64 && id.length >= 1 && id.length <= 64;
+        return ok === valid && importMessageSchema.safeParse(v).success === false;
+      }),
     );
   });
 });
