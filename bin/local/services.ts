@@ -68,6 +68,8 @@ export const LOCAL_VISIBILITY_TIMEOUT_SECONDS = 30;
  */
 const LOCAL_WORKER_CONCURRENCY = 4;
 export const LOCAL_RECONCILE_EVERY_MS = 60_000;
+/** A start-up pass the table refused is tried again after this long. */
+const LOCAL_RECOVERY_RETRY_MS = 5_000;
 /**
  * Tests only: `LOCAL_IMPORT_CONTEXTS=<n>` runs the import worker in n execution contexts instead of
  * one per core. Under simulated throttling an invocation spends much of its time waiting (backoff
@@ -154,7 +156,9 @@ export const importPipelineService: LocalService = {
     let importConcurrency = LOCAL_WORKER_CONCURRENCY;
     let timer: NodeJS.Timeout | undefined;
     let reconciling: Promise<void> | undefined;
+    let stopping = false;
     const stop = async () => {
+      stopping = true;
       if (timer) clearInterval(timer);
       await reconciling;
       // The pollers let their batches in flight finish, then the pool ends its threads.
@@ -203,20 +207,29 @@ export const importPipelineService: LocalService = {
           }),
         );
       }
-      const reconcile = (detail: { sentBefore: number } | { resendAfterMs: number }) => {
-        if (reconciling) return;
+      // The start-up pass re-sends every row of the previous run (whose messages fauxqs lost);
+      // until it has succeeded once — a busy table can refuse it — it is what the timer repeats,
+      // soon, instead of the ordinary pass.
+      let recovered = false;
+      const reconcile = () => {
+        if (reconciling || stopping) return;
+        const detail = recovered ? { resendAfterMs: LOCAL_RESEND_AFTER_MS } : { sentBefore: startedAt };
         const run = reconciler as unknown as (event: { detail: typeof detail }) => Promise<{ resent: number }>;
         reconciling = run({ detail })
           .then((r) => {
+            recovered = true;
             if (r.resent > 0) context.say(`Reconciler: re-sent ${r.resent} staged user(s) for import.`);
           })
-          .catch((error: unknown) => context.report(`Reconciler failed (it runs again later): ${String(error)}`))
+          .catch((error: unknown) => {
+            context.report(`Reconciler failed (it runs again later): ${String(error)}`);
+            if (!recovered) setTimeout(reconcile, LOCAL_RECOVERY_RETRY_MS).unref();
+          })
           .finally(() => {
             reconciling = undefined;
           });
       };
-      reconcile({ sentBefore: startedAt });
-      timer = setInterval(() => reconcile({ resendAfterMs: LOCAL_RESEND_AFTER_MS }), LOCAL_RECONCILE_EVERY_MS);
+      reconcile();
+      timer = setInterval(reconcile, LOCAL_RECONCILE_EVERY_MS);
       timer.unref();
     } catch (error) {
       await starting.catch(() => undefined);
