@@ -54,8 +54,7 @@ export function stagingDeps(config: EffectiveConfig, publisher: ImportPublisher 
   return { store: appStores(config).staging, publisher, now: Date.now, newId: randomUUID, warn, metrics: emfMetrics };
 }
 
-/** The status API (list, count, remove) for the request's app. */
-export const statusDeps = (config: EffectiveConfig): { store: StagingStore } => ({ store: appStores(config).staging });
+export { statusDeps } from './bulk-status.js';
 
 /** The app's effective configuration (its public tenant over the base); undefined when the app is gone. */
 export async function loadAppConfig(appId: string): Promise<EffectiveConfig | undefined> {
