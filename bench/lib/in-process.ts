@@ -28,6 +28,8 @@ export async function loadInProcess(dynamodbEndpoint: string, tableName: string)
   process.env.DYNAMODB_ENDPOINT = dynamodbEndpoint;
   process.env.AWS_REGION ??= 'us-east-1';
   process.env.LOG_LEVEL = 'error';
+  // The handlers' metric documents (EMF lines on stdout) would drown the bench's own output.
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   const [
     { getDocumentClient },
     bulk,
