@@ -49,8 +49,9 @@ export const WORKERS: readonly WorkerDefinition[] = [
     // published 130 ms per batch, two invocations write 1,975 table WRU/s). lib/capacity.ts holds
     // the same arithmetic for other write budgets; an infra test keeps the two in step.
     source: { kind: 'import-queue', batchSize: 10, maxConcurrency: 2 },
-    // Opens the staged rows' sealed credentials to import them.
-    access: { table: 'write', credentials: 'open' },
+    // Opens the staged rows' sealed credentials to import them; sends back to the queue, with a
+    // delay, the messages that met backpressure (IMPORT_BACKPRESSURE).
+    access: { table: 'write', credentials: 'open', queue: 'send' },
     timeoutSeconds: 60,
     // One full vCPU: plain-text passwords are hashed here.
     memoryMb: 1769,
@@ -59,7 +60,8 @@ export const WORKERS: readonly WorkerDefinition[] = [
     id: 'dlq-consumer',
     handler: 'functions/workers/dlq-consumer/handler.ts',
     source: { kind: 'import-dlq', batchSize: 10, maxConcurrency: 2 },
-    access: { table: 'write' },
+    // send: a message that reached the DLQ only because of backpressure goes back to the import queue.
+    access: { table: 'write', queue: 'send' },
     timeoutSeconds: 30,
     memoryMb: 512,
   },
@@ -77,3 +79,25 @@ export const WORKERS: readonly WorkerDefinition[] = [
 
 /** How often SQS may deliver a message before it moves to the dead-letter queue. */
 export const IMPORT_MAX_RECEIVE_COUNT = 5;
+
+/**
+ * How the import backs off when DynamoDB (or SQS, or KMS) pushes back — throttling, capacity
+ * errors, conflicting transactions, 5xx: never a reason to fail a user. A message that met
+ * backpressure is sent to the import queue again (SQS DelaySeconds, so its receive count starts
+ * over and it never reaches the DLQ for it) after `firstDelaySeconds`, doubling with every return
+ * up to `maxDelaySeconds` (each delay jittered to half–all of it): 30 s, 1, 2, 4, 8 min, then
+ * every 15 min. A user still refused `giveUpAfterSeconds` after its first backpressure turns
+ * FAILED with a message that says so (processing.ts throttledTooLongMessage). The local runtime
+ * and the tests may shorten all three (IMPORT_BACKPRESSURE, functions/shared/env.ts).
+ */
+export const IMPORT_BACKPRESSURE = {
+  firstDelaySeconds: 30,
+  maxDelaySeconds: 900,
+  giveUpAfterSeconds: 6 * 3600,
+} as const;
+
+/**
+ * The import worker stops starting work this long before its timeout, so it can return the
+ * messages it did not finish (with a delay) instead of being cut off.
+ */
+export const IMPORT_WORKER_RESERVE_SECONDS = 10;

@@ -32,6 +32,8 @@ export async function loadInProcess(dynamodbEndpoint: string, tableName: string)
   // Staged credentials are sealed (as the runtime does with --in-memory, with a key of this
   // process): what the bench stages here, only this process imports.
   process.env.CREDENTIALS_KEY ??= randomBytes(32).toString('base64');
+  // The handlers' metric documents (EMF lines on stdout) would drown the bench's own output.
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   const [
     { getDocumentClient },
     bulk,

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { isAwsEndpoint } from '#functions/shared/clients.js';
+import { parseThrottlingFraction } from '#functions/shared/simulated-throttling.js';
 
 /** Settings of one local runtime, from the command line and the environment. */
 export interface LocalOptions {
@@ -17,6 +18,8 @@ export interface LocalOptions {
    * (`DYNAMODB_ENDPOINT`); undefined = the bundled one.
    */
   readonly dynamodbEndpoint: ExternalDynamoDb | undefined;
+  /** Rehearsal: the fraction of DynamoDB calls that fail with throttling errors; undefined = none. */
+  readonly simulateThrottling: number | undefined;
 }
 
 export interface ExternalDynamoDb {
@@ -35,12 +38,15 @@ export const DEFAULT_DATA_DIR = '.data';
 export const DEFAULT_TABLE_NAME = 'auth-core';
 export const DEFAULT_REGION = 'us-east-1';
 
-export const USAGE = `Usage: npm start [-- --in-memory]
+export const USAGE = `Usage: npm start [-- --in-memory] [-- --simulate-throttling=<fraction>]
 
 Runs the core on this machine: DynamoDB Local plus the real handlers behind an HTTP server.
 
 Options:
   --in-memory   keep the data in memory (lost on exit) instead of under DATA_DIR
+  --simulate-throttling=<fraction>
+                a rehearsal of a busy table: that fraction (e.g. 0.3) of the handlers' DynamoDB
+                calls fail with DynamoDB's throttling errors before they reach DynamoDB Local
   --help        show this text
 
 Environment:
@@ -82,10 +88,22 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 export function parseCommand(argv: readonly string[], env: NodeJS.ProcessEnv, cwd: string): ParsedCommand {
   let inMemory = false;
-  for (const arg of argv) {
+  let simulateThrottling: number | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
     if (arg === '--in-memory') inMemory = true;
     else if (arg === '--help' || arg === '-h') return { help: true };
-    else throw new OptionsError(`Unknown option '${arg}'`);
+    else if (arg === '--simulate-throttling' || arg.startsWith('--simulate-throttling=')) {
+      const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i];
+      try {
+        simulateThrottling = parseThrottlingFraction(value ?? '');
+      } catch (error) {
+        throw new OptionsError(`--simulate-throttling: ${(error as Error).message}`);
+      }
+      if (value === undefined || value.trim() === '') {
+        throw new OptionsError('--simulate-throttling needs a fraction, e.g. --simulate-throttling=0.3');
+      }
+    } else throw new OptionsError(`Unknown option '${arg}'`);
   }
   const dataDirSetting = nonEmpty(env.DATA_DIR) ?? DEFAULT_DATA_DIR;
   const tableName = nonEmpty(env.TABLE_NAME) ?? DEFAULT_TABLE_NAME;
@@ -131,6 +149,7 @@ export function parseCommand(argv: readonly string[], env: NodeJS.ProcessEnv, cw
       region: region ?? DEFAULT_REGION,
       dynamodbPort: parsePort('DYNAMODB_PORT', env.DYNAMODB_PORT, undefined),
       dynamodbEndpoint,
+      simulateThrottling,
     },
   };
 }

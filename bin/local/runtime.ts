@@ -199,6 +199,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   const dynamodbEndpoint = external ? external.url : `http://127.0.0.1:${dynamodbPort}`;
   process.env[ENV.tableName] = options.tableName;
   process.env[ENV.dynamodbEndpoint] = dynamodbEndpoint;
+  // Only the command line turns the rehearsal on (and the banner then says so).
+  if (options.simulateThrottling === undefined) delete process.env[ENV.simulateThrottling];
+  else process.env[ENV.simulateThrottling] = String(options.simulateThrottling);
   process.env.AWS_REGION = options.region;
   // Against a DynamoDB Local (bundled or a container), a table an app's config names is created on
   // first use; against AWS, tables come from the stack or the operator and are only checked.
@@ -395,6 +398,12 @@ export async function main(argv: readonly string[]): Promise<number> {
       }`,
       `  DynamoDB:  ${dynamoLine}`,
       ...services.flatMap((s) => s.running.banner ?? []).map((line) => `  ${line}`),
+      ...(options.simulateThrottling === undefined
+        ? []
+        : [
+            `  Throttling: SIMULATED — ${Math.round(options.simulateThrottling * 1000) / 10} % of DynamoDB calls fail ` +
+              'with throttling errors (rehearsal of a busy table: --simulate-throttling)',
+          ]),
       ...(hashing ? [`  Hashing:   ${HASHING_ROUTE_IDS.join(', ')} in ${hashing.size} worker threads`] : []),
       `  ${routes.length} routes; Ctrl-C to stop.`,
       '',

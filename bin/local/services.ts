@@ -68,6 +68,24 @@ export const LOCAL_VISIBILITY_TIMEOUT_SECONDS = 30;
  */
 const LOCAL_WORKER_CONCURRENCY = 4;
 export const LOCAL_RECONCILE_EVERY_MS = 60_000;
+/** A start-up pass the table refused is tried again after this long. */
+const LOCAL_RECOVERY_RETRY_MS = 5_000;
+/**
+ * Tests only: `LOCAL_IMPORT_CONTEXTS=<n>` runs the import worker in n execution contexts instead of
+ * one per core. Under simulated throttling an invocation spends much of its time waiting (backoff
+ * between attempts), so more contexts than cores keep the import moving.
+ */
+export const LOCAL_IMPORT_CONTEXTS_ENV = 'LOCAL_IMPORT_CONTEXTS';
+
+function importContexts(env: NodeJS.ProcessEnv): number | undefined {
+  const text = env[LOCAL_IMPORT_CONTEXTS_ENV]?.trim();
+  if (!text) return undefined;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 1 || n > 32) {
+    throw new Error(`${LOCAL_IMPORT_CONTEXTS_ENV} must be a whole number from 1 to 32, got '${text}'`);
+  }
+  return n;
+}
 /**
  * Locally, once the queues are empty, a row is re-sent when its message was last sent this long
  * ago (AWS: 15 min); while they hold messages, after BUSY_RESEND_AFTER_MS as on AWS.
@@ -103,10 +121,12 @@ function workerDefinition(id: string) {
  */
 async function importWorkerPool(context: ServiceContext): Promise<WorkerPool> {
   const definition = definitionOf('import-worker');
+  const size = importContexts(context.env);
   return startWorkerPool({
     name: definition.id,
     handlerPath: handlerModulePath(definition),
     env: context.env,
+    ...(size !== undefined ? { size } : {}),
     memoryMb: definition.memoryMb,
     report: context.report,
   });
@@ -136,7 +156,9 @@ export const importPipelineService: LocalService = {
     let importConcurrency = LOCAL_WORKER_CONCURRENCY;
     let timer: NodeJS.Timeout | undefined;
     let reconciling: Promise<void> | undefined;
+    let stopping = false;
     const stop = async () => {
+      stopping = true;
       if (timer) clearInterval(timer);
       await reconciling;
       // The pollers let their batches in flight finish, then the pool ends its threads.
@@ -185,20 +207,29 @@ export const importPipelineService: LocalService = {
           }),
         );
       }
-      const reconcile = (detail: { sentBefore: number } | { resendAfterMs: number }) => {
-        if (reconciling) return;
+      // The start-up pass re-sends every row of the previous run (whose messages fauxqs lost);
+      // until it has succeeded once — a busy table can refuse it — it is what the timer repeats,
+      // soon, instead of the ordinary pass.
+      let recovered = false;
+      const reconcile = () => {
+        if (reconciling || stopping) return;
+        const detail = recovered ? { resendAfterMs: LOCAL_RESEND_AFTER_MS } : { sentBefore: startedAt };
         const run = reconciler as unknown as (event: { detail: typeof detail }) => Promise<{ resent: number }>;
         reconciling = run({ detail })
           .then((r) => {
+            recovered = true;
             if (r.resent > 0) context.say(`Reconciler: re-sent ${r.resent} staged user(s) for import.`);
           })
-          .catch((error: unknown) => context.report(`Reconciler failed (it runs again later): ${String(error)}`))
+          .catch((error: unknown) => {
+            context.report(`Reconciler failed (it runs again later): ${String(error)}`);
+            if (!recovered) setTimeout(reconcile, LOCAL_RECOVERY_RETRY_MS).unref();
+          })
           .finally(() => {
             reconciling = undefined;
           });
       };
-      reconcile({ sentBefore: startedAt });
-      timer = setInterval(() => reconcile({ resendAfterMs: LOCAL_RESEND_AFTER_MS }), LOCAL_RECONCILE_EVERY_MS);
+      reconcile();
+      timer = setInterval(reconcile, LOCAL_RECONCILE_EVERY_MS);
       timer.unref();
     } catch (error) {
       await starting.catch(() => undefined);

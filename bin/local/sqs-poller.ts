@@ -53,7 +53,17 @@ function toRecord(message: Message, options: SqsPollerOptions): SQSRecord {
       ApproximateFirstReceiveTimestamp: a.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
       ...(a.MessageGroupId ? { MessageGroupId: a.MessageGroupId } : {}),
     },
-    messageAttributes: {},
+    messageAttributes: Object.fromEntries(
+      Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
+        name,
+        {
+          dataType: value.DataType ?? 'String',
+          ...(value.StringValue !== undefined ? { stringValue: value.StringValue } : {}),
+          stringListValues: [],
+          binaryListValues: [],
+        },
+      ]),
+    ),
     md5OfBody: message.MD5OfBody ?? '',
     eventSource: 'aws:sqs',
     eventSourceARN: options.queueArn,
@@ -137,6 +147,7 @@ export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
             MaxNumberOfMessages: options.batchSize,
             WaitTimeSeconds: options.waitTimeSeconds ?? 1,
             MessageSystemAttributeNames: ['All'],
+            MessageAttributeNames: ['All'],
           }),
         );
         messages = out.Messages ?? [];

@@ -1,6 +1,11 @@
 /** Responses of the core: JSON or plain text, and the one mapping of errors to status codes. */
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
-import { CoreHttpError, JsonBadRequestError } from '#functions/shared/errors.js';
+import {
+  BackpressureError,
+  CoreHttpError,
+  JsonBadRequestError,
+  ServiceUnavailableError,
+} from '#functions/shared/errors.js';
 import { logger } from '#functions/shared/logger.js';
 
 export interface CoreResponse {
@@ -35,12 +40,40 @@ export function toHttp(result: CoreResponse): APIGatewayProxyResultV2 {
   return response(status, `${JSON.stringify(result.json ?? {})}\n`, JSON_TYPE, result.headers);
 }
 
-/** Maps any error to the core's response; only < 500 errors expose their message. */
+/** `Retry-After` of a request that met backpressure the route did not word itself. */
+export const BACKPRESSURE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Maps any error to the core's response; only < 500 errors expose their message, and 503s
+ * (backpressure: the table was busy; the request may be sent again) say why with `Retry-After`.
+ */
 export function errorToHttp(error: unknown, context: Record<string, unknown>): APIGatewayProxyResultV2 {
   if (error instanceof JsonBadRequestError) return response(400, `${error.message}\n`, JSON_TYPE);
+  if (error instanceof ServiceUnavailableError) return unavailable(error.message, error.retryAfterSeconds, context);
+  if (error instanceof BackpressureError) {
+    return unavailable('The database is busy; retry later', BACKPRESSURE_RETRY_AFTER_SECONDS, context, error);
+  }
   if (error instanceof CoreHttpError && error.statusCode < 500) {
     return response(error.statusCode, `${error.message}\n`, TEXT_TYPE);
   }
   logger.error('request failed', { ...context, error });
   return response(500, 'Internal Error\n', TEXT_TYPE);
+}
+
+function unavailable(
+  message: string,
+  retryAfterSeconds: number,
+  context: Record<string, unknown>,
+  error?: BackpressureError,
+): APIGatewayProxyResultV2 {
+  logger.warn('request met backpressure', {
+    ...context,
+    retryAfterSeconds,
+    ...(error ? { error: error.message } : {}),
+  });
+  return {
+    statusCode: 503,
+    headers: { 'content-type': TEXT_TYPE, 'retry-after': String(retryAfterSeconds) },
+    body: `${message}\n`,
+  };
 }

@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ENV, optionalEnv, requireEnv } from './env.js';
+import { parseThrottlingFraction, simulateThrottling } from './simulated-throttling.js';
 
 /**
  * AWS clients, created once per process and reused across invocations. Endpoint overrides come
@@ -17,8 +18,13 @@ export function getDocumentClient(): DynamoDBDocumentClient {
     const client = new DynamoDBClient({
       ...(endpoint ? { endpoint } : {}),
       ...(local ? { region: process.env.AWS_REGION ?? 'local', credentials: localCredentials } : {}),
-      maxAttempts: 8,
+      // The SDK's own retries absorb a blip (its throttling backoff is up to 1 s, then 2 s); beyond
+      // that the kit retries under the caller's time budget (functions/storage/kit/retry.ts).
+      maxAttempts: 3,
     });
+    // A rehearsal of a busy table, locally only (never with AWS's endpoint).
+    const fraction = local ? parseThrottlingFraction(optionalEnv(ENV.simulateThrottling)) : undefined;
+    if (fraction !== undefined) simulateThrottling(client, fraction);
     documentClient = DynamoDBDocumentClient.from(client, {
       marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
     });

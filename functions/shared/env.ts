@@ -31,6 +31,16 @@ export const ENV = {
   credentialsKeyFile: 'CREDENTIALS_KEY_FILE',
   /** Local runtime in memory, tests: the process-lifetime key (32 bytes, Base64) instead of a file. */
   credentialsKey: 'CREDENTIALS_KEY',
+  /**
+   * Local runtime only (`--simulate-throttling`): the fraction of DynamoDB calls that fail with
+   * throttling errors; ignored unless DYNAMODB_ENDPOINT is set.
+   */
+  simulateThrottling: 'SIMULATE_THROTTLING',
+  /**
+   * Local runtime and tests only: the import's backoff as `<first>,<max>,<give up>` seconds
+   * instead of the defaults of functions/workers.ts (IMPORT_BACKPRESSURE).
+   */
+  importBackpressure: 'IMPORT_BACKPRESSURE',
 } as const;
 
 /** Reads a variable that must be set; throws at cold start rather than running half-configured. */

@@ -83,3 +83,34 @@ export class AppOrTenantNotFoundError extends BadRequestError {
 export function invalidFieldMessage(field: string): string {
   return `Field name '${field}' is invalid in JSON input`;
 }
+
+/** Why a dependency refused work for now: capacity (throttling), a competing write, or a brief outage. */
+export type BackpressureKind = 'throttled' | 'conflict' | 'unavailable';
+
+/**
+ * A call that kept failing for a reason that says "not now" rather than "never" — DynamoDB, SQS
+ * or KMS throttling or capacity errors, a competing transaction, a 5xx — after the retries the
+ * caller was allowed. Nothing was written by the failing call. Callers slow down and try again
+ * later (backpressure); such a failure is never a reason to fail a user's data. An HTTP request
+ * that ends with one answers 503 with `Retry-After`.
+ */
+export class BackpressureError extends Error {
+  constructor(
+    readonly kind: BackpressureKind,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'BackpressureError';
+  }
+}
+
+/** 503 with `Retry-After`: the request did nothing that needs undoing and may be sent again later. */
+export class ServiceUnavailableError extends CoreHttpError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(503, message);
+  }
+}

@@ -5,10 +5,10 @@
  * still unsent after the retries is an error.
  */
 import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, type SQSClient } from '@aws-sdk/client-sqs';
-import type { ZodType } from 'zod';
 
 export interface PublisherOptions<T> {
-  readonly schema: ZodType<T>;
+  /** Parses (and so validates) each message as its consumer will; throws on an invalid one. */
+  readonly schema: { parse(value: unknown): T };
   /** Resolved at the first send, so the environment may be completed after import. */
   readonly queueUrl: () => string;
   readonly client: () => SQSClient;
@@ -21,9 +21,23 @@ export interface PublisherOptions<T> {
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
+/** A message sent with a delay and message attributes (e.g. returned to its queue under backpressure). */
+export interface DelayedEntry<T> {
+  readonly message: T;
+  /** 0–900 (SQS's limit; clamped). */
+  readonly delaySeconds: number;
+  /** Number attributes, by name. */
+  readonly attributes?: Readonly<Record<string, number>>;
+}
+
 export interface Publisher<T> {
   publish(messages: readonly T[]): Promise<void>;
+  /** Sends each entry with its delay and attributes; says per entry whether it was sent (never throws for SQS). */
+  sendDelayed(entries: readonly DelayedEntry<T>[]): Promise<boolean[]>;
 }
+
+/** SQS's longest message delay. */
+export const MAX_DELAY_SECONDS = 900;
 
 export class PublishError extends Error {
   constructor(readonly unsent: number) {
@@ -40,7 +54,8 @@ export function createSqsPublisher<T>(options: PublisherOptions<T>): Publisher<T
   const maxAttempts = options.maxAttempts ?? 6;
   const sleep = options.sleep ?? defaultSleep;
 
-  async function sendBatch(entries: SendMessageBatchRequestEntry[]): Promise<number> {
+  /** Sends the entries; returns the Ids still unsent after the retries. */
+  async function sendBatch(entries: SendMessageBatchRequestEntry[]): Promise<Set<string>> {
     let pending = entries;
     for (let attempt = 0; attempt < maxAttempts && pending.length > 0; attempt++) {
       if (attempt > 0) await sleep(Math.min(2000, 50 * 2 ** attempt) * (0.5 + Math.random()));
@@ -54,36 +69,52 @@ export function createSqsPublisher<T>(options: PublisherOptions<T>): Publisher<T
         // The whole call failed (network, throttling): retry every entry of it.
       }
     }
-    return pending.length;
+    return new Set(pending.map((e) => e.Id as string));
   }
+
+  const entryOf = (message: T, id: string): SendMessageBatchRequestEntry => {
+    const parsed = options.schema.parse(message);
+    const group = options.groupId?.(parsed);
+    return { Id: id, MessageBody: JSON.stringify(parsed), ...(group !== undefined ? { MessageGroupId: group } : {}) };
+  };
 
   return {
     async publish(messages) {
-      const bodies = messages.map((m) => {
-        const parsed = options.schema.parse(m);
-        return { body: JSON.stringify(parsed), group: options.groupId?.(parsed) };
-      });
+      const entries = messages.map((m, i) => entryOf(m, String(i % BATCH)));
       const batches: SendMessageBatchRequestEntry[][] = [];
-      for (let i = 0; i < bodies.length; i += BATCH) {
-        batches.push(
-          bodies.slice(i, i + BATCH).map((b, j) => ({
-            Id: String(j),
-            MessageBody: b.body,
-            ...(b.group !== undefined ? { MessageGroupId: b.group } : {}),
-          })),
-        );
-      }
+      for (let i = 0; i < entries.length; i += BATCH) batches.push(entries.slice(i, i + BATCH));
       let next = 0;
       let unsent = 0;
       await Promise.all(
         Array.from({ length: Math.min(concurrency, batches.length) }, async () => {
           while (next < batches.length) {
             const batch = batches[next++] as SendMessageBatchRequestEntry[];
-            unsent += await sendBatch(batch);
+            unsent += (await sendBatch(batch)).size;
           }
         }),
       );
       if (unsent > 0) throw new PublishError(unsent);
+    },
+    async sendDelayed(entries) {
+      const requests = entries.map((entry, i) => ({
+        ...entryOf(entry.message, String(i)),
+        DelaySeconds: Math.max(0, Math.min(MAX_DELAY_SECONDS, Math.round(entry.delaySeconds))),
+        ...(entry.attributes
+          ? {
+              MessageAttributes: Object.fromEntries(
+                Object.entries(entry.attributes).map(([name, value]) => [
+                  name,
+                  { DataType: 'Number', StringValue: String(value) },
+                ]),
+              ),
+            }
+          : {}),
+      }));
+      const unsent = new Set<string>();
+      for (let i = 0; i < requests.length; i += BATCH) {
+        for (const id of await sendBatch(requests.slice(i, i + BATCH))) unsent.add(id);
+      }
+      return entries.map((_, i) => !unsent.has(String(i)));
     },
   };
 }

@@ -6,8 +6,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { type EffectiveConfig, getBaseConfig, resolveEffectiveConfig } from '#functions/config/index.js';
 import type { DryRunDeps } from '#functions/domain/bulk-import/dry-run.js';
 import type { KeyedStagingDeps } from '#functions/domain/bulk-import/idempotency.js';
-import { type ImportPublisher, importMessageSchema } from '#functions/domain/bulk-import/message.js';
-import type { AppImportContext, ProcessingDeps } from '#functions/domain/bulk-import/processing.js';
+import {
+  type ImportMessage,
+  type ImportPublisher,
+  importMessageSchema,
+} from '#functions/domain/bulk-import/message.js';
+import type { AppImportContext, BackpressurePolicy, ProcessingDeps } from '#functions/domain/bulk-import/processing.js';
 import type { ImportBacklog, ReconcileDeps } from '#functions/domain/bulk-import/reconcile.js';
 import type { StagingDeps } from '#functions/domain/bulk-import/staging.js';
 import type { StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
@@ -15,10 +19,13 @@ import { importUser, importUserGroup } from '#functions/domain/import/import-use
 import { getSqsClient } from '#functions/shared/clients.js';
 import { ENV, requireEnv } from '#functions/shared/env.js';
 import { logger } from '#functions/shared/logger.js';
-import { createSqsPublisher } from '#functions/shared/publisher.js';
+import { emfMetrics } from '#functions/shared/metrics.js';
+import { createSqsPublisher, type Publisher } from '#functions/shared/publisher.js';
 import { createQueueBacklog } from '#functions/shared/queue-backlog.js';
-import { isTransientFailure } from '#functions/storage/kit/index.js';
+import { delayVisibility } from '#functions/shared/visibility.js';
+import { classifyError, isTransient, timeLeftMs } from '#functions/storage/kit/index.js';
 import { createStagingMarkers } from '#functions/storage/staging/reconcile-scan.js';
+import { IMPORT_BACKPRESSURE } from '#functions/workers.js';
 import { importValidationContext } from './import.js';
 import { appStores, storesOf, tenantStore } from './stores.js';
 import { appTable, baseTable } from './tables.js';
@@ -26,7 +33,7 @@ import { appTable, baseTable } from './tables.js';
 const warn = (message: string, fields: Record<string, unknown>) => logger.warn(message, fields);
 
 /** Messages to the import queue; the app id is the SQS fair-queue message group. */
-export const importPublisher: ImportPublisher = createSqsPublisher({
+export const importPublisher: Publisher<ImportMessage> = createSqsPublisher({
   schema: importMessageSchema,
   queueUrl: () => requireEnv(ENV.importQueueUrl),
   client: getSqsClient,
@@ -83,8 +90,8 @@ export function appRoutedStagingStore(configOf: (appId: string) => Promise<Effec
       (await (await storeOf(appId))?.claimMany(appId, ids, now)) ?? new Map(ids.map((id) => [id, undefined])),
     fail: async (appId, id, from, message, now) =>
       (await (await storeOf(appId))?.fail(appId, id, from, message, now)) ?? false,
-    noteTransientError: async (appId, id, message, now) =>
-      (await storeOf(appId))?.noteTransientError(appId, id, message, now),
+    noteTransientError: async (appId, id, message, now, kind) =>
+      (await storeOf(appId))?.noteTransientError(appId, id, message, now, kind),
     removeImported: async (appId, id) => (await (await storeOf(appId))?.removeImported(appId, id)) ?? false,
     remove: async (appId, ids) => (await (await storeOf(appId))?.remove(appId, ids)) ?? new Set(),
     list: async (appId, query) => (await (await storeOf(appId))?.list(appId, query)) ?? { rows: [] },
@@ -97,7 +104,7 @@ export function appRoutedStagingStore(configOf: (appId: string) => Promise<Effec
 
 /** `POST /bulk-import/users` for the request's app. */
 export function stagingDeps(config: EffectiveConfig, publisher: ImportPublisher = importPublisher): StagingDeps {
-  return { store: appStores(config).staging, publisher, now: Date.now, newId: randomUUID, warn };
+  return { store: appStores(config).staging, publisher, now: Date.now, newId: randomUUID, warn, metrics: emfMetrics };
 }
 
 /** `POST /bulk-import/users` with an Idempotency-Key: staging plus the app's remembered requests. */
@@ -115,8 +122,7 @@ export function keyedStagingDeps(
 /** `POST /bulk-import/users?dryRun=true`: the app's users, read only. */
 export const dryRunDeps = (config: EffectiveConfig): DryRunDeps => ({ users: appStores(config).users });
 
-/** The status API (list, count, remove) for the request's app. */
-export const statusDeps = (config: EffectiveConfig): { store: StagingStore } => ({ store: appStores(config).staging });
+export { statusDeps } from './bulk-status.js';
 
 /** The app's effective configuration (its public tenant over the base); undefined when the app is gone. */
 export async function loadAppConfig(appId: string): Promise<EffectiveConfig | undefined> {
@@ -153,13 +159,61 @@ export function processingDeps(overrides: Partial<ProcessingDeps> = {}): Process
     now: Date.now,
     newId: randomUUID,
     warn,
-    isTransient: isTransientFailure,
+    isBackpressure,
+    timeLeftMs: () => timeLeftMs(),
     ...overrides,
   };
 }
 
-/** The DLQ consumer: rows whose messages ran out of retries become FAILED (in their app's table). */
-export const dlqDeps = () => ({ store: appRoutedStagingStore(configCache()), now: Date.now });
+/** The DLQ consumer: rows whose messages ran out of retries become FAILED, or go back to the queue. */
+export const dlqDeps = () => ({
+  store: appRoutedStagingStore(configCache()),
+  now: Date.now,
+  policy: backpressurePolicy(),
+});
+
+/**
+ * What the workers need to return messages that met backpressure (functions/workers/backpressure.ts):
+ * the staged rows, the policy, delayed sends to the import queue and visibility changes on it.
+ */
+export const returnDeps = () => ({
+  store: appRoutedStagingStore(configCache()),
+  now: Date.now,
+  policy: backpressurePolicy(),
+  publisher: importPublisher,
+  delayVisibility: (entries: readonly { receiptHandle: string; seconds: number }[]) =>
+    delayVisibility(getSqsClient(), requireEnv(ENV.importQueueUrl), entries),
+});
+
+/**
+ * Backpressure as the kit classifies it: throttling and capacity errors of DynamoDB, SQS and KMS,
+ * conflicting transactions, 5xx and network errors — and the kit's own `TransientStorageError`.
+ */
+export const isBackpressure = (error: unknown): boolean => isTransient(classifyError(error));
+
+/**
+ * The import's backoff: functions/workers.ts IMPORT_BACKPRESSURE, or — for the local runtime and
+ * the tests only — `IMPORT_BACKPRESSURE=<first>,<max>,<give up>` seconds.
+ */
+export function backpressurePolicy(env: NodeJS.ProcessEnv = process.env): BackpressurePolicy {
+  const text = env[ENV.importBackpressure];
+  if (text === undefined || text.trim() === '') return IMPORT_BACKPRESSURE;
+  const parts = text.split(',').map((part) => Number(part.trim()));
+  const [firstDelaySeconds, maxDelaySeconds, giveUpAfterSeconds] = parts;
+  if (
+    parts.length !== 3 ||
+    !parts.every((n) => Number.isFinite(n) && n >= 0) ||
+    (maxDelaySeconds as number) > 900 ||
+    (giveUpAfterSeconds as number) <= 0
+  ) {
+    throw new Error(`${ENV.importBackpressure} must be '<first>,<max ≤ 900>,<give up> seconds', got '${text}'`);
+  }
+  return {
+    firstDelaySeconds: firstDelaySeconds as number,
+    maxDelaySeconds: maxDelaySeconds as number,
+    giveUpAfterSeconds: giveUpAfterSeconds as number,
+  };
+}
 
 /**
  * The reconciler: re-sends rows whose message is gone. The apps come from the staging markers in
@@ -180,3 +234,5 @@ export function reconcilerDeps(publisher: ImportPublisher = importPublisher): Re
     warn,
   };
 }
+
+export { withinBudget } from './budget.js';

@@ -8,10 +8,10 @@ export interface CoreReply {
   readonly status: number;
   readonly text: string;
   readonly contentType: string;
-  /** Parsed body when it is JSON, else undefined. */
-  readonly json: any;
   /** Response headers (lower-case names). */
   readonly headers: Readonly<Record<string, string>>;
+  /** Parsed body when it is JSON, else undefined. */
+  readonly json: any;
 }
 
 export interface CallOptions {

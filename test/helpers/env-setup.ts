@@ -10,3 +10,6 @@ process.env.IMPORT_DLQ_URL = inject('importDlqUrl');
 process.env.CREDENTIALS_KEY = inject('credentialsKey');
 process.env.AWS_REGION = 'local';
 process.env.LOG_LEVEL ??= 'warn';
+// The functions' EMF metric documents (functions/shared/metrics.ts) stay out of the test output;
+// the metrics test turns them on for itself.
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';

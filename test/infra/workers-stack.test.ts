@@ -309,9 +309,12 @@ describe('least privilege from worker.access and worker.source', () => {
     }
   });
 
-  it('keeps the DLQ consumer off the import queue entirely', () => {
+  it('lets the DLQ consumer only send to the import queue (a user that got there for backpressure goes back)', () => {
     for (const worker of sourcesOf('import-dlq')) {
-      expect(Object.keys(sqsActionsByQueue(fnOf(worker.id)))).toEqual(['dlq']);
+      const byQueue = sqsActionsByQueue(fnOf(worker.id));
+      expect(Object.keys(byQueue).sort()).toEqual(['dlq', 'main']);
+      expect(byQueue.main).toContain('sqs:SendMessage');
+      expect(byQueue.main?.filter((a) => CONSUME_ACTIONS.includes(a))).toEqual([]);
     }
   });
 

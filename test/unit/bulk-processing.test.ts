@@ -1,14 +1,24 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  type BackpressurePolicy,
   failExhaustedImport,
+  handleDeadLetter,
+  MIN_TIME_PER_USER_MS,
+  ONE_BY_ONE_CONCURRENCY,
   type ProcessingDeps,
+  planBackpressure,
   processStagedUser,
   processStagedUsers,
+  throttledTooLongMessage,
 } from '#functions/domain/bulk-import/processing.js';
 import type { StagedStatus, StagedUserRecord, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import type { ImportOutcome } from '#functions/domain/import/import-user.js';
+import { TransientWriteError } from '#functions/domain/users/write.js';
+import { BackpressureError } from '#functions/shared/errors.js';
 import { isTransientFailure } from '#functions/storage/kit/index.js';
+import { IMPORT_BACKPRESSURE } from '#functions/workers.js';
 
 const SECRET = 'plain-password-xyz';
 const user = (id: string): ImportUser => ({
@@ -60,9 +70,9 @@ function fakeStore(rows: Record<string, StagedStatus>) {
       Object.assign(row, { status: 'FAILED', errorMessage: message });
       return true;
     },
-    noteTransientError: async (_a, id, message) => {
+    noteTransientError: async (_a, id, message, _now, kind) => {
       const row = data.get(id);
-      if (row) row.lastError = message;
+      if (row) Object.assign(row, { lastError: message, lastErrorKind: kind ?? 'error' });
     },
     removeImported: async (_a, id) => data.delete(id),
     remove: async () => new Set(),
@@ -101,7 +111,7 @@ function deps(
     now: () => 5,
     newId: () => crypto.randomUUID(),
     warn: () => undefined,
-    isTransient: isTransientFailure,
+    isBackpressure: isTransientFailure,
   };
 }
 
@@ -148,7 +158,7 @@ describe('processStagedUser', () => {
   it('retries transient errors, remembering a credential-free last error; the DLQ turns it into FAILED', async () => {
     const { store, data } = fakeStore({ u1: 'NEW' });
     const d = deps(store, async () => {
-      throw Object.assign(new Error(`connection reset while sending ${SECRET}`), { code: 'ECONNRESET' });
+      throw new TransientWriteError(`connection reset while sending ${SECRET}`);
     });
     const result = await processStagedUser(d, msg('u1'));
     expect(result.kind).toBe('retry');
@@ -177,20 +187,22 @@ describe('processStagedUser', () => {
     expect(data.get('u1')?.lastError).toBeUndefined();
   });
 
-  it('retries a throttled or conflicting storage failure, and one before the row was claimed', async () => {
+  it('returns a throttled, conflicting or unreachable storage failure as backpressure, and retries one before the row was claimed', async () => {
     for (const error of [
       Object.assign(new Error('slow down'), { name: 'ThrottlingException' }),
       Object.assign(new Error('cancelled'), {
         name: 'TransactionCanceledException',
         CancellationReasons: [{ Code: 'TransactionConflict' }],
       }),
+      Object.assign(new Error('connection reset'), { code: 'ECONNRESET' }),
     ]) {
       const { store, data } = fakeStore({ u1: 'NEW' });
       const d = deps(store, async () => {
         throw error;
       });
-      expect((await processStagedUser(d, msg('u1'))).kind).toBe('retry');
+      expect((await processStagedUser(d, msg('u1'))).kind).toBe('backpressure');
       expect(data.get('u1')?.status).toBe('PROCESSING');
+      expect(data.get('u1')?.lastError).toBeUndefined();
     }
     const { store, data } = fakeStore({ u1: 'NEW' });
     const unclaimable: StagingStore = {
@@ -281,5 +293,165 @@ describe('processStagedUsers (a worker batch)', () => {
     expect(data.size).toBe(0);
     expect(warnings.join('\n')).toContain('one by one');
     expect(warnings.join('\n')).not.toContain(SECRET);
+  });
+});
+
+const throttled = () =>
+  new BackpressureError('throttled', 'DynamoDB kept throttling (capacity exceeded) after retries');
+
+describe('backpressure in a worker batch', () => {
+  it('holds a whole app back, untried one by one and unmarked, when its group write is throttled', async () => {
+    const { store, data } = fakeStore({ u1: 'NEW', u2: 'NEW', u3: 'NEW' });
+    const singles: string[] = [];
+    const d = deps(
+      store,
+      async (id) => {
+        singles.push(id);
+        return { kind: 'imported', user: {} as never };
+      },
+      async () => {
+        throw throttled();
+      },
+    );
+    const results = await processStagedUsers(d, [msg('u1'), msg('u2'), msg('u3')]);
+    expect(results.map((r) => r.kind)).toEqual(['backpressure', 'backpressure', 'backpressure']);
+    expect(results[0]).toEqual({
+      kind: 'backpressure',
+      error: 'BackpressureError: DynamoDB kept throttling (capacity exceeded) after retries',
+    });
+    expect(singles).toEqual([]);
+    // Nothing is written to a busy table: no FAILED, no note.
+    for (const row of data.values()) {
+      expect(row.status).toBe('PROCESSING');
+      expect(row.lastError).toBeUndefined();
+    }
+  });
+
+  it('does the same when the group path reports the throttling it met instead of throwing', async () => {
+    const { store } = fakeStore({ u1: 'NEW', u2: 'NEW' });
+    const d = deps(
+      store,
+      async () => ({ kind: 'imported', user: {} as never }),
+      async () => ({ imported: new Set(['u1']), hashes: new Map(), interruptedBy: throttled() }),
+    );
+    expect((await processStagedUsers(d, [msg('u1'), msg('u2')])).map((r) => r.kind)).toEqual([
+      'imported',
+      'backpressure',
+    ]);
+  });
+
+  it('starts no further user once one met backpressure, and none without enough time left', async () => {
+    const ids = Array.from({ length: 10 }, (_, i) => `u${i}`);
+    const { store } = fakeStore(Object.fromEntries(ids.map((id) => [id, 'NEW' as const])));
+    const started: string[] = [];
+    // One message per app: every user takes the one-by-one path.
+    const messages = ids.map((id) => ({ v: 1 as const, appId: `app-${id}`, id }));
+    const d = deps(store, async (id) => {
+      started.push(id);
+      if (id === 'u0') throw throttled();
+      await new Promise((r) => setTimeout(r, 5));
+      return { kind: 'imported', user: {} as never };
+    });
+    const results = await processStagedUsers(
+      { ...d, store: { ...store, claim: (_a, id, now) => store.claim('a', id, now) } },
+      messages,
+    );
+    expect(started.length).toBeLessThanOrEqual(ONE_BY_ONE_CONCURRENCY);
+    expect(results.filter((r) => r.kind === 'backpressure').length).toBe(10 - (started.length - 1));
+    expect(
+      results.find((r) => r.kind === 'backpressure' && r.error.startsWith('not started after backpressure')),
+    ).toBeDefined();
+
+    const late = await processStagedUsers({ ...d, timeLeftMs: () => MIN_TIME_PER_USER_MS - 1 }, [msg('u5')]);
+    expect(late).toEqual([{ kind: 'backpressure', error: 'not started: the invocation had too little time left' }]);
+  });
+
+  it('still notes and retries a transient error that is not backpressure', async () => {
+    const { store, data } = fakeStore({ u1: 'NEW' });
+    const d = deps(store, async () => {
+      throw new TransientWriteError('the metadata kept changing');
+    });
+    expect((await processStagedUser(d, msg('u1'))).kind).toBe('retry');
+    expect(data.get('u1')).toMatchObject({
+      lastError: 'TransientWriteError: the metadata kept changing',
+      lastErrorKind: 'error',
+    });
+  });
+});
+
+describe('planBackpressure', () => {
+  const policy = IMPORT_BACKPRESSURE;
+
+  it('waits 30 s, then twice as long each time up to 15 min (jittered to half–all), and gives up after 6 h', () => {
+    const ceilings = [30, 60, 120, 240, 480, 900, 900];
+    let history: { since: number; retries: number } | undefined;
+    for (const ceiling of ceilings) {
+      const top = planBackpressure(history, 1_000_000, policy, () => 0.999_999);
+      const bottom = planBackpressure(history, 1_000_000, policy, () => 0);
+      expect(top).toMatchObject({ kind: 'later', delaySeconds: ceiling });
+      expect(bottom).toMatchObject({ kind: 'later', delaySeconds: ceiling / 2 });
+      history = top.kind === 'later' ? top.history : undefined;
+    }
+    expect(history).toEqual({ since: 1_000_000, retries: 7 });
+    const start = 1_000_000;
+    expect(planBackpressure({ since: start, retries: 20 }, start + 6 * 3600_000 - 1, policy).kind).toBe('later');
+    expect(planBackpressure({ since: start, retries: 20 }, start + 6 * 3600_000, policy)).toEqual({
+      kind: 'give-up',
+      since: start,
+    });
+  });
+
+  it('never waits longer than the maximum, never gives up before the bound, whatever the history', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          since: fc.integer({ min: 0, max: 2 ** 45 }),
+          retries: fc.nat({ max: 10_000 }),
+        }),
+        fc.integer({ min: 0, max: 2 ** 45 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (history, now, random) => {
+          const plan = planBackpressure(history, now, policy, () => random);
+          const waited = now - Math.min(history.since, now);
+          if (plan.kind === 'give-up') return waited >= policy.giveUpAfterSeconds * 1000;
+          return (
+            waited < policy.giveUpAfterSeconds * 1000 &&
+            plan.delaySeconds >= 0 &&
+            plan.delaySeconds <= policy.maxDelaySeconds &&
+            plan.history.retries === history.retries + 1 &&
+            plan.history.since <= now
+          );
+        },
+      ),
+    );
+  });
+});
+
+describe('handleDeadLetter', () => {
+  const policy: BackpressurePolicy = { firstDelaySeconds: 30, maxDelaySeconds: 900, giveUpAfterSeconds: 3600 };
+
+  it('re-queues a user whose last failure was backpressure, fails it past the bound, and fails other errors', async () => {
+    const { store, data } = fakeStore({ busy: 'PROCESSING', late: 'NEW', broken: 'PROCESSING' });
+    await store.noteTransientError('a', 'busy', 'TransientStorageError: throttled', 0, 'backpressure');
+    await store.noteTransientError('a', 'late', 'TransientStorageError: throttled', 0, 'backpressure');
+    await store.noteTransientError('a', 'broken', 'Error: bug', 0);
+    const now = 10_000_000;
+    const d = { store, now: () => now, policy };
+
+    const requeue = await handleDeadLetter(d, msg('busy'), { since: now - 1000, retries: 4 });
+    expect(requeue).toMatchObject({ kind: 'requeue', history: { since: now - 1000, retries: 5 } });
+    expect(await handleDeadLetter(d, msg('busy'), undefined)).toMatchObject({
+      kind: 'requeue',
+      history: { since: now, retries: 1 },
+    });
+    expect(data.get('busy')?.status).toBe('PROCESSING');
+
+    expect(await handleDeadLetter(d, msg('late'), { since: now - 3600_000, retries: 30 })).toEqual({ kind: 'failed' });
+    expect(data.get('late')?.errorMessage).toBe(throttledTooLongMessage(policy, 'TransientStorageError: throttled'));
+    expect(data.get('late')?.errorMessage).toMatch(/^Import gave up after 1 h of throttling: /);
+
+    expect(await handleDeadLetter(d, msg('broken'), { since: now, retries: 1 })).toEqual({ kind: 'failed' });
+    expect(data.get('broken')?.errorMessage).toBe('Import failed after repeated attempts: Error: bug');
+    expect(await handleDeadLetter(d, msg('gone'), undefined)).toEqual({ kind: 'skipped' });
   });
 });

@@ -110,6 +110,7 @@ export async function stageUsersOnce(
     {
       insert: (part, round) => deps.store.insertNewOnce(appId, part, now, { ...once, round }),
       freshIds: ids,
+      allOrNothing: false,
     },
   );
 }

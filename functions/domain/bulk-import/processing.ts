@@ -7,6 +7,7 @@
  * PROCESSING), FAILED is only ever written conditionally on the row's current status, and a
  * redelivery of an imported user finds no row (or finds its user already there) and does nothing.
  */
+
 import type {
   GroupImportRequest,
   GroupImportResult,
@@ -15,9 +16,10 @@ import type {
   ImportRequest,
 } from '#functions/domain/import/import-user.js';
 import { TransientWriteError } from '#functions/domain/users/write.js';
+import { BackpressureError } from '#functions/shared/errors.js';
 import type { ImportMessage } from './message.js';
 import { describeError, scrubSecrets } from './secrets.js';
-import type { StagingStore } from './staging-ports.js';
+import type { StagedUserRecord, StagingStore } from './staging-ports.js';
 import type { ImportUser } from './types.js';
 import { type ImportValidationContext, validateImportUser } from './validate-user.js';
 
@@ -39,11 +41,27 @@ export interface ProcessingDeps {
   readonly newId: () => string;
   readonly warn: (message: string, fields: Record<string, unknown>) => void;
   /**
-   * Whether a storage failure could succeed when retried (throttling, a conflicting transaction,
-   * an unavailable service). Every other error — a value storage refuses, a bug — is permanent.
+   * Whether a failure is backpressure: DynamoDB, SQS or KMS throttling or capacity errors, a
+   * conflicting transaction, a 5xx — "not now", never a reason to fail the user.
+   * @default a {@link BackpressureError}
    */
-  readonly isTransient: (error: unknown) => boolean;
+  readonly isBackpressure?: (error: unknown) => boolean;
+  /** Milliseconds left in this invocation: no user is started without enough of it. @default unlimited */
+  readonly timeLeftMs?: () => number;
 }
+
+/** Time a user needs in the worst case (claim, import, hashing) before it is worth starting. */
+export const MIN_TIME_PER_USER_MS = 5_000;
+
+/**
+ * Users imported one by one at once within an invocation. After a first backpressure result no
+ * further user is started: the rest come back later with the others (fewer writes while the table
+ * is busy).
+ */
+export const ONE_BY_ONE_CONCURRENCY = 5;
+
+const isBackpressureOf = (deps: Pick<ProcessingDeps, 'isBackpressure'>) =>
+  deps.isBackpressure ?? ((error: unknown) => error instanceof BackpressureError);
 
 export type ProcessingResult =
   /** Imported now. */
@@ -52,8 +70,13 @@ export type ProcessingResult =
   | { readonly kind: 'skipped'; readonly reason: string }
   /** The row is now FAILED with this (credential-free) message. */
   | { readonly kind: 'failed'; readonly message: string }
-  /** A transient problem: the message must come back (its receive count grows towards the DLQ). */
-  | { readonly kind: 'retry'; readonly error: string };
+  /** An unexpected error: the message must come back (its receive count grows towards the DLQ). */
+  | { readonly kind: 'retry'; readonly error: string }
+  /**
+   * Backpressure (DynamoDB, SQS or KMS busy), or not tried because of it: the message must come
+   * back later, with a delay (see {@link planBackpressure}); nothing was noted on the row.
+   */
+  | { readonly kind: 'backpressure'; readonly error: string };
 
 /**
  * The stored user as validation input. Normalisation turned an absent `totpDevices` into `[]`,
@@ -77,10 +100,11 @@ export const javaList = (errors: readonly string[]) => `[${errors.join(', ')}]`;
  * re-validate the stored user against the app's current roles, tenants and switches (invalid →
  * FAILED `[…]`); run the import with "delete my PROCESSING row + counter" in the same
  * transaction; a domain failure → FAILED with the §5.4 message (only while the row is still
- * PROCESSING); the user already present → its row is removed, no FAILED. A transient error
- * thrown (`isTransient`) is remembered on the row (for the DLQ consumer) and `retry` returned;
- * any other error after the claim marks the row FAILED at once (`Import failed: …`): a retry would
- * fail the same way, so it is never retried.
+ * PROCESSING); the user already present → its row is removed, no FAILED. Backpressure thrown
+ * (`isBackpressure`) returns `backpressure` and writes nothing; a write that kept meeting changes
+ * ({@link TransientWriteError}) is remembered on the row (for the DLQ consumer) and `retry`
+ * returned; any other error after the claim marks the row FAILED at once (`Import failed: …`): a
+ * retry would fail the same way, so it is never retried.
  */
 export async function processStagedUser(
   deps: ProcessingDeps,
@@ -134,8 +158,12 @@ export async function processStagedUser(
     }
   } catch (error) {
     const text = describeError(error, user);
-    const transient = error instanceof TransientWriteError || deps.isTransient(error);
-    if (claimed && !transient) {
+    // Backpressure: the table (or a queue, or the key) is busy. Nothing is written now — a note
+    // would be one more write to a busy table; the worker returns the message with a delay.
+    if (isBackpressureOf(deps)(error)) return { kind: 'backpressure', error: text };
+    // Any other error after the claim, but a write that kept meeting changes, would fail the same
+    // way again: the row turns FAILED now, never retried.
+    if (claimed && !(error instanceof TransientWriteError)) {
       const failed = await failPermanently(deps, appId, id, `${PERMANENT_ERROR_PREFIX}${text}`);
       if (failed) return failed;
     }
@@ -165,6 +193,14 @@ async function failPermanently(
   }
 }
 
+/** A group's error in words without any user's data: our own error's message, else the SDK error's name. */
+const backpressureText = (error: unknown) =>
+  error instanceof BackpressureError
+    ? `${error.name}: ${error.message}`
+    : error instanceof Error
+      ? error.name
+      : 'unknown error';
+
 const messageKey = (m: Pick<ImportMessage, 'appId' | 'id'>) => `${m.appId}\u0000${m.id}`;
 
 /**
@@ -188,6 +224,12 @@ export async function processStagedUsers(
     if (!ids.includes(m.id)) ids.push(m.id);
     byApp.set(m.appId, ids);
   }
+  const isBackpressure = isBackpressureOf(deps);
+  /** The app's users not done yet come back later, untried: the table pushed back on the app's batch. */
+  const deferApp = (appId: string, ids: readonly string[], error: unknown) => {
+    const result: ProcessingResult = { kind: 'backpressure', error: backpressureText(error) };
+    for (const id of ids) if (!done.has(messageKey({ appId, id }))) done.set(messageKey({ appId, id }), result);
+  };
   for (const [appId, ids] of byApp) {
     if (ids.length < 2) continue;
     try {
@@ -216,7 +258,14 @@ export async function processStagedUsers(
       });
       for (const id of result.imported) done.set(messageKey({ appId, id }), { kind: 'imported' });
       for (const [id, hash] of result.hashes) hashes.set(id, hash);
+      if (result.interruptedBy !== undefined && isBackpressure(result.interruptedBy)) {
+        deferApp(appId, ids, result.interruptedBy);
+      }
     } catch (error) {
+      if (isBackpressure(error)) {
+        deferApp(appId, ids, error);
+        continue;
+      }
       // Nothing is lost: every user not marked done takes the one-by-one path below (which
       // records a credential-free error per row if it fails too). Only the error's name is
       // logged here: its text could quote any of the group's users.
@@ -229,14 +278,46 @@ export async function processStagedUsers(
   const pending = [
     ...new Map(messages.filter((m) => !done.has(messageKey(m))).map((m) => [messageKey(m), m])).values(),
   ];
-  const results = await Promise.all(pending.map((m) => processStagedUser(deps, m, hashes)));
-  for (const [i, m] of pending.entries()) done.set(messageKey(m), results[i] as ProcessingResult);
+  // One by one, a few at a time; once the table pushes back (or the invocation's time runs
+  // short) no further user is started: those come back later, untried.
+  let pushedBack: string | undefined;
+  let next = 0;
+  const runner = async () => {
+    while (next < pending.length) {
+      const m = pending[next++] as ImportMessage;
+      if (pushedBack === undefined && (deps.timeLeftMs?.() ?? Number.POSITIVE_INFINITY) < MIN_TIME_PER_USER_MS) {
+        pushedBack = 'not started: the invocation had too little time left';
+      }
+      if (pushedBack !== undefined) {
+        done.set(messageKey(m), { kind: 'backpressure', error: pushedBack });
+        continue;
+      }
+      const result = await processStagedUser(deps, m, hashes);
+      if (result.kind === 'backpressure') pushedBack ??= `not started after backpressure: ${result.error}`;
+      done.set(messageKey(m), result);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(ONE_BY_ONE_CONCURRENCY, pending.length) }, runner));
   return messages.map((m) => done.get(messageKey(m)) as ProcessingResult);
 }
 
 /** The message a FAILED row gets when its retries ran out without a recorded error. */
 export const RETRIES_EXHAUSTED_MESSAGE =
   'The import did not complete after repeated attempts (no error was recorded); stage the user again to retry.';
+
+/** Marks the message's row FAILED with the text `textOf(row)` gives, from whatever pending status it has. */
+async function failPendingRow(
+  deps: Pick<ProcessingDeps, 'store' | 'now'>,
+  message: ImportMessage,
+  textOf: (row: StagedUserRecord) => string,
+): Promise<'failed' | 'skipped' | 'retry'> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const row = await deps.store.get(message.appId, message.id);
+    if (!row || row.status === 'FAILED') return 'skipped';
+    if (await deps.store.fail(message.appId, message.id, row.status, textOf(row), deps.now())) return 'failed';
+  }
+  return 'retry';
+}
 
 /**
  * A message that exhausted its retries (it reached the dead-letter queue): its row becomes FAILED
@@ -247,11 +328,115 @@ export async function failExhaustedImport(
   deps: Pick<ProcessingDeps, 'store' | 'now'>,
   message: ImportMessage,
 ): Promise<'failed' | 'skipped' | 'retry'> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const row = await deps.store.get(message.appId, message.id);
-    if (!row || row.status === 'FAILED') return 'skipped';
-    const text = row.lastError ? `Import failed after repeated attempts: ${row.lastError}` : RETRIES_EXHAUSTED_MESSAGE;
-    if (await deps.store.fail(message.appId, message.id, row.status, text, deps.now())) return 'failed';
+  return failPendingRow(deps, message, (row) =>
+    row.lastError ? `Import failed after repeated attempts: ${row.lastError}` : RETRIES_EXHAUSTED_MESSAGE,
+  );
+}
+
+// ------------------------------------------------------------------------------------------------
+// Backpressure: a user the table (or a queue, or the key) was too busy for comes back later, with
+// a growing delay, for a bounded time.
+
+/** How the import backs off (the values are functions/workers.ts IMPORT_BACKPRESSURE). */
+export interface BackpressurePolicy {
+  /** Delay before the first return; it doubles with every return (jittered: half to all of it). */
+  readonly firstDelaySeconds: number;
+  /** The longest delay (SQS allows 900 s). */
+  readonly maxDelaySeconds: number;
+  /** A user still refused this long after its first backpressure turns FAILED. */
+  readonly giveUpAfterSeconds: number;
+}
+
+/** A message's record of backpressure, carried with it from one delivery to the next. */
+export interface BackpressureHistory {
+  /** Epoch ms of the first backpressure this user met. */
+  readonly since: number;
+  /** How often it was returned so far. */
+  readonly retries: number;
+}
+
+export type BackpressurePlan =
+  /** Send the message again after `delaySeconds`, carrying `history`. */
+  | { readonly kind: 'later'; readonly delaySeconds: number; readonly history: BackpressureHistory }
+  /** Refused for longer than the policy allows: the user turns FAILED ({@link throttledTooLongMessage}). */
+  | { readonly kind: 'give-up'; readonly since: number };
+
+/** What to do with a message that met backpressure (again), given its history. */
+export function planBackpressure(
+  history: BackpressureHistory | undefined,
+  now: number,
+  policy: BackpressurePolicy,
+  random: () => number = Math.random,
+): BackpressurePlan {
+  const since = Math.min(history?.since ?? now, now);
+  if (now - since >= policy.giveUpAfterSeconds * 1000) return { kind: 'give-up', since };
+  const retries = (history?.retries ?? 0) + 1;
+  const ceiling = Math.min(policy.maxDelaySeconds, policy.firstDelaySeconds * 2 ** Math.min(retries - 1, 20));
+  return { kind: 'later', delaySeconds: Math.round(ceiling * (0.5 + random() / 2)), history: { since, retries } };
+}
+
+/** A duration as the FAILED message and the README say it (`6 h`, `90 min`, `45 s`). */
+export function describeDuration(seconds: number): string {
+  if (seconds >= 3600 && seconds % 3600 === 0) return `${seconds / 3600} h`;
+  if (seconds >= 60 && seconds % 60 === 0) return `${seconds / 60} min`;
+  return `${seconds} s`;
+}
+
+/** The FAILED message of a user the table stayed too busy for (no credential: `lastError` is scrubbed). */
+export const throttledTooLongMessage = (policy: BackpressurePolicy, lastError: string | undefined) =>
+  `Import gave up after ${describeDuration(policy.giveUpAfterSeconds)} of throttling: DynamoDB (or SQS or KMS) ` +
+  'kept refusing the import for lack of capacity, so nothing of this user was written. Stage the user again ' +
+  'once the table has capacity (warm it, or lower the import concurrency).' +
+  (lastError ? ` Last error: ${lastError}` : '');
+
+/** The bound of {@link planBackpressure} was reached: the row turns FAILED, saying so. */
+export function failThrottledImport(
+  deps: Pick<ProcessingDeps, 'store' | 'now'>,
+  message: ImportMessage,
+  policy: BackpressurePolicy,
+  lastError: string,
+): Promise<'failed' | 'skipped' | 'retry'> {
+  return failPendingRow(deps, message, () => throttledTooLongMessage(policy, lastError));
+}
+
+/**
+ * The message could not be returned with a delay (the send itself was refused): it comes back by
+ * its visibility timeout instead, and its receive count grows towards the dead-letter queue. The
+ * row remembers why (best effort), so the DLQ consumer re-queues it instead of failing it.
+ */
+export async function noteBackpressure(
+  deps: Pick<ProcessingDeps, 'store' | 'now'>,
+  message: ImportMessage,
+  error: string,
+): Promise<void> {
+  try {
+    await deps.store.noteTransientError(message.appId, message.id, error, deps.now(), 'backpressure');
+  } catch {
+    // Best effort: without the note the DLQ consumer fails the user with its last recorded error.
   }
-  return 'retry';
+}
+
+export type DeadLetterDecision =
+  | { readonly kind: 'failed' | 'skipped' | 'retry' }
+  /** It reached the DLQ only because of backpressure: send it to the import queue again. */
+  | { readonly kind: 'requeue'; readonly delaySeconds: number; readonly history: BackpressureHistory };
+
+/**
+ * A message in the dead-letter queue. If its row's last recorded failure was backpressure, the
+ * message only ran out of receives because the table, a queue or the key was busy: it goes back to
+ * the import queue with a delay (its history, or now, starts the clock), until the policy's bound,
+ * when the user turns FAILED saying so. Otherwise the row turns FAILED with its last error
+ * ({@link failExhaustedImport}).
+ */
+export async function handleDeadLetter(
+  deps: Pick<ProcessingDeps, 'store' | 'now'> & { readonly policy: BackpressurePolicy },
+  message: ImportMessage,
+  history: BackpressureHistory | undefined,
+): Promise<DeadLetterDecision> {
+  const row = await deps.store.get(message.appId, message.id);
+  if (!row || row.status === 'FAILED') return { kind: 'skipped' };
+  if (row.lastErrorKind !== 'backpressure') return { kind: await failExhaustedImport(deps, message) };
+  const plan = planBackpressure(history, deps.now(), deps.policy);
+  if (plan.kind === 'later') return { kind: 'requeue', delaySeconds: plan.delaySeconds, history: plan.history };
+  return { kind: await failThrottledImport(deps, message, deps.policy, row.lastError ?? 'none recorded') };
 }

@@ -21,6 +21,11 @@ export interface StagedUserRecord {
   readonly errorMessage?: string;
   /** The last transient error a worker hit (no credentials); reported when retries run out. */
   readonly lastError?: string;
+  /**
+   * What `lastError` was: `backpressure` (throttling, capacity, a busy dependency — the DLQ
+   * consumer re-queues such a user) or `error` (anything else: it turns FAILED).
+   */
+  readonly lastErrorKind?: 'backpressure' | 'error';
   readonly createdAt: number;
   readonly updatedAt: number;
   /** When the row's import message was last sent (or, before the first send, when it was staged). */
@@ -70,8 +75,14 @@ export interface StagingStore {
    * is gone or no longer in `from`.
    */
   fail(appId: string, id: string, from: 'NEW' | 'PROCESSING', message: string, now: number): Promise<boolean>;
-  /** Remembers a transient error on a NEW/PROCESSING row (best effort). */
-  noteTransientError(appId: string, id: string, message: string, now: number): Promise<void>;
+  /** Remembers a transient error and its kind (default `error`) on a NEW/PROCESSING row (best effort). */
+  noteTransientError(
+    appId: string,
+    id: string,
+    message: string,
+    now: number,
+    kind?: 'backpressure' | 'error',
+  ): Promise<void>;
   /** Deletes a PROCESSING row whose user already exists; false when it is not PROCESSING any more. */
   removeImported(appId: string, id: string): Promise<boolean>;
   /** Deletes the rows that exist (any status); returns the ids it deleted. */

@@ -349,6 +349,12 @@ export interface GroupImportResult {
   readonly imported: ReadonlySet<string>;
   /** Hashes computed for the plain-text passwords of the others, by login method: pass them to {@link importUser}. */
   readonly hashes: ReadonlyMap<string, string>;
+  /**
+   * The error a group's write threw, if one did (nothing of that group was written). The caller
+   * may hold the group's users back instead of importing them one by one, e.g. when the table is
+   * throttling.
+   */
+  readonly interruptedBy?: unknown;
 }
 
 /**
@@ -394,6 +400,7 @@ export async function importUserGroup(deps: ImportDeps, request: GroupImportRequ
     if (current) groups.push(current);
   }
 
+  let interruptedBy: unknown;
   for (const initial of groups) {
     let group = initial.entries;
     let write: UserWrite | undefined = initial.write;
@@ -408,9 +415,10 @@ export async function importUserGroup(deps: ImportDeps, request: GroupImportRequ
       let result: WriteResult;
       try {
         result = await deps.store.commit(write);
-      } catch {
+      } catch (error) {
         // Nothing of this group was written (a transaction is atomic): its users take the
         // one-by-one path, which meets the same error again if it was not transient.
+        interruptedBy ??= error;
         break;
       }
       write = undefined;
@@ -428,5 +436,5 @@ export async function importUserGroup(deps: ImportDeps, request: GroupImportRequ
       group = group.filter((_, i) => !culprits.has(i));
     }
   }
-  return { imported, hashes };
+  return { imported, hashes, ...(interruptedBy !== undefined ? { interruptedBy } : {}) };
 }

@@ -1,6 +1,6 @@
 import { countStagedUsers, parseStatus } from '#functions/domain/bulk-import/status.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
-import { statusDeps } from '#functions/wiring/bulk-import.js';
+import { statusDeps } from '#functions/wiring/bulk-status.js';
 
 /** `GET /bulk-import/users/count` (spec §4.5): exact, from the sharded counters. */
 export const handler = httpHandler({

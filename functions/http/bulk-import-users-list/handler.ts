@@ -1,6 +1,6 @@
 import { listStagedUsers, parseListQuery } from '#functions/domain/bulk-import/status.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
-import { statusDeps } from '#functions/wiring/bulk-import.js';
+import { statusDeps } from '#functions/wiring/bulk-status.js';
 
 /** `GET /bulk-import/users` (spec §4.4): newest first, credentials omitted. */
 export const handler = httpHandler({

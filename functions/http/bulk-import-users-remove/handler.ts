@@ -1,6 +1,6 @@
 import { parseRemoveIds, removeStagedUsers } from '#functions/domain/bulk-import/status.js';
 import { Answer, httpHandler, ok } from '#functions/http/pipeline.js';
-import { statusDeps } from '#functions/wiring/bulk-import.js';
+import { statusDeps } from '#functions/wiring/bulk-status.js';
 
 /** `POST /bulk-import/users/remove` (spec §4.6): `[]` answers before any app check; no `status` key. */
 export const handler = httpHandler({

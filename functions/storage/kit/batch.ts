@@ -1,11 +1,14 @@
 /**
  * Batch reads and deletes that finish the job: unprocessed keys (DynamoDB's answer to throttling
  * inside a batch) are retried with backoff, and when they keep coming back the call fails with
- * {@link TransientStorageError} — a batch never gives up quietly with items missing.
+ * {@link TransientStorageError} — a batch never gives up quietly with items missing. A call that
+ * fails as a whole (throttling, a 5xx) is retried under the same policy (retry.ts); both kinds of
+ * retry stop at the policy's deadline.
  */
 import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { chunk } from './chunk.js';
 import { TransientStorageError } from './errors.js';
+import { currentRetryPolicy, mayRetry, retrying } from './retry.js';
 import { backoffMs, type Item, type Key, keyString, sleep, type Table } from './table.js';
 
 const GET_LIMIT = 100;
@@ -29,16 +32,21 @@ export async function batchGetAll(table: Table, keys: readonly Key[], options: B
       }
     : {};
   const found: Item[] = [];
+  const attempts = currentRetryPolicy().attempts ?? ATTEMPTS;
   for (const part of chunk(unique, GET_LIMIT)) {
     let pending: Item[] = part;
     for (let attempt = 1; pending.length > 0; attempt++) {
-      if (attempt > ATTEMPTS) throw new TransientStorageError('throttled');
-      if (attempt > 1) await sleep(backoffMs(attempt, 20, 1000));
+      if (attempt > 1) await pauseBeforeUnprocessed(attempt - 1, attempts, 20);
       const name = table.name;
-      const out = await table.client().send(
-        new BatchGetCommand({
-          RequestItems: { [name]: { Keys: pending, ConsistentRead: options.consistent ?? true, ...projection } },
-        }),
+      const keys = pending;
+      const out = await retrying(
+        () =>
+          table.client().send(
+            new BatchGetCommand({
+              RequestItems: { [name]: { Keys: keys, ConsistentRead: options.consistent ?? true, ...projection } },
+            }),
+          ),
+        { attempts },
       );
       found.push(...((out.Responses?.[name] as Item[] | undefined) ?? []));
       pending = (out.UnprocessedKeys?.[name]?.Keys as Item[] | undefined) ?? [];
@@ -49,14 +57,26 @@ export async function batchGetAll(table: Table, keys: readonly Key[], options: B
 
 /** Deletes these keys (unconditionally, in batches of 25; not atomic across batches). */
 export async function batchDeleteAll(table: Table, keys: readonly Key[]): Promise<void> {
+  const attempts = currentRetryPolicy().attempts ?? ATTEMPTS;
   for (const part of chunk(keys, WRITE_LIMIT)) {
     let requests: Item[] = part.map((key) => ({ DeleteRequest: { Key: { PK: key.PK, SK: key.SK } } }));
     for (let attempt = 1; requests.length > 0; attempt++) {
-      if (attempt > ATTEMPTS) throw new TransientStorageError('throttled');
-      if (attempt > 1) await sleep(backoffMs(attempt, 25, 1000));
+      if (attempt > 1) await pauseBeforeUnprocessed(attempt - 1, attempts, 25);
       const name = table.name;
-      const out = await table.client().send(new BatchWriteCommand({ RequestItems: { [name]: requests as never } }));
+      const batch = requests;
+      // Unconditional deletes: repeating one that was applied changes nothing.
+      const out = await retrying(
+        () => table.client().send(new BatchWriteCommand({ RequestItems: { [name]: batch as never } })),
+        { attempts },
+      );
       requests = (out.UnprocessedItems?.[name] as Item[] | undefined) ?? [];
     }
   }
+}
+
+/** Waits before another round of unprocessed keys, or fails when the attempts or the deadline are spent. */
+async function pauseBeforeUnprocessed(rounds: number, attempts: number, baseMs: number): Promise<void> {
+  const delay = backoffMs(rounds + 1, baseMs, 1000);
+  if (!mayRetry(rounds, attempts, delay)) throw new TransientStorageError('throttled');
+  await sleep(delay);
 }

@@ -1,15 +1,22 @@
 /**
- * How this core classifies DynamoDB failures. One classification for every store, so a caller can
- * tell what to do with a failure without knowing the SDK's error names:
+ * How this core classifies failures of AWS calls (DynamoDB above all; SQS and KMS throttling too).
+ * One classification for every store, so a caller can tell what to do with a failure without
+ * knowing the SDK's error names:
  *
  * - `conditional`: a condition failed (the data is not as the write expected) — an outcome, never
  *   retried blindly;
- * - `throttled`: capacity ran out (throttling, provisioned throughput, request limit) — retried
- *   here with backoff; when retries run out the caller slows down (backpressure), never fails data;
+ * - `throttled`: capacity ran out (throttling, provisioned throughput, request limit, KMS or SQS
+ *   throttling) — retried here with backoff; when retries run out the caller slows down
+ *   (backpressure), never fails data;
  * - `conflict`: another transaction held an item — retried;
  * - `unavailable`: 5xx answers, timeouts, network errors — retried;
  * - `permanent`: anything else (a validation error, a bug) — thrown as is.
+ *
+ * The three transient kinds are backpressure (functions/shared/errors.ts): a failure of one of
+ * them that outlasts the retries is thrown as {@link TransientStorageError}, a `BackpressureError`.
  */
+import { BackpressureError, type BackpressureKind } from '#functions/shared/errors.js';
+
 export interface AwsError {
   name?: string;
   code?: string;
@@ -19,18 +26,25 @@ export interface AwsError {
 }
 
 export type FailureKind = 'conditional' | 'throttled' | 'conflict' | 'unavailable' | 'permanent';
-export type TransientKind = Extract<FailureKind, 'throttled' | 'conflict' | 'unavailable'>;
+export type TransientKind = BackpressureKind;
 
 const BY_NAME: Readonly<Record<string, FailureKind>> = {
   ConditionalCheckFailedException: 'conditional',
   ThrottlingException: 'throttled',
   ProvisionedThroughputExceededException: 'throttled',
   RequestLimitExceeded: 'throttled',
+  // KMS (the table's and the queues' customer-managed key) and SQS throttling.
+  KMSThrottlingException: 'throttled',
+  KmsThrottled: 'throttled',
+  RequestThrottled: 'throttled',
+  OverLimit: 'throttled',
   TransactionConflictException: 'conflict',
   TransactionInProgressException: 'conflict',
   InternalServerError: 'unavailable',
   ServiceUnavailable: 'unavailable',
   TimeoutError: 'unavailable',
+  KMSInternalException: 'unavailable',
+  DependencyTimeoutException: 'unavailable',
 };
 
 /** Cancellation reason codes of a cancelled transaction (`None` = that action was fine). */
@@ -69,6 +83,7 @@ export function classifyCancellation(error: unknown): Cancellation {
 
 /** What kind of failure `error` is (see the module comment). A bug in our code is `permanent`. */
 export function classifyError(error: unknown): FailureKind {
+  if (error instanceof BackpressureError) return error.kind;
   const cancellation = classifyCancellation(error);
   if (cancellation.kind === 'conditions') return 'conditional';
   if (cancellation.kind !== 'none') return cancellation.kind;
@@ -102,12 +117,19 @@ export const isConditionFailure = (error: unknown): boolean => classifyError(err
  * written by it (a transaction is atomic; a batch reports what it left undone). `kind` lets the
  * caller choose: a worker returns the message to the queue (with a delay when `throttled`).
  */
-export class TransientStorageError extends Error {
-  constructor(
-    readonly kind: TransientKind,
-    options?: { cause?: unknown },
-  ) {
-    super(`DynamoDB kept failing (${kind}) after retries`, options);
+export class TransientStorageError extends BackpressureError {
+  constructor(kind: TransientKind, options?: { cause?: unknown }) {
+    super(kind, `${describeKind(kind)} after retries${causeName(options?.cause)}`, options);
     this.name = 'TransientStorageError';
   }
 }
+
+function describeKind(kind: TransientKind): string {
+  if (kind === 'throttled') return 'DynamoDB kept throttling (capacity exceeded)';
+  if (kind === 'conflict') return 'DynamoDB kept reporting conflicting transactions';
+  return 'DynamoDB kept failing (unavailable)';
+}
+
+/** The SDK error's name only: its message may quote the request. */
+const causeName = (cause: unknown) =>
+  cause instanceof Error && cause.name !== 'Error' ? ` (last: ${cause.name})` : '';

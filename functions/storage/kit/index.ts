@@ -9,6 +9,7 @@
  * - batch.ts     batch get / batch delete of any number of keys, unprocessed keys retried
  * - query.ts     key conditions from the schema, pages of a query
  * - errors.ts    conditional / throttled / conflict / unavailable / permanent
+ * - retry.ts     the one retry policy: backoff, attempts, the caller's deadline (withRetryPolicy)
  * - shard.ts     FNV-1a shard of an id (also used by the stack for route groups)
  * - chunk.ts     chunking, grouping, bounded parallelism
  */
@@ -35,6 +36,7 @@ export {
   queryPage,
   queryPages,
 } from './query.js';
+export { currentRetryPolicy, type RetryPolicy, retrying, timeLeftMs, withRetryPolicy } from './retry.js';
 export { allShards, shardOf } from './shard.js';
 export { type Condition, deleteItem, getItem, putItem, updateItem } from './single.js';
 export { baseTable, type Item, type Key, keyString, sleep, type Table, tableNamed } from './table.js';

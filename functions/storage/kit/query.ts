@@ -5,6 +5,7 @@
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { type IndexName, TABLE_SCHEMA } from '../table.js';
+import { retrying } from './retry.js';
 import type { Item, Table } from './table.js';
 
 /** The key attribute names of the table (no index) or of one global secondary index. */
@@ -104,13 +105,17 @@ export function queryInput(table: Table, query: PartitionQuery, options: QueryOp
   };
 }
 
+/** Attempts of a read (reads are idempotent: every transient failure is retried). */
+const READ_ATTEMPTS = 6;
+
 /** One page of a query and the key to continue from (undefined on the last page). */
 export async function queryPage(
   table: Table,
   query: PartitionQuery,
   options: QueryOptions = {},
 ): Promise<{ items: Item[]; next: Item | undefined }> {
-  const out = await table.client().send(new QueryCommand(queryInput(table, query, options)));
+  const input = queryInput(table, query, options);
+  const out = await retrying(() => table.client().send(new QueryCommand(input)), { attempts: READ_ATTEMPTS });
   return { items: (out.Items as Item[] | undefined) ?? [], next: out.LastEvaluatedKey };
 }
 

@@ -1,10 +1,18 @@
 /**
  * Single-item reads and writes. A write with a condition answers whether the condition held
- * (false) instead of throwing, so stores never match on the SDK's error names.
+ * (false) instead of throwing, so stores never match on the SDK's error names. Transient failures
+ * are retried under the kit's policy (retry.ts): reads on every transient kind; writes only when
+ * DynamoDB certainly did not apply them (throttled, or a conflicting transaction) — after a 5xx
+ * or a timeout a write may have been applied, and repeating it could misreport its condition or
+ * add a counter delta twice, so it fails at once as a `TransientStorageError`.
  */
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from './errors.js';
+import { retrying } from './retry.js';
 import type { Item, Key, Table } from './table.js';
+
+const READ = { attempts: 6 } as const;
+const WRITE = { attempts: 6, retry: ['throttled', 'conflict'] } as const;
 
 export interface Condition {
   readonly expression: string;
@@ -24,14 +32,18 @@ const conditionInput = (condition: Condition | undefined, names: Record<string, 
 
 /** Consistent read of one item (undefined when absent). */
 export async function getItem(table: Table, key: Key): Promise<Item | undefined> {
-  const out = await table.client().send(new GetCommand({ TableName: table.name, Key: key, ConsistentRead: true }));
+  const out = await retrying(
+    () => table.client().send(new GetCommand({ TableName: table.name, Key: key, ConsistentRead: true })),
+    READ,
+  );
   return out.Item;
 }
 
 /** Puts the item; false when `condition` did not hold (nothing written). */
 export async function putItem(table: Table, item: Item, condition?: Condition): Promise<boolean> {
   try {
-    await table.client().send(new PutCommand({ TableName: table.name, Item: item, ...conditionInput(condition) }));
+    const input = { TableName: table.name, Item: item, ...conditionInput(condition) };
+    await retrying(() => table.client().send(new PutCommand(input)), WRITE);
     return true;
   } catch (error) {
     if (condition && isConditionFailure(error)) return false;
@@ -52,15 +64,14 @@ export async function updateItem(
   options: { returnOld?: boolean } = {},
 ): Promise<{ ok: boolean; old?: Item }> {
   try {
-    const out = await table.client().send(
-      new UpdateCommand({
-        TableName: table.name,
-        Key: key,
-        UpdateExpression: update.UpdateExpression,
-        ...conditionInput(condition, update.ExpressionAttributeNames, update.ExpressionAttributeValues),
-        ...(options.returnOld ? { ReturnValues: 'ALL_OLD' as const } : {}),
-      }),
-    );
+    const input = {
+      TableName: table.name,
+      Key: key,
+      UpdateExpression: update.UpdateExpression,
+      ...conditionInput(condition, update.ExpressionAttributeNames, update.ExpressionAttributeValues),
+      ...(options.returnOld ? { ReturnValues: 'ALL_OLD' as const } : {}),
+    };
+    const out = await retrying(() => table.client().send(new UpdateCommand(input)), WRITE);
     return { ok: true, ...(out.Attributes ? { old: out.Attributes } : {}) };
   } catch (error) {
     if (condition && isConditionFailure(error)) return { ok: false };
@@ -75,11 +86,8 @@ export async function deleteItem(
   condition?: Condition,
 ): Promise<{ ok: boolean; existed: boolean }> {
   try {
-    const out = await table
-      .client()
-      .send(
-        new DeleteCommand({ TableName: table.name, Key: key, ReturnValues: 'ALL_OLD', ...conditionInput(condition) }),
-      );
+    const input = { TableName: table.name, Key: key, ReturnValues: 'ALL_OLD' as const, ...conditionInput(condition) };
+    const out = await retrying(() => table.client().send(new DeleteCommand(input)), WRITE);
     return { ok: true, existed: out.Attributes !== undefined };
   } catch (error) {
     if (condition && isConditionFailure(error)) return { ok: false, existed: true };

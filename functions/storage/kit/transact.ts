@@ -6,8 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { classifyCancellation, classifyError, isTransient, TransientStorageError } from './errors.js';
-import { backoffMs, sleep, type Table } from './table.js';
+import { classifyCancellation } from './errors.js';
+import { retrying } from './retry.js';
+import type { Table } from './table.js';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -20,7 +21,10 @@ export type TransactResult =
   | { readonly ok: false; readonly failedIndexes: readonly number[] };
 
 export interface TransactOptions {
-  /** Attempts before a transient failure is thrown as {@link TransientStorageError}. @default 8 */
+  /**
+   * Attempts before a transient failure is thrown as `TransientStorageError` (the retry policy in
+   * force may set fewer, and its deadline stops retries earlier). @default 8
+   */
   readonly attempts?: number;
 }
 
@@ -30,21 +34,23 @@ export async function transact(
   options: TransactOptions = {},
 ): Promise<TransactResult> {
   if (items.length === 0) return { ok: true };
-  const attempts = options.attempts ?? 8;
   const token = randomUUID();
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await table
-        .client()
-        .send(new TransactWriteCommand({ TransactItems: items as TransactItem[], ClientRequestToken: token }));
-      return { ok: true };
-    } catch (error) {
-      const cancellation = classifyCancellation(error);
-      if (cancellation.kind === 'conditions') return { ok: false, failedIndexes: cancellation.failedIndexes };
-      const kind = classifyError(error);
-      if (!isTransient(kind)) throw error;
-      if (attempt >= attempts) throw new TransientStorageError(kind, { cause: error });
-      await sleep(backoffMs(attempt));
-    }
-  }
+  // Every attempt carries the same token: an attempt that committed but whose answer was lost
+  // succeeds again without writing twice, so every transient kind may be retried.
+  return retrying(
+    async () => {
+      try {
+        await table
+          .client()
+          .send(new TransactWriteCommand({ TransactItems: items as TransactItem[], ClientRequestToken: token }));
+        return { ok: true } as const;
+      } catch (error) {
+        const cancellation = classifyCancellation(error);
+        if (cancellation.kind === 'conditions')
+          return { ok: false, failedIndexes: cancellation.failedIndexes } as const;
+        throw error;
+      }
+    },
+    { attempts: options.attempts ?? 8 },
+  );
 }

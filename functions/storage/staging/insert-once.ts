@@ -10,7 +10,18 @@
 import type { StagingOnce } from '#functions/domain/bulk-import/staging-ports.js';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { chunkMarkerPut, readChunkMarker } from '../idempotency-store.js';
-import { chunk, forEachLimited, groupBy, putItem, type Table, type TransactItem, transact } from '../kit/index.js';
+import {
+  chunk,
+  forEachLimited,
+  groupBy,
+  putItem,
+  type Table,
+  type TransactItem,
+  timeLeftMs,
+  transact,
+  withRetryPolicy,
+} from '../kit/index.js';
+import { UNDO_SHARE } from './lifecycle.js';
 import { counterShard, counterUpdate, newRowItem, PARALLELISM, ROWS_PER_TRANSACTION, stagingMarker } from './rows.js';
 import type { StagedCredentials } from './sealing.js';
 
@@ -34,6 +45,9 @@ export async function insertNewOnce(
   // One data key for this attempt's rows (stored before any row names it); a repeat may seal
   // the groups it writes under another: each row names its own.
   const key = await sealing.sealingKeyFor(appId, users);
+  // Retries within the request's time, less a share kept to release the claim and answer 503.
+  const left = timeLeftMs();
+  const deadline = Number.isFinite(left) ? Date.now() + left * (1 - UNDO_SHARE) : undefined;
   const collided: string[] = [];
   const groups = [...groupBy(users, (u) => counterShard(u.id)).entries()];
   await forEachLimited(groups, PARALLELISM, async ([shard, group]) => {
@@ -51,7 +65,7 @@ export async function insertNewOnce(
         if (pending.length > 0) items.push(counterUpdate(table, appId, shard, { NEW: pending.length }));
         const markerIndex = items.length;
         items.push(chunkMarkerPut(table, appId, once, shard, part, taken));
-        const result = await transact(table, items);
+        const result = await withRetryPolicy(deadline === undefined ? {} : { deadline }, () => transact(table, items));
         if (result.ok) {
           collided.push(...taken);
           break;

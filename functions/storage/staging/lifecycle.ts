@@ -18,9 +18,11 @@ import {
   putItem,
   type Table,
   type TransactItem,
+  timeLeftMs,
   transact,
   updateExpression,
   updateItem,
+  withRetryPolicy,
 } from '../kit/index.js';
 import {
   counterShard,
@@ -94,6 +96,19 @@ export async function readRows(table: Table, appId: string, ids: readonly string
   );
 }
 
+/**
+ * Of the time a staging request has left for retries, the share kept for undoing its rows when the
+ * writes cannot finish (throttling): the writes retry until the rest is used up.
+ */
+export const UNDO_SHARE = 0.4;
+
+/**
+ * Writes the NEW rows, or none: when a write keeps failing (the table throttles beyond the
+ * request's time budget, or anything else), the rows this call wrote are deleted again (with
+ * their counter shares) before the error is thrown, so a failed request leaves nothing staged
+ * that a retry would stage twice. The deletion is best effort within what is left of the budget;
+ * whatever it could not delete is logged by id by the caller's error path.
+ */
 export async function insertNew(
   table: Table,
   markers: Table,
@@ -111,29 +126,94 @@ export async function insertNew(
   const key = await sealing.sealingKeyFor(appId, users);
   const collided: string[] = [];
   const groups = [...groupBy(users, (u) => counterShard(u.id)).entries()];
+  const left = timeLeftMs();
+  const writeDeadline = Number.isFinite(left) ? Date.now() + left * (1 - UNDO_SHARE) : undefined;
+  let failure: { error: unknown } | undefined;
   // Each counter shard's chunks run one after another (no transaction conflicts on the counter
-  // item within one request); shards run in parallel, bounded.
-  await forEachLimited(groups, PARALLELISM, async ([shard, group]) => {
-    for (const part of chunk(group, ROWS_PER_TRANSACTION)) {
-      let pending = part;
-      while (pending.length > 0) {
-        const items: TransactItem[] = pending.map((user) => ({
-          Put: {
-            TableName: table.name,
-            Item: newRowItem(appId, user, now, sealing.rowAttributes(appId, user, key)),
-            ConditionExpression: 'attribute_not_exists(PK)',
-          },
-        }));
-        items.push(counterUpdate(table, appId, shard, { NEW: pending.length }));
-        const result = await transact(table, items);
-        if (result.ok) break;
-        const taken = new Set(result.failedIndexes.map((i) => pending[i]?.id));
-        collided.push(...pending.filter((u) => taken.has(u.id)).map((u) => u.id));
-        pending = pending.filter((u) => !taken.has(u.id));
+  // item within one request); shards run in parallel, bounded. After a failure no transaction
+  // starts, and the undo waits for those in flight.
+  let next = 0;
+  const runner = async () => {
+    while (next < groups.length && !failure) {
+      const [shard, group] = groups[next++] as (typeof groups)[number];
+      for (const part of chunk(group, ROWS_PER_TRANSACTION)) {
+        let pending = part;
+        while (pending.length > 0 && !failure) {
+          const items: TransactItem[] = pending.map((user) => ({
+            Put: {
+              TableName: table.name,
+              Item: newRowItem(appId, user, now, sealing.rowAttributes(appId, user, key)),
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          }));
+          items.push(counterUpdate(table, appId, shard, { NEW: pending.length }));
+          let result: Awaited<ReturnType<typeof transact>>;
+          try {
+            result = await withRetryPolicy(writeDeadline === undefined ? {} : { deadline: writeDeadline }, () =>
+              transact(table, items),
+            );
+          } catch (error) {
+            failure ??= { error };
+            return;
+          }
+          if (result.ok) break;
+          const taken = new Set(result.failedIndexes.map((i) => pending[i]?.id));
+          collided.push(...pending.filter((u) => taken.has(u.id)).map((u) => u.id));
+          pending = pending.filter((u) => !taken.has(u.id));
+        }
       }
     }
-  });
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLELISM, groups.length) }, runner));
+  if (failure) {
+    await discardNew(
+      table,
+      appId,
+      users.map((u) => u.id),
+      now,
+    ).catch(() => undefined);
+    throw failure.error;
+  }
   return { collidedIds: collided };
+}
+
+/**
+ * Deletes the NEW rows among `ids` that were staged at `stagedAt` (by this request: ids are fresh
+ * and no message was sent for them yet), with their counter shares. Rows another request wrote
+ * under a colliding id are left alone. Throws when the table keeps refusing the deletes.
+ */
+export async function discardNew(table: Table, appId: string, ids: readonly string[], stagedAt: number): Promise<void> {
+  let pending = [...new Set(ids)];
+  for (let round = 0; round < 3 && pending.length > 0; round++) {
+    const rows = (
+      await batchGetAll(
+        table,
+        pending.map((id) => stagedRow.key({ appId, id })),
+        { attributes: ['id', 'status', 'createdAt'] },
+      )
+    ).filter((i) => i.status === 'NEW' && i.createdAt === stagedAt);
+    const retry: string[] = [];
+    await forEachLimited(
+      [...groupBy(rows, (r) => counterShard(r.id as string)).entries()],
+      PARALLELISM,
+      async ([shard, group]) => {
+        for (const part of chunk(group, ROWS_PER_TRANSACTION)) {
+          const items: TransactItem[] = part.map((r) => ({
+            Delete: {
+              TableName: table.name,
+              Key: stagedRow.key({ appId, id: r.id as string }),
+              ConditionExpression: '#st = :st AND createdAt = :t',
+              ExpressionAttributeNames: { '#st': 'status' },
+              ExpressionAttributeValues: { ':st': 'NEW', ':t': stagedAt },
+            },
+          }));
+          items.push(counterUpdate(table, appId, shard, { NEW: -part.length }));
+          if (!(await transact(table, items)).ok) retry.push(...part.map((r) => r.id as string));
+        }
+      },
+    );
+    pending = retry;
+  }
 }
 
 const claimUpdate = (table: Table, appId: string, id: string, now: number) =>
@@ -269,11 +349,12 @@ export async function noteTransientError(
   id: string,
   message: string,
   now: number,
+  kind: 'backpressure' | 'error' = 'error',
 ): Promise<void> {
   await updateItem(
     table,
     stagedRow.key({ appId, id }),
-    updateExpression({ lastError: message, lastErrorAt: now }),
+    updateExpression({ lastError: message, lastErrorKind: kind, lastErrorAt: now }),
     pendingCondition,
   );
 }

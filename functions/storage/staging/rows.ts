@@ -107,6 +107,9 @@ export function fromItem(item: Item, user?: ImportUser): StagedUserRecord {
     user: user ?? splitCredentials(JSON.parse(item.user as string) as ImportUser).user,
     ...(typeof item.errorMessage === 'string' ? { errorMessage: item.errorMessage } : {}),
     ...(typeof item.lastError === 'string' ? { lastError: item.lastError } : {}),
+    ...(item.lastErrorKind === 'backpressure' || item.lastErrorKind === 'error'
+      ? { lastErrorKind: item.lastErrorKind }
+      : {}),
     createdAt: item.createdAt as number,
     updatedAt: item.updatedAt as number,
     sentAt: item.sentAt as number,

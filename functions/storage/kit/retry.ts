@@ -1,0 +1,85 @@
+/**
+ * The one retry policy of the kit: a call that fails for a transient reason (throttling, a
+ * conflicting transaction, a 5xx — see errors.ts) is tried again with jittered exponential backoff
+ * while its attempts and the caller's time budget allow, and then fails with
+ * {@link TransientStorageError} (a `BackpressureError`). Everything else is thrown as it is.
+ *
+ * The budget belongs to the caller, not to each call: an HTTP request must answer before API
+ * Gateway gives up, and a worker invocation must hand its messages back before Lambda's timeout.
+ * {@link withRetryPolicy} sets it for everything run inside it (AsyncLocalStorage), so stores keep
+ * their signatures and a worker can also ask for fewer attempts — waiting in the queue costs
+ * nothing, waiting inside an invocation costs its duration.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { classifyError, isTransient, type TransientKind, TransientStorageError } from './errors.js';
+import { backoffMs, sleep } from './table.js';
+
+export interface RetryPolicy {
+  /** Epoch ms: no retry starts whose backoff would end after it (a call in flight finishes). */
+  readonly deadline?: number;
+  /** Attempts per kit call, replacing each call's own default. */
+  readonly attempts?: number;
+}
+
+const policies = new AsyncLocalStorage<RetryPolicy>();
+
+/** Runs `work` under `policy` (an outer policy's earlier deadline still applies). */
+export function withRetryPolicy<T>(policy: RetryPolicy, work: () => Promise<T>): Promise<T> {
+  const outer = policies.getStore();
+  const deadlines = [outer?.deadline, policy.deadline].filter((d): d is number => d !== undefined);
+  const attempts = policy.attempts ?? outer?.attempts;
+  return policies.run(
+    {
+      ...(deadlines.length > 0 ? { deadline: Math.min(...deadlines) } : {}),
+      ...(attempts !== undefined ? { attempts } : {}),
+    },
+    work,
+  );
+}
+
+/** The policy in force here (empty outside {@link withRetryPolicy}). */
+export const currentRetryPolicy = (): RetryPolicy => policies.getStore() ?? {};
+
+/** Milliseconds left before the policy's deadline (Infinity without one). */
+export function timeLeftMs(now = Date.now()): number {
+  const { deadline } = currentRetryPolicy();
+  return deadline === undefined ? Number.POSITIVE_INFINITY : deadline - now;
+}
+
+export interface RetryOptions {
+  /** Attempts unless the policy says otherwise. */
+  readonly attempts: number;
+  /**
+   * Transient kinds worth another attempt. A conditional write that failed `unavailable` (a 5xx or
+   * a timeout) may have been applied, so retrying it could misreport its condition: such a call
+   * fails at once with {@link TransientStorageError} instead. @default every transient kind
+   */
+  readonly retry?: readonly TransientKind[];
+  readonly baseMs?: number;
+  readonly capMs?: number;
+}
+
+/** True when another attempt may start: attempts left and its backoff ends before the deadline. */
+export function mayRetry(attempt: number, attempts: number, delayMs: number): boolean {
+  const { deadline } = currentRetryPolicy();
+  return attempt < attempts && (deadline === undefined || Date.now() + delayMs < deadline);
+}
+
+/** Runs `call` under the retry policy (see the module comment). */
+export async function retrying<T>(call: () => Promise<T>, options: RetryOptions): Promise<T> {
+  const attempts = currentRetryPolicy().attempts ?? options.attempts;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      const kind = classifyError(error);
+      if (!isTransient(kind)) throw error;
+      const delay = backoffMs(attempt, options.baseMs, options.capMs);
+      const retryable = options.retry?.includes(kind) ?? true;
+      if (!retryable || !mayRetry(attempt, attempts, delay)) {
+        throw error instanceof TransientStorageError ? error : new TransientStorageError(kind, { cause: error });
+      }
+      await sleep(delay);
+    }
+  }
+}
