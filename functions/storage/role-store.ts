@@ -43,7 +43,7 @@ const SECOND_SWEEP_DELAY_MS = 1000;
 
 export const roleEntity = defineEntity({
   type: 'ROLE',
-  subject: "The role's permissions",
+  subject: "The role's permission set",
   key: (r: { appId: string; role: string }) => ({ PK: appPartition(r.appId), SK: roleSortKey(r.role) }),
 });
 
