@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoredValueRefusedError } from '#functions/shared/errors.js';
-import { metadataEntity } from '#functions/storage/metadata-store.js';
 import { transact } from '#functions/storage/kit/index.js';
+import { metadataEntity } from '#functions/storage/metadata-store.js';
 import { storesOf, tenantStore } from '#functions/wiring/stores.js';
 import { baseTable } from '#functions/wiring/tables.js';
 import { createImportWorker } from '#functions/workers/import-worker/handler.js';
@@ -21,8 +21,8 @@ import {
   sqsEvent,
   stage,
   stagedCount,
-  userCount,
   useOwnQueues,
+  userCount,
 } from './bulk-support.js';
 
 const logs = captureLogs();
