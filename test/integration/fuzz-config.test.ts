@@ -101,6 +101,7 @@ describe('fuzzing the configuration bodies', () => {
           ? await call('PUT', '/recipe/multitenancy/app/v2', { body: { appId, coreConfig: config }, headers })
           : await call('PUT', `/appid-${appId}/recipe/multitenancy/tenant/v2`, {
               body: { tenantId, coreConfig: config },
+              headers,
             });
         expectNo5xx(res, `coreConfig ${JSON.stringify(config).slice(0, 200)}`);
         if (res.status !== 200) {
