@@ -50,6 +50,7 @@ export {
   baseConfigProblem,
   coreConfigProblem,
   INVALID_CORE_CONFIG_PREFIX,
+  MAX_CORE_CONFIG_BYTES,
   type ValidateCoreConfigInput,
   validateCoreConfig,
 } from './validate.js';

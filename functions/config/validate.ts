@@ -3,12 +3,20 @@ import { compareVersions, SUPPORTED_CDI_VERSIONS } from '#functions/shared/cdi.j
 import { ENV } from '#functions/shared/env.js';
 import { BadRequestError } from '#functions/shared/errors.js';
 import { HASH_LIMITS } from '#functions/shared/hash-limits.js';
+import { isStorableNumber, jsonBytes, STORABLE_NUMBER_RULE } from '#functions/shared/storable.js';
 import { CANONICAL_KEYS, type ConfigValues, layeredConfig, layerValues, type TypedConfig } from './layers.js';
 import { configKeyDefinition } from './registry.js';
 import { comparableConfigValue, isApiKeyDigest } from './secrets.js';
 import { hasConfigType, typeErrorMessage } from './values.js';
 
 export const INVALID_CORE_CONFIG_PREFIX = 'Invalid core config: ';
+
+/**
+ * Largest coreConfig of one app or tenant (its overrides as JSON, UTF-8 bytes). The tenant's
+ * DynamoDB item (400 KB) also holds its third-party providers, and API keys are stored as digests
+ * of up to 3.4 times their length; hundreds of API keys still fit.
+ */
+export const MAX_CORE_CONFIG_BYTES = 32_768;
 
 export interface ValidateCoreConfigInput {
   /** The merged overrides about to be stored. */
@@ -176,6 +184,10 @@ function keyProblem(values: ConfigValues, scope: LayerScope): string | undefined
       return `${key} can only be set in an app's coreConfig (the base table is ${ENV.tableName})`;
     }
     if (!hasConfigType(definition.type, value)) return typeErrorMessage(definition);
+    // A stored override is a DynamoDB number (the base config is never stored).
+    if (scope !== 'base' && typeof value === 'number' && !isStorableNumber(value)) {
+      return `'${key}' must be a ${definition.type} ${STORABLE_NUMBER_RULE}`;
+    }
   }
   return undefined;
 }
@@ -235,6 +247,10 @@ function sameAppProblem(input: ValidateCoreConfigInput): string | undefined {
  *    base-only key → `<key> can only be set via the core's base config setting`; app-only key on a
  *    tenant → `<key> can only be set for the app, not for a tenant`; wrong JSON type →
  *    `'<key>' must be of type <type>`. Keys whose value is `null` are skipped (null = unset).
+ *    A number that DynamoDB cannot store (a double beyond ±(2^53 − 1), or non-zero below 1e-130 in
+ *    magnitude) → `'<key>' must be a double between -9007199254740991 and 9007199254740991, and 0
+ *    or at least 1e-130 in magnitude`. Then the whole: more than {@link MAX_CORE_CONFIG_BYTES}
+ *    bytes of JSON → `coreConfig is too large. Max size is 32768 bytes.`
  * 2. value rules, in the fixed order of `VALUE_RULES`, over the layered config
  *    (defaults → base → app overrides → `merged`), so a rule relating two keys (refresh vs access
  *    token validity) sees inherited values too; then, for an app, its `dynamodb_table_name`
@@ -247,6 +263,9 @@ function sameAppProblem(input: ValidateCoreConfigInput): string | undefined {
 export function coreConfigProblem(input: ValidateCoreConfigInput): string | undefined {
   const keys = keyProblem(input.merged, input.level);
   if (keys !== undefined) return keys;
+  if (jsonBytes(input.merged) > MAX_CORE_CONFIG_BYTES) {
+    return `coreConfig is too large. Max size is ${MAX_CORE_CONFIG_BYTES} bytes.`;
+  }
   const layers = input.level === 'tenant' ? [input.base, input.appOverrides, input.merged] : [input.base, input.merged];
   const values = valueRuleProblem(layeredConfig(layers));
   if (values !== undefined) return values;

@@ -114,3 +114,11 @@ export class ServiceUnavailableError extends CoreHttpError {
     super(503, message);
   }
 }
+
+/**
+ * 400: a value DynamoDB (or the document client, before sending) refuses to store — an item above
+ * 400 KB, nesting beyond 32 levels, a number out of range, an empty map key. Nothing was written
+ * (a single write or a transaction is all or nothing). The message names what was refused and
+ * why, never the value, which may hold a credential.
+ */
+export class StoredValueRefusedError extends BadRequestError {}

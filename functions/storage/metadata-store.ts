@@ -3,15 +3,22 @@
  * (the object as JSON text: DynamoDB numbers cannot hold every JSON number), `version`
  * (optimistic concurrency), `updatedAt`; GSI3 user-data entry (keys/metadata.ts).
  */
-import type { Metadata } from '#functions/domain/metadata/merge.js';
-import { shallowMergeMetadata } from '#functions/domain/metadata/merge.js';
+import {
+  MAX_METADATA_BYTES,
+  type Metadata,
+  metadataSizeMessage,
+  shallowMergeMetadata,
+} from '#functions/domain/metadata/merge.js';
 import type { MetadataStore, StoredMetadata } from '#functions/domain/metadata/ports.js';
+import { StoredValueRefusedError } from '#functions/shared/errors.js';
+import { jsonBytes } from '#functions/shared/storable.js';
 import { METADATA_SK, userDataIndexPartitionOf, userPartition } from './keys/metadata.js';
 import { batchDeleteAll, defineEntity, getItem, putItem, type Table, type TransactItem } from './kit/index.js';
 
 type Owner = { appId: string; userId: string };
 export const metadataEntity = defineEntity({
   type: 'USER_METADATA',
+  subject: "The user's metadata",
   key: (m: Owner) => ({ PK: userPartition(m.appId, m.userId), SK: METADATA_SK }),
   indexes: { GSI3: { pk: (m: Owner) => userDataIndexPartitionOf(m.appId, m.userId), sk: (_: Owner) => METADATA_SK } },
 });
@@ -52,7 +59,9 @@ function metadataPut(
  * For the import transaction: reads the id's current metadata (consistently) and returns a Put
  * of `current` shallow-merged with `update` (null deletes a key), conditional on the item being
  * unchanged since this read (same `version`, or still absent). If the transaction is cancelled
- * by that condition, call this again and retry.
+ * by that condition, call this again and retry. A merged result beyond the metadata size limit is
+ * refused (`userMetadata is too large. Max size is 350000 bytes.`, a `StoredValueRefusedError`):
+ * nothing is written.
  */
 export async function metadataMergeWrite(
   table: Table,
@@ -62,6 +71,7 @@ export async function metadataMergeWrite(
 ): Promise<TransactItem> {
   const current = await getMetadata(table, appId, userId);
   const merged = shallowMergeMetadata(current?.metadata ?? {}, update);
+  if (jsonBytes(merged) > MAX_METADATA_BYTES) throw new StoredValueRefusedError(metadataSizeMessage('userMetadata'));
   return { Put: metadataPut(table, appId, userId, merged, current?.version) };
 }
 

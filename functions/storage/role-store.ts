@@ -43,6 +43,7 @@ const SECOND_SWEEP_DELAY_MS = 1000;
 
 export const roleEntity = defineEntity({
   type: 'ROLE',
+  subject: "The role's permission set",
   key: (r: { appId: string; role: string }) => ({ PK: appPartition(r.appId), SK: roleSortKey(r.role) }),
 });
 
@@ -175,7 +176,10 @@ export function createRoleStore(table: Table): RoleStore {
           ...(unique.length > 0 ? { ':permissions': new Set(unique) } : {}),
         },
       };
-      const out = await updateItem(table, roleEntity.key({ appId, role }), update, undefined, { returnOld: true });
+      const out = await updateItem(table, roleEntity.key({ appId, role }), update, undefined, {
+        returnOld: true,
+        subject: roleEntity.subject,
+      });
       return out.old === undefined;
     },
 

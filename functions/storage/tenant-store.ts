@@ -26,6 +26,7 @@ import {
 
 export const tenantEntity = defineEntity({
   type: 'TENANT',
+  subject: "The tenant's configuration",
   key: (t: { appId: string; tenantId: string }) => ({ PK: appPartition(t.appId), SK: tenantSortKey(t.tenantId) }),
   indexes: {
     GSI1: { pk: (_: { appId: string }) => APP_LIST_PARTITION, sk: (a: { appId: string }) => a.appId },

@@ -4,12 +4,9 @@
  * too large for its column); this core answers 400 instead.
  */
 import { jsonDepthExceeds } from '#functions/shared/json-depth.js';
+import { MAX_METADATA_BYTES, metadataSizeMessage } from './merge.js';
 
-/**
- * Largest stored metadata (JSON text, UTF-8 bytes). DynamoDB items are limited to 400 KB; the
- * item holds the text and a few small attributes.
- */
-export const MAX_METADATA_BYTES = 350_000;
+export { MAX_METADATA_BYTES } from './merge.js';
 
 /**
  * Deepest nesting of metadata (the metadata object itself is level 1): far deeper than profile
@@ -30,5 +27,5 @@ export function metadataProblem(metadata: Readonly<Record<string, unknown>>): Me
 export function metadataProblemMessage(problem: MetadataProblem, subject: string): string {
   return problem === 'depth'
     ? `${subject} is nested too deeply. Max depth is ${MAX_METADATA_DEPTH}.`
-    : `${subject} is too large. Max size is ${MAX_METADATA_BYTES} bytes.`;
+    : metadataSizeMessage(subject);
 }

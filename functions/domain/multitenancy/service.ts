@@ -27,7 +27,7 @@ import {
 import { normaliseAppId, normaliseTenantId } from './ids.js';
 import type { AppDataPurger, AppTables, TenantStore } from './ports.js';
 import type { ProviderConfig, TenantRecord } from './tenant.js';
-import { validateProviderConfig } from './thirdparty.js';
+import { checkProvidersSize, validateProviderConfig } from './thirdparty.js';
 import { tenantViewLegacy, tenantViewV2 } from './views.js';
 
 export type { AppDataPurger, AppTables, TenantStore } from './ports.js';
@@ -376,6 +376,8 @@ export async function upsertThirdPartyConfig(deps: Deps, caller: Caller, provide
     const next = [...providers];
     if (index >= 0) next[index] = provider;
     else next.push(provider);
+    // Only a list that is added to is measured: a removal is always possible.
+    checkProvidersSize(next);
     return { providers: next, result: { status: 'OK', createdNew: index < 0 } };
   });
 }

@@ -1,5 +1,20 @@
 import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.js';
+import { jsonBytes, jsonShapeProblem, STORABLE_NUMBER_RULE } from '#functions/shared/storable.js';
 import type { ProviderConfig } from './tenant.js';
+
+/**
+ * Deepest provider configuration (the `config` object is level 1). Providers are stored as
+ * DynamoDB maps inside the tenant's item, which holds at most 32 levels; real configurations use
+ * four or five.
+ */
+export const MAX_PROVIDER_DEPTH = 16;
+
+/**
+ * Largest total of a tenant's provider configurations (their JSON, UTF-8 bytes): with the
+ * coreConfig they share the tenant's 400 KB DynamoDB item, where they take at most 1.5 times their
+ * JSON size. Dozens of providers with SAML certificates fit.
+ */
+export const MAX_PROVIDERS_BYTES = 131_072;
 
 function invalid(message: string): never {
   throw new BadRequestError(`Invalid third party config: ${message}`);
@@ -15,6 +30,10 @@ export function validateProviderConfig(
   config: Readonly<Record<string, unknown>>,
   skipValidation: boolean,
 ): ProviderConfig {
+  const shape = jsonShapeProblem(config, MAX_PROVIDER_DEPTH);
+  if (shape === 'depth') invalid(`config is nested too deeply. Max depth is ${MAX_PROVIDER_DEPTH}.`);
+  if (shape === 'number') invalid(`numbers in config must be ${STORABLE_NUMBER_RULE}`);
+  if (shape === 'emptyKey') invalid('config cannot contain an empty key');
   const rawId = config.thirdPartyId;
   if (rawId !== undefined && rawId !== null && typeof rawId !== 'string') {
     throw new BadRequestError(invalidFieldMessage('thirdPartyId'));
@@ -60,5 +79,12 @@ function validateClientForProvider(thirdPartyId: string, client: Record<string, 
     if (additional.boxyURL !== undefined && !nonEmptyString(additional.boxyURL)) {
       invalid('a non empty string value must be specified for boxyURL in the additionalConfig for Boxy SAML provider');
     }
+  }
+}
+
+/** Refuses a tenant's provider list larger than {@link MAX_PROVIDERS_BYTES} (checked before it is stored). */
+export function checkProvidersSize(providers: readonly ProviderConfig[]): void {
+  if (jsonBytes(providers) > MAX_PROVIDERS_BYTES) {
+    invalid(`the providers of a tenant are too large. Max size is ${MAX_PROVIDERS_BYTES} bytes.`);
   }
 }

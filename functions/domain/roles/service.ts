@@ -67,8 +67,37 @@ export function parseCreateRole(body: Body): CreateRoleInput {
   return { role, permissions };
 }
 
-/** Creates the role or adds permissions to it → `{status:"OK", createdNewRole}`. */
+/**
+ * Largest permission set of one role (the UTF-8 lengths of its permissions added up): the role's
+ * DynamoDB item holds the set and is limited to 400 KB. The reference keeps a row per permission
+ * and has no such limit.
+ */
+export const MAX_ROLE_PERMISSIONS_BYTES = 350_000;
+
+const permissionBytes = (permissions: Iterable<string>) => {
+  let total = 0;
+  for (const permission of permissions) total += Buffer.byteLength(permission, 'utf8');
+  return total;
+};
+
+function tooManyPermissions(): never {
+  throw new BadRequestError(
+    `The permissions of a role are too large. Max size is ${MAX_ROLE_PERMISSIONS_BYTES} bytes.`,
+  );
+}
+
+/**
+ * Creates the role or adds permissions to it → `{status:"OK", createdNewRole}`. Permissions that
+ * would take the role's set beyond {@link MAX_ROLE_PERMISSIONS_BYTES} are refused (400) and
+ * nothing is written.
+ */
 export async function createRole(store: RoleStore, appId: string, input: CreateRoleInput) {
+  const added = new Set(input.permissions);
+  if (permissionBytes(added) > MAX_ROLE_PERMISSIONS_BYTES) tooManyPermissions();
+  if (added.size > 0) {
+    const current = (await store.getRolePermissions(appId, input.role)) ?? [];
+    if (permissionBytes(new Set([...current, ...added])) > MAX_ROLE_PERMISSIONS_BYTES) tooManyPermissions();
+  }
   const createdNewRole = await store.createRoleOrAddPermissions(appId, input.role, input.permissions);
   return { status: 'OK', createdNewRole };
 }

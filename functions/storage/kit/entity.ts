@@ -16,14 +16,28 @@ export interface IndexKey<I> {
 export interface EntityDefinition<K, X extends Partial<Record<IndexName, IndexKey<never>>>> {
   /** Written as the `entityType` attribute of every item. */
   readonly type: string;
+  /**
+   * What an item of this type holds, as the subject of a message when DynamoDB refuses one as
+   * written (`The role's permissions` is too large to store: …); see errors.ts.
+   */
+  readonly subject?: string;
   readonly key: (input: K) => Key;
   readonly indexes?: X;
+}
+
+const SUBJECTS = new Map<string, string>();
+
+/** The declared subject of an item's entity (by its `entityType`), if any. */
+export function subjectOfItem(item: Item | undefined): string | undefined {
+  const type = item?.[TABLE_SCHEMA.entityTypeAttribute];
+  return typeof type === 'string' ? SUBJECTS.get(type) : undefined;
 }
 
 type IndexInput<X, N extends keyof X> = X[N] extends IndexKey<infer I> ? I : never;
 
 export interface Entity<K, X extends Partial<Record<IndexName, IndexKey<never>>>> {
   readonly type: string;
+  readonly subject?: string | undefined;
   readonly key: (input: K) => Key;
   /** Both key attributes of one index entry (`{GSI1PK, GSI1SK}`). */
   indexKeys<N extends keyof X & IndexName>(index: N, input: IndexInput<X, N>): Record<string, string>;
@@ -36,6 +50,7 @@ export interface Entity<K, X extends Partial<Record<IndexName, IndexKey<never>>>
 export function defineEntity<K, X extends Partial<Record<IndexName, IndexKey<never>>> = Record<never, never>>(
   definition: EntityDefinition<K, X>,
 ): Entity<K, X> {
+  if (definition.subject !== undefined) SUBJECTS.set(definition.type, definition.subject);
   const index = (name: IndexName) => {
     const keys = definition.indexes?.[name] as IndexKey<unknown> | undefined;
     if (!keys) throw new Error(`${definition.type} has no ${name} entry`);
@@ -43,6 +58,7 @@ export function defineEntity<K, X extends Partial<Record<IndexName, IndexKey<nev
   };
   const entity: Entity<K, X> = {
     type: definition.type,
+    subject: definition.subject,
     key: definition.key,
     indexKeys(name, input) {
       const attrs = keyAttributes(name);

@@ -12,17 +12,23 @@
  * - `unavailable`: 5xx answers, timeouts, network errors — retried;
  * - `permanent`: anything else (a validation error, a bug) — thrown as is.
  *
+ * A `permanent` failure may be DynamoDB refusing a value of the write (item too large, too deeply
+ * nested, a number out of range, an empty map key — {@link valueRefusal}): the kit's writes throw
+ * it as a {@link StoredValueRefusedError} (400) that names what was refused, never the value.
+ *
  * The three transient kinds are backpressure (functions/shared/errors.ts): a failure of one of
  * them that outlasts the retries is thrown as {@link TransientStorageError}, a `BackpressureError`.
  */
-import { BackpressureError, type BackpressureKind } from '#functions/shared/errors.js';
+import { BackpressureError, type BackpressureKind, StoredValueRefusedError } from '#functions/shared/errors.js';
+import { STORABLE_NUMBER_RULE } from '#functions/shared/storable.js';
 
 export interface AwsError {
   name?: string;
   code?: string;
   $retryable?: unknown;
   $metadata?: { httpStatusCode?: number };
-  CancellationReasons?: { Code?: string }[];
+  message?: string;
+  CancellationReasons?: { Code?: string; Message?: string }[];
 }
 
 export type FailureKind = 'conditional' | 'throttled' | 'conflict' | 'unavailable' | 'permanent';
@@ -133,3 +139,78 @@ function describeKind(kind: TransientKind): string {
 /** The SDK error's name only: its message may quote the request. */
 const causeName = (cause: unknown) =>
   cause instanceof Error && cause.name !== 'Error' ? ` (last: ${cause.name})` : '';
+
+/** Why DynamoDB (or the document client) refused a value of a write. */
+export type ValueRefusal = 'size' | 'depth' | 'number' | 'emptyKey';
+
+/** DynamoDB's ValidationException texts about the data written (not about the request's form). */
+const DYNAMODB_REFUSALS: readonly [RegExp, ValueRefusal][] = [
+  [/^Item size (to update )?has exceeded the maximum allowed size/, 'size'],
+  [/^Nesting Levels have exceeded supported limits/, 'depth'],
+  [/^Number (overflow|underflow)\./, 'number'],
+  [/significant digits/, 'number'],
+  [/^Empty attribute name/, 'emptyKey'],
+];
+
+/** The document client's marshalling errors (thrown before anything is sent; their text quotes the number). */
+const MARSHALL_REFUSALS: readonly RegExp[] = [
+  /is (greater|lesser|less) than Number\.(MAX|MIN)_SAFE_INTEGER/,
+  /^Special numeric value .* is not allowed/,
+];
+
+function refusalOfMessage(message: string | undefined): ValueRefusal | undefined {
+  if (message === undefined) return undefined;
+  return DYNAMODB_REFUSALS.find(([pattern]) => pattern.test(message))?.[1];
+}
+
+/**
+ * Why a failed write's value was refused, with the index of the refused action of a cancelled
+ * transaction when DynamoDB says which; undefined for any other failure.
+ */
+export function valueRefusal(error: unknown): { reason: ValueRefusal; index?: number } | undefined {
+  const e = (error ?? {}) as AwsError;
+  if (e.name === 'ValidationException') {
+    const reason = refusalOfMessage(e.message);
+    return reason ? { reason } : undefined;
+  }
+  if (e.name === 'TransactionCanceledException') {
+    const reasons = e.CancellationReasons ?? [];
+    for (const [index, r] of reasons.entries()) {
+      const reason = r.Code === 'ValidationError' ? refusalOfMessage(r.Message) : undefined;
+      if (reason) return { reason, index };
+    }
+    return undefined;
+  }
+  if (error instanceof Error && MARSHALL_REFUSALS.some((pattern) => pattern.test(error.message))) {
+    return { reason: 'number' };
+  }
+  return undefined;
+}
+
+/** When nothing says what was written: the subject of a refusal message. */
+export const UNKNOWN_SUBJECT = "The request's data";
+
+/** The 400 message of a refusal: what (`subject`, e.g. "The tenant's configuration") and why. */
+export function refusalMessage(subject: string, reason: ValueRefusal): string {
+  switch (reason) {
+    case 'size':
+      return `${subject} is too large to store: a DynamoDB item holds at most 400 KB.`;
+    case 'depth':
+      return `${subject} is nested too deeply to store: DynamoDB holds at most 32 levels.`;
+    case 'number':
+      return `${subject} holds a number DynamoDB cannot store: numbers must be ${STORABLE_NUMBER_RULE}.`;
+    case 'emptyKey':
+      return `${subject} holds an empty key, which DynamoDB cannot store.`;
+  }
+}
+
+/**
+ * `error` as the 400 of a refused value when it is one (see {@link valueRefusal}); `subjectOf`
+ * names what was written (given the refused action's index when DynamoDB tells it). Any other
+ * error is returned as it is.
+ */
+export function asRefusal(error: unknown, subjectOf: (index?: number) => string): unknown {
+  const refusal = valueRefusal(error);
+  if (!refusal) return error;
+  return new StoredValueRefusedError(refusalMessage(subjectOf(refusal.index), refusal.reason));
+}

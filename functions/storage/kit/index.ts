@@ -8,7 +8,7 @@
  * - transact.ts  atomic writes: client request token, one retry/backoff policy, conditions by index
  * - batch.ts     batch get / batch delete of any number of keys, unprocessed keys retried
  * - query.ts     key conditions from the schema, pages of a query
- * - errors.ts    conditional / throttled / conflict / unavailable / permanent
+ * - errors.ts    conditional / throttled / conflict / unavailable / permanent; refused values (400)
  * - retry.ts     the one retry policy: backoff, attempts, the caller's deadline (withRetryPolicy)
  * - shard.ts     FNV-1a shard of an id (also used by the stack for route groups)
  * - chunk.ts     chunking, grouping, bounded parallelism
@@ -18,6 +18,7 @@ export { createTableIfMissing, schemaMismatch, tableProblem } from './catalog.js
 export { chunk, forEachLimited, groupBy } from './chunk.js';
 export { defineEntity, type Entity, updateExpression } from './entity.js';
 export {
+  asRefusal,
   classifyCancellation,
   classifyError,
   type FailureKind,
@@ -26,6 +27,8 @@ export {
   isTransientFailure,
   type TransientKind,
   TransientStorageError,
+  type ValueRefusal,
+  valueRefusal,
 } from './errors.js';
 export {
   keyAttributes,

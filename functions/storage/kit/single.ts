@@ -4,10 +4,13 @@
  * are retried under the kit's policy (retry.ts): reads on every transient kind; writes only when
  * DynamoDB certainly did not apply them (throttled, or a conflicting transaction) — after a 5xx
  * or a timeout a write may have been applied, and repeating it could misreport its condition or
- * add a counter delta twice, so it fails at once as a `TransientStorageError`.
+ * add a counter delta twice, so it fails at once as a `TransientStorageError`. A value DynamoDB
+ * refuses (too large, too deep, a number out of range) is thrown as a `StoredValueRefusedError`
+ * (400) naming the item's entity subject (entity.ts).
  */
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure } from './errors.js';
+import { subjectOfItem } from './entity.js';
+import { asRefusal, isConditionFailure, UNKNOWN_SUBJECT } from './errors.js';
 import { retrying } from './retry.js';
 import type { Item, Key, Table } from './table.js';
 
@@ -47,11 +50,14 @@ export async function putItem(table: Table, item: Item, condition?: Condition): 
     return true;
   } catch (error) {
     if (condition && isConditionFailure(error)) return false;
-    throw error;
+    throw asRefusal(error, () => subjectOfItem(item) ?? UNKNOWN_SUBJECT);
   }
 }
 
-/** Applies an update (see `updateExpression`); false when `condition` did not hold. Returns the old item when asked. */
+/**
+ * Applies an update (see `updateExpression`); false when `condition` did not hold. Returns the old
+ * item when asked; `subject` names the item in the message of a refused value.
+ */
 export async function updateItem(
   table: Table,
   key: Key,
@@ -61,7 +67,7 @@ export async function updateItem(
     ExpressionAttributeValues: Item;
   },
   condition?: Condition,
-  options: { returnOld?: boolean } = {},
+  options: { returnOld?: boolean; subject?: string | undefined } = {},
 ): Promise<{ ok: boolean; old?: Item }> {
   try {
     const input = {
@@ -75,7 +81,7 @@ export async function updateItem(
     return { ok: true, ...(out.Attributes ? { old: out.Attributes } : {}) };
   } catch (error) {
     if (condition && isConditionFailure(error)) return { ok: false };
-    throw error;
+    throw asRefusal(error, () => options.subject ?? UNKNOWN_SUBJECT);
   }
 }
 
