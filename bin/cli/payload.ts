@@ -4,21 +4,12 @@
  * byte-identical from one run to the next (the Idempotency-Key replay needs that).
  */
 
+import type { HashingAlgorithm } from '#functions/domain/passwords/algorithm.js';
+
 export type RecipeId = 'emailpassword' | 'thirdparty' | 'passwordless';
 
 /** The `hashingAlgorithm` values the core accepts (README "Password hashes"). */
-export type HashingAlgorithm =
-  | 'BCRYPT'
-  | 'ARGON2'
-  | 'FIREBASE_SCRYPT'
-  | 'PBKDF2'
-  | 'SCRYPT'
-  | 'PHPASS'
-  | 'MD5'
-  | 'SHA1'
-  | 'SHA256'
-  | 'SHA512'
-  | 'LDAP';
+export type { HashingAlgorithm };
 
 export interface LoginMethod {
   recipeId: RecipeId;
