@@ -107,6 +107,16 @@ describe('the synthesized bundles', () => {
     }
   });
 
+  it('carry the Secrets Manager client only in the HTTP functions, which may read the API-keys secret', () => {
+    const workers = new Set(WORKERS.map((w) => w.id));
+    for (const [id, file] of readBundleMap(cdkOut)) {
+      const code = readFileSync(file, 'utf8');
+      // The client's signing name. The fallback route (`/`, `/hello`, 404, 405) reads no configuration.
+      expect(code.includes('"secretsmanager"'), id).toBe(!workers.has(id) && id !== 'fallback');
+      if (workers.has(id)) expect(code.includes('no Secrets Manager client'), id).toBe(true);
+    }
+  });
+
   it('carry the password hashing libraries only where the function hashes or verifies a password', () => {
     // Sign-in verifies (and upgrades), sign-up hashes, the single import and the worker hash
     // plain-text passwords; staging and the DLQ consumer only check hash formats.
