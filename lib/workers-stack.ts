@@ -66,6 +66,8 @@ export class WorkersStack extends Stack {
         logRetention: props.logRetention,
         logRemovalPolicy: props.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
         ...(worker.access.credentials === undefined ? {} : { credentials: worker.access.credentials }),
+        // Workers serve no HTTP request: no API key to check, no API-keys secret to read.
+        apiKeys: false,
         environment: {
           ...props.commonEnvironment,
           ...(props.logLevel === undefined ? {} : { [ENV.logLevel]: props.logLevel }),

@@ -37,6 +37,7 @@ export async function loadInProcess(dynamodbEndpoint: string, tableName: string)
   const [
     { getDocumentClient },
     bulk,
+    { loadAppConfig },
     { importValidationContext },
     { stageRequest },
     { createImportWorker },
@@ -45,6 +46,7 @@ export async function loadInProcess(dynamodbEndpoint: string, tableName: string)
   ] = await Promise.all([
     import('#functions/shared/clients.js'),
     import('#functions/wiring/bulk-import.js'),
+    import('#functions/wiring/staged-apps.js'),
     import('#functions/wiring/import.js'),
     import('#functions/domain/bulk-import/staging.js'),
     import('#functions/workers/import-worker/handler.js'),
@@ -57,7 +59,7 @@ export async function loadInProcess(dynamodbEndpoint: string, tableName: string)
     phase: 'setup',
     images: true,
     async stage(appId, users) {
-      const config = await bulk.loadAppConfig(appId);
+      const config = await loadAppConfig(appId);
       if (!config) throw new Error(`app ${appId} does not exist`);
       const sent: { appId: string; id: string }[] = [];
       // No queue: the rows stay NEW and only this process imports them (the runtime's

@@ -3,8 +3,9 @@ import type { EffectiveConfig } from '#functions/config/index.js';
 import type { MetadataStore } from '#functions/domain/metadata/ports.js';
 import type { RoleStore } from '#functions/domain/roles/ports.js';
 import type { TotpStore } from '#functions/domain/totp/ports.js';
-import { appStores } from './stores.js';
+import { metadataStoreOf, roleStoreOf, totpStoreOf } from './stores.js';
+import { appTable } from './tables.js';
 
-export const roleStore = (config: EffectiveConfig): RoleStore => appStores(config).roles;
-export const metadataStore = (config: EffectiveConfig): MetadataStore => appStores(config).metadata;
-export const totpStore = (config: EffectiveConfig): TotpStore => appStores(config).totp;
+export const roleStore = (config: EffectiveConfig): RoleStore => roleStoreOf(appTable(config));
+export const metadataStore = (config: EffectiveConfig): MetadataStore => metadataStoreOf(appTable(config));
+export const totpStore = (config: EffectiveConfig): TotpStore => totpStoreOf(appTable(config));

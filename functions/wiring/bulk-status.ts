@@ -5,7 +5,10 @@
  */
 import type { EffectiveConfig } from '#functions/config/index.js';
 import type { StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
-import { appStores } from './stores.js';
+import { stagingStoreOf } from './stores.js';
+import { appTable } from './tables.js';
 
 /** The status API (list, count, remove) for the request's app. */
-export const statusDeps = (config: EffectiveConfig): { store: StagingStore } => ({ store: appStores(config).staging });
+export const statusDeps = (config: EffectiveConfig): { store: StagingStore } => ({
+  store: stagingStoreOf(appTable(config)),
+});

@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import type { EffectiveConfig } from '#functions/config/index.js';
 import type { ImportValidationContext } from '#functions/domain/bulk-import/validate-user.js';
 import { type ImportDeps, stagedImportProblem } from '#functions/domain/import/import-user.js';
-import { type AppStores, appStores, tenantStore } from './stores.js';
+import { roleStoreOf, tenantStore, userStoreOf } from './stores.js';
+import { appTable } from './tables.js';
 
 /**
  * What validating an import user needs to know about its app, read now: its roles, tenants and
@@ -15,9 +16,9 @@ import { type AppStores, appStores, tenantStore } from './stores.js';
 export async function importValidationContext(
   appId: string,
   config: EffectiveConfig,
-  stores: AppStores = appStores(config),
 ): Promise<ImportValidationContext> {
-  const [roles, tenants] = await Promise.all([stores.roles.listRoleNames(appId), tenantStore.listTenants(appId)]);
+  const table = appTable(config);
+  const [roles, tenants] = await Promise.all([roleStoreOf(table).listRoleNames(appId), tenantStore.listTenants(appId)]);
   const roleSet = new Set(roles);
   const tenantSet = new Set(tenants.map((t) => t.tenantId));
   return {
@@ -28,9 +29,9 @@ export async function importValidationContext(
     features: { accountLinking: config.accountLinkingEnabled, mfa: config.mfaEnabled },
     // Only whether one is set: import validation never needs the (sealed) key itself.
     firebaseSignerKeyConfigured: config.firebaseSignerKeySet,
-    stagedImportProblem: (user) => stagedImportProblem({ store: stores.users }, appId, user),
+    stagedImportProblem: (user) => stagedImportProblem({ store: userStoreOf(table) }, appId, user),
   };
 }
 
 /** The import function's dependencies for the app of this configuration. */
-export const importDeps = (config: EffectiveConfig): ImportDeps => ({ store: appStores(config).users });
+export const importDeps = (config: EffectiveConfig): ImportDeps => ({ store: userStoreOf(appTable(config)) });

@@ -1,8 +1,9 @@
 /**
- * The stores of one app's table, built on demand and kept per table (building them is cheap: they
- * are closures over the table). Wiring modules ask here; nothing else builds a store.
+ * The stores of one app's table, each built on demand and kept per table (building one is cheap:
+ * they are closures over the table). Wiring modules ask here for the stores their use cases
+ * take, one accessor per store, so a function's bundle carries only the stores it uses; nothing
+ * else builds a store.
  */
-import type { EffectiveConfig } from '#functions/config/index.js';
 import type { IdempotencyStore, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import type { MetadataStore } from '#functions/domain/metadata/ports.js';
 import type { RoleStore } from '#functions/domain/roles/ports.js';
@@ -17,7 +18,7 @@ import { createTenantStore } from '#functions/storage/tenant-store.js';
 import { createTotpStore } from '#functions/storage/totp-store.js';
 import { createUserStore } from '#functions/storage/users/store.js';
 import { credentialsEnvelope } from './credentials.js';
-import { appTable, baseTable } from './tables.js';
+import { baseTable } from './tables.js';
 
 export interface AppStores {
   readonly users: UserStore;
@@ -29,27 +30,37 @@ export interface AppStores {
   readonly totp: TotpStore;
 }
 
-const byTable = new Map<string, AppStores>();
+/** Built stores by kind and table name. */
+const built = new Map<string, unknown>();
 
-/** The stores of everything an app owns, for the app's table. */
-export function storesOf(table: Table): AppStores {
-  let stores = byTable.get(table.name);
-  if (!stores) {
-    stores = {
-      users: createUserStore(table),
-      staging: createStagingStore(table, baseTable, credentialsEnvelope),
-      idempotency: createIdempotencyStore(table),
-      roles: createRoleStore(table),
-      metadata: createMetadataStore(table),
-      totp: createTotpStore(table),
-    };
-    byTable.set(table.name, stores);
+function kept<S>(kind: keyof AppStores, table: Table, create: (table: Table) => S): S {
+  const key = `${kind}\u0000${table.name}`;
+  let store = built.get(key) as S | undefined;
+  if (store === undefined) {
+    store = create(table);
+    built.set(key, store);
   }
-  return stores;
+  return store;
 }
 
-/** The stores of the app whose effective configuration a request resolved. */
-export const appStores = (config: EffectiveConfig): AppStores => storesOf(appTable(config));
+export const userStoreOf = (table: Table): UserStore => kept('users', table, createUserStore);
+export const stagingStoreOf = (table: Table): StagingStore =>
+  kept('staging', table, (t) => createStagingStore(t, baseTable, credentialsEnvelope));
+export const idempotencyStoreOf = (table: Table): IdempotencyStore =>
+  kept('idempotency', table, createIdempotencyStore);
+export const roleStoreOf = (table: Table): RoleStore => kept('roles', table, createRoleStore);
+export const metadataStoreOf = (table: Table): MetadataStore => kept('metadata', table, createMetadataStore);
+export const totpStoreOf = (table: Table): TotpStore => kept('totp', table, createTotpStore);
+
+/** Every store of an app's table at once (the tests and the bench; routes take only theirs). */
+export const storesOf = (table: Table): AppStores => ({
+  users: userStoreOf(table),
+  staging: stagingStoreOf(table),
+  idempotency: idempotencyStoreOf(table),
+  roles: roleStoreOf(table),
+  metadata: metadataStoreOf(table),
+  totp: totpStoreOf(table),
+});
 
 /** Apps and tenants: always the base table. */
 export const tenantStore = createTenantStore(baseTable, credentialsEnvelope);

@@ -55,6 +55,9 @@ export const LAMBDA_CREDENTIALS_MODULE = join(REPO_ROOT, 'lib', 'bundling', 'lam
 /** Bundled in place of the KMS client into functions without credentials access (lib/bundling/no-kms.ts). */
 export const NO_KMS_MODULE = join(REPO_ROOT, 'lib', 'bundling', 'no-kms.ts');
 
+/** Bundled in place of the Secrets Manager client into functions that check no API key (lib/bundling/no-secrets-manager.ts). */
+export const NO_SECRETS_MANAGER_MODULE = join(REPO_ROOT, 'lib', 'bundling', 'no-secrets-manager.ts');
+
 export interface ServiceFunctionProps
   extends Omit<NodejsFunctionProps, 'entry' | 'runtime' | 'architecture' | 'logGroup' | 'timeout' | 'memorySize'> {
   /** Repository-relative path of the module that exports `handler` (resolved from the repo root). */
@@ -72,6 +75,12 @@ export interface ServiceFunctionProps
    * only then is the KMS client bundled — the others never load it. @default none
    */
   readonly credentials?: CredentialsAccess;
+  /**
+   * The function answers HTTP requests, so checks API keys and may be given the API-keys secret
+   * ({@link ServiceFunction.bindApiKeysSecret}): only then is the Secrets Manager client bundled.
+   * @default true
+   */
+  readonly apiKeys?: boolean;
 }
 
 /**
@@ -82,8 +91,11 @@ export interface ServiceFunctionProps
  * Used for route functions (lib/api-stack.ts) and workers (lib/workers-stack.ts) alike.
  */
 export class ServiceFunction extends NodejsFunction {
+  /** Whether the bundle can read the API-keys secret ({@link ServiceFunctionProps.apiKeys}). */
+  private readonly apiKeys: boolean;
+
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
-    const { entry, logRetention, logRemovalPolicy, bundling, environment, credentials, ...rest } = props;
+    const { entry, logRetention, logRemovalPolicy, bundling, environment, credentials, apiKeys, ...rest } = props;
     const logGroup = new LogGroup(scope, `${id}Logs`, {
       retention: logRetention ?? RetentionDays.ONE_MONTH,
       removalPolicy: logRemovalPolicy,
@@ -117,12 +129,15 @@ export class ServiceFunction extends NodejsFunction {
             `@aws-sdk/credential-provider-node=${LAMBDA_CREDENTIALS_MODULE}`,
             // Only functions with credentials access carry the KMS client (~38 KB).
             ...(credentials === undefined ? [`@aws-sdk/client-kms=${NO_KMS_MODULE}`] : []),
+            // Only functions that check API keys read their secret (~29 KB, ~5 ms of import).
+            ...(apiKeys === false ? [`@aws-sdk/client-secrets-manager=${NO_SECRETS_MANAGER_MODULE}`] : []),
           ],
         },
         forceDockerBundling: false,
         ...bundling,
       },
     });
+    this.apiKeys = apiKeys !== false;
     // cdk-nag (AwsSolutions) findings every function has, each acknowledged for its reason.
     Validations.of(this).acknowledge(
       {
@@ -257,6 +272,9 @@ export class ServiceFunction extends NodejsFunction {
 
   /** Read access to the secret holding the comma-separated base API keys. */
   bindApiKeysSecret(secret: ISecret): this {
+    if (!this.apiKeys) {
+      throw new Error(`${this.node.path} checks no API key (apiKeys: false): it cannot read the API-keys secret`);
+    }
     secret.grantRead(this);
     this.addEnvironment(ENV.apiKeysSecretArn, secret.secretArn);
     return this;

@@ -5,7 +5,7 @@
  * consumer and the reconciler — against DynamoDB Local and fauxqs. The core flows must work:
  * create an app, import a user, sign in, stage 100 users and import them, dead letters to FAILED.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -104,6 +104,39 @@ describe('the synthesized bundles', () => {
       const kmsClient = code.includes('TrentService');
       expect(kmsClient, id).toBe(access.get(id) !== undefined);
       if (!kmsClient) expect(code.includes('no credentials access'), id).toBe(true);
+    }
+  });
+
+  it('carry the Secrets Manager client only in the HTTP functions, which may read the API-keys secret', () => {
+    const workers = new Set(WORKERS.map((w) => w.id));
+    for (const [id, file] of readBundleMap(cdkOut)) {
+      const code = readFileSync(file, 'utf8');
+      // The client's signing name. The fallback route (`/`, `/hello`, 404, 405) reads no configuration.
+      expect(code.includes('"secretsmanager"'), id).toBe(!workers.has(id) && id !== 'fallback');
+      if (workers.has(id)) expect(code.includes('no Secrets Manager client'), id).toBe(true);
+    }
+  });
+
+  it('carry the password hashing libraries only where the function hashes or verifies a password', () => {
+    // Sign-in verifies (and upgrades), sign-up hashes, the single import and the worker hash
+    // plain-text passwords; staging and the DLQ consumer only check hash formats.
+    const hashing = new Set(['signin', 'signup', 'bulk-import-import', 'import-worker']);
+    for (const [id, file] of readBundleMap(cdkOut)) {
+      const code = readFileSync(file, 'utf8');
+      // Error texts of hash-wasm's Argon2 and bcrypt, and of bcryptjs.
+      expect(code.includes('Memory size should be at least 8 * parallelism'), id).toBe(hashing.has(id));
+      expect(code.includes('Cost factor should be a number between 4 and 31'), id).toBe(hashing.has(id));
+      expect(code.includes('Illegal number of rounds'), id).toBe(hashing.has(id));
+    }
+  });
+
+  it('are at most 400 KB where they carry neither password hashing nor phone numbers', () => {
+    for (const [id, file] of readBundleMap(cdkOut)) {
+      const code = readFileSync(file, 'utf8');
+      const hashing = code.includes('Memory size should be at least 8 * parallelism');
+      // libphonenumber's own error text.
+      const phones = code.includes('INVALID_COUNTRY');
+      if (!hashing && !phones) expect(statSync(file).size / 1024, id).toBeLessThanOrEqual(400);
     }
   });
 

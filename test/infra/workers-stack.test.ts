@@ -2,10 +2,13 @@
  * The import pipeline on AWS: one function per worker-manifest entry with the trigger, queue
  * sizing and least-privilege grants the manifest implies (design §6, style §5).
  */
+import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '#functions/shared/env.js';
 import { IMPORT_MAX_RECEIVE_COUNT, WORKERS, type WorkerDefinition } from '#functions/workers.js';
 import { MAX_RESOURCES_PER_STACK, VISIBILITY_TIMEOUT_FACTOR } from '../../lib/constants.js';
+import { ServiceFunction } from '../../lib/constructs/service-function.js';
 import { appTablePrefixOf } from '../../lib/tables.js';
 import { PLACEHOLDER_HANDLER, type Resource, resourcesOfType, type Synthesized, synth } from './synth.js';
 import {
@@ -451,5 +454,22 @@ describe('stack layout', () => {
 
   it('stays under the resource limit', () => {
     expect(resourceCount(synthesized.workersTemplate)).toBeLessThan(MAX_RESOURCES_PER_STACK);
+  });
+});
+
+describe('the API-keys secret', () => {
+  it('cannot be bound to a function that checks no API key (its bundle has no Secrets Manager client)', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'NoApiKeys');
+    const secret = Secret.fromSecretCompleteArn(
+      stack,
+      'Keys',
+      'arn:aws:secretsmanager:eu-west-1:123456789012:secret:auth-core-api-keys-AbC123',
+    );
+    const props = { entry: WORKERS[0]!.handler, logRemovalPolicy: RemovalPolicy.DESTROY };
+    const worker = new ServiceFunction(stack, 'Worker', { ...props, apiKeys: false });
+    expect(() => worker.bindApiKeysSecret(secret)).toThrow(/checks no API key \(apiKeys: false\)/);
+    const route = new ServiceFunction(stack, 'Route', props);
+    expect(() => route.bindApiKeysSecret(secret)).not.toThrow();
   });
 });

@@ -15,7 +15,7 @@ import { importMessage } from '#functions/domain/bulk-import/message.js';
 import { reconcileStagedUsers } from '#functions/domain/bulk-import/reconcile.js';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { ENV } from '#functions/shared/env.js';
-import { reconcilerDeps } from '#functions/wiring/bulk-import.js';
+import { reconcilerDeps } from '#functions/wiring/reconciler.js';
 import { handler as dlqConsumer } from '#functions/workers/dlq-consumer/handler.js';
 import type { ImportQueuePair } from '../../bin/local/sqs.js';
 import {

@@ -18,9 +18,9 @@ import type { IdempotencyStore } from '#functions/domain/bulk-import/staging-por
 import { createIdempotencyStore } from '#functions/storage/idempotency-store.js';
 import type { Table } from '#functions/storage/kit/index.js';
 import { createStagingStore } from '#functions/storage/staging/store.js';
-import { importPublisher } from '#functions/wiring/bulk-import.js';
 import { credentialsEnvelope } from '#functions/wiring/credentials.js';
 import { importValidationContext } from '#functions/wiring/import.js';
+import { importPublisher } from '#functions/wiring/import-queue.js';
 import { loadRequestTenants } from '#functions/wiring/request.js';
 import { baseTable } from '#functions/wiring/tables.js';
 import type { ImportQueuePair } from '../../bin/local/sqs.js';

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { importMessage } from '#functions/domain/bulk-import/message.js';
 import { getDocumentClient } from '#functions/shared/clients.js';
 import { throttleCalls } from '#functions/shared/simulated-throttling.js';
-import { dlqDeps } from '#functions/wiring/bulk-import.js';
+import { dlqDeps } from '#functions/wiring/dead-letters.js';
 import { handler as dlqHandler } from '#functions/workers/dlq-consumer/handler.js';
 import { createImportWorker } from '#functions/workers/import-worker/handler.js';
 import type { ImportQueuePair } from '../../bin/local/sqs.js';

@@ -3,10 +3,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { needsRehash, verifyPassword } from '#functions/domain/passwords/index.js';
 import type { UserRecord } from '#functions/domain/users/model.js';
 import { type PasswordPorts, signIn as signInUseCase } from '#functions/domain/users/service.js';
+import { passwordPorts } from '#functions/wiring/passwords.js';
 import { loadRequestTenants } from '#functions/wiring/request.js';
 import { storesOf } from '#functions/wiring/stores.js';
 import { baseTable } from '#functions/wiring/tables.js';
-import { passwordPorts, usersDeps } from '#functions/wiring/users.js';
+import { usersDeps } from '#functions/wiring/users.js';
 import { call, captureLogs, createApp, expectNoSecrets, importUser, signIn } from './users-support.js';
 
 /**

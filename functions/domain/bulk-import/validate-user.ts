@@ -8,7 +8,9 @@
  */
 import { parsePhoneNumberFromString } from '#functions/shared/phone-numbers.js';
 import { metadataProblem, metadataProblemMessage } from '../metadata/limits.js';
-import { checkHashFormat, normaliseHashingAlgorithm, normaliseImportedHash } from '../passwords/index.js';
+// The import checks only: the index would also load the KDFs, which validation never runs.
+import { normaliseHashingAlgorithm } from '../passwords/algorithm.js';
+import { checkHashFormat, normaliseImportedHash } from '../passwords/format.js';
 import {
   INT_RANGE,
   isJsonObject,

@@ -11,7 +11,7 @@
  * the caller's companion writes. Condition failures map to the reference's E0xx messages.
  */
 import type { ImportLoginMethod, ImportUser } from '#functions/domain/bulk-import/types.js';
-import { hashPassword } from '#functions/domain/passwords/index.js';
+import { hashPassword } from '#functions/domain/passwords/hash.js';
 import { assignTotpDeviceNames } from '#functions/domain/totp/names.js';
 import { type LoginMethodRecord, toUserJson, type UserJson, type UserRecord } from '#functions/domain/users/model.js';
 import {

@@ -1,10 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { argon2d, argon2i, argon2id } from 'hash-wasm';
 import { decodeBase64 } from './encoding.js';
-import { PasswordHashingError } from './errors.js';
 import { aboveLimit, belowMinimum, HASH_LIMITS, type ParameterProblem, unsupported } from './limits.js';
-import { compareDigests, type VerifyResult, WRONG_PASSWORD } from './result.js';
-import { defineScheme } from './scheme.js';
+import { defineForm } from './scheme.js';
 
 export interface Argon2Params {
   readonly iterations: number;
@@ -12,8 +8,6 @@ export interface Argon2Params {
   readonly parallelism: number;
 }
 
-const SALT_BYTES = 16;
-const HASH_BYTES = 32;
 /** The only Argon2 version hash-wasm implements (0x13). Older (0x10) hashes cannot be checked. */
 const SUPPORTED_VERSION = 19;
 /** Argon2's own minimums (RFC 9106 §3.1): an 8-byte salt, a 4-byte tag. */
@@ -25,11 +19,9 @@ const MAX_HASH_BYTES = 1024;
 const ARGON2_SHAPE =
   /^\$argon2(id|i|d)(?:\$v=([0-9]{1,5}))?\$([a-z]=[0-9]{1,10}(?:,[a-z]=[0-9]{1,10})*)\$([A-Za-z0-9+/]+={0,2})\$([A-Za-z0-9+/]+={0,2})$/;
 
-const ARGON2_FUNCTIONS = { id: argon2id, i: argon2i, d: argon2d } as const;
-
 /**
  * Whether hash-wasm can run these parameters and they are within HASH_LIMITS. Also what
- * {@link hashArgon2id} accepts, so the core never writes a hash it would refuse to verify.
+ * hashArgon2id (argon2-kdf.ts) accepts, so the core never writes a hash it would refuse to verify.
  */
 export function checkArgon2Params({ iterations, memoryKb, parallelism }: Argon2Params): ParameterProblem | undefined {
   if (iterations < 1) return belowMinimum('t', iterations, 1);
@@ -44,35 +36,8 @@ export function checkArgon2Params({ iterations, memoryKb, parallelism }: Argon2P
   return undefined;
 }
 
-/**
- * argon2id with a random 16-byte salt and a 32-byte hash, encoded as
- * `$argon2id$v=19$m=<memoryKb>,t=<iterations>,p=<parallelism>$<salt>$<hash>`.
- */
-export async function hashArgon2id(plain: string, params: Argon2Params): Promise<string> {
-  const { iterations, memoryKb, parallelism } = params;
-  if (![iterations, memoryKb, parallelism].every(Number.isSafeInteger)) {
-    throw new PasswordHashingError('argon2 parameters must be integers');
-  }
-  const problem = checkArgon2Params(params);
-  if (problem) throw new PasswordHashingError(`argon2 parameters refused: ${problem.detail}`);
-  if (plain.length === 0) throw new PasswordHashingError('argon2 cannot hash an empty password');
-  try {
-    return await argon2id({
-      password: plain,
-      salt: randomBytes(SALT_BYTES),
-      iterations,
-      memorySize: memoryKb,
-      parallelism,
-      hashLength: HASH_BYTES,
-      outputType: 'encoded',
-    });
-  } catch {
-    throw new PasswordHashingError('argon2 hashing failed');
-  }
-}
-
 export interface ParsedArgon2 extends Argon2Params {
-  readonly type: keyof typeof ARGON2_FUNCTIONS;
+  readonly type: 'id' | 'i' | 'd';
   /** Undefined when the string has no `v=` part (version 0x10). */
   readonly version: number | undefined;
   readonly salt: Buffer;
@@ -125,31 +90,10 @@ function checkParsedArgon2(parsed: ParsedArgon2): ParameterProblem | undefined {
 
 /**
  * Stored form: the PHC string as imported (`$argon2id$`, `$argon2i$`, `$argon2d$`, version 19).
- * The digest is recomputed with the stored parameters and compared in constant time.
  */
-export const argon2Scheme = defineScheme<ParsedArgon2>({
+export const argon2Form = defineForm<ParsedArgon2>({
   legacy: false,
   claims: (stored) => stored.startsWith('$argon2'),
   parse: parseArgon2,
   check: checkParsedArgon2,
-  async verify(plain, parsed): Promise<VerifyResult> {
-    // hash-wasm refuses empty passwords; no stored hash is reachable with one at sign-in.
-    if (plain.length === 0) return WRONG_PASSWORD;
-    const { type, memoryKb, iterations, parallelism, salt, hash } = parsed;
-    let computed: Uint8Array;
-    try {
-      computed = await ARGON2_FUNCTIONS[type]({
-        password: plain,
-        salt,
-        iterations,
-        memorySize: memoryKb,
-        parallelism,
-        hashLength: hash.length,
-        outputType: 'binary',
-      });
-    } catch {
-      throw new PasswordHashingError('argon2 verification failed');
-    }
-    return compareDigests(computed, hash);
-  },
 });

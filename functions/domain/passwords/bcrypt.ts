@@ -1,13 +1,6 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import bcryptjs from 'bcryptjs';
-import { bcrypt } from 'hash-wasm';
-import { PasswordHashingError } from './errors.js';
 import { aboveLimit, belowMinimum, HASH_LIMITS, type ParameterProblem } from './limits.js';
-import { fromMatch, type VerifyResult } from './result.js';
-import { defineScheme } from './scheme.js';
+import { defineForm } from './scheme.js';
 
-/** bcrypt only feeds the first 72 bytes of the (UTF-8) password into its key schedule. */
-const BCRYPT_MAX_PASSWORD_BYTES = 72;
 export const BCRYPT_MIN_LOG_ROUNDS = HASH_LIMITS.bcrypt.minCost;
 /** The highest cost this core hashes with or verifies (HASH_LIMITS; bcrypt itself allows 31). */
 export const BCRYPT_MAX_LOG_ROUNDS = HASH_LIMITS.bcrypt.maxCost;
@@ -15,79 +8,10 @@ export const BCRYPT_MAX_LOG_ROUNDS = HASH_LIMITS.bcrypt.maxCost;
 /** `$2?$<two-digit cost>$<22 chars salt><31 chars hash>` in bcrypt's own Base64 alphabet. */
 const BCRYPT_HASH_SHAPE = /^\$2[abxy]\$([0-9]{2})\$[./A-Za-z0-9]{53}$/;
 
-/**
- * The password as bcrypt sees it. hash-wasm refuses passwords over 72 bytes, so longer ones are
- * cut to their first 72 UTF-8 bytes (all bcrypt reads: the result is the same, see the tests);
- * the empty password, which hash-wasm also refuses, is left to bcryptjs.
- */
-function bcryptInput(plain: string): Buffer | undefined {
-  const bytes = Buffer.from(plain, 'utf8');
-  if (bytes.length === 0) return undefined;
-  return bytes.length > BCRYPT_MAX_PASSWORD_BYTES ? bytes.subarray(0, BCRYPT_MAX_PASSWORD_BYTES) : bytes;
-}
-
 export function checkBcryptCost(cost: number): ParameterProblem | undefined {
   if (cost < HASH_LIMITS.bcrypt.minCost) return belowMinimum('cost', cost, HASH_LIMITS.bcrypt.minCost);
   if (cost > HASH_LIMITS.bcrypt.maxCost) return aboveLimit('cost', cost, HASH_LIMITS.bcrypt.maxCost);
   return undefined;
-}
-
-/**
- * Hashes with bcrypt, producing a `$2a$<rounds>$…` string like the reference core. hash-wasm does
- * the work (bcryptjs for the empty password); everything after byte 72 is ignored, as the
- * reference does.
- */
-export async function hashBcrypt(plain: string, logRounds: number): Promise<string> {
-  if (!Number.isInteger(logRounds) || checkBcryptCost(logRounds)) {
-    throw new PasswordHashingError(
-      `bcrypt log rounds must be an integer between ${BCRYPT_MIN_LOG_ROUNDS} and ${BCRYPT_MAX_LOG_ROUNDS}`,
-    );
-  }
-  const salt = randomBytes(16);
-  const password = bcryptInput(plain);
-  let hash: string;
-  try {
-    if (password === undefined) {
-      const rounds = String(logRounds).padStart(2, '0');
-      hash = await bcryptjs.hash(plain, `$2a$${rounds}$${bcryptjs.encodeBase64(salt, salt.length)}`);
-    } else {
-      hash = await bcrypt({ password, salt, costFactor: logRounds, outputType: 'encoded' });
-    }
-  } catch {
-    throw new PasswordHashingError('bcrypt hashing failed');
-  }
-  // Both libraries already emit `$2a$` for these inputs; normalise defensively.
-  return `$2a${hash.slice(3)}`;
-}
-
-/** `$2a$<cost>$` is 7 characters, the salt 22, the hash 31. */
-const SALT_START = 7;
-const HASH_START = 29;
-
-/**
- * Checks a password against a complete `$2?$` hash (identifiers `$2a`/`$2b`/`$2x`/`$2y` compute
- * the same thing for passwords of at most 72 bytes, as the reference treats them): the hash is
- * recomputed with the stored salt and cost, and its 31 hash characters are compared with the
- * stored ones in constant time.
- */
-export async function compareBcrypt(plain: string, stored: string): Promise<boolean> {
-  const setting = `$2a${stored.slice(3, HASH_START)}`;
-  const password = bcryptInput(plain);
-  let computed: string;
-  try {
-    if (password === undefined) {
-      computed = await bcryptjs.hash(plain, setting);
-    } else {
-      const salt = Uint8Array.from(bcryptjs.decodeBase64(stored.slice(SALT_START, HASH_START), 16));
-      const costFactor = Number(stored.slice(4, 6));
-      computed = await bcrypt({ password, salt, costFactor, outputType: 'encoded' });
-    }
-  } catch {
-    throw new PasswordHashingError('bcrypt verification failed');
-  }
-  const expected = Buffer.from(stored.slice(HASH_START), 'latin1');
-  const actual = Buffer.from(computed.slice(HASH_START), 'latin1');
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
 export interface ParsedBcrypt {
@@ -102,10 +26,9 @@ export function parseBcrypt(stored: string): ParsedBcrypt | undefined {
 }
 
 /** Stored form `$2a$`/`$2b$`/`$2x$`/`$2y$<cost>$<salt+hash>`, as imported (the reference keeps it so). */
-export const bcryptScheme = defineScheme<ParsedBcrypt>({
+export const bcryptForm = defineForm<ParsedBcrypt>({
   legacy: false,
   claims: (stored) => stored.startsWith('$2'),
   parse: parseBcrypt,
   check: ({ cost }) => checkBcryptCost(cost),
-  verify: async (plain, { hash }): Promise<VerifyResult> => fromMatch(await compareBcrypt(plain, hash)),
 });

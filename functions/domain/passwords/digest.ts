@@ -1,7 +1,7 @@
 import { hash as computeDigest } from 'node:crypto';
 import { base64Padded, decodeBase64, decodeHex } from './encoding.js';
 import { compareDigests, type VerifyResult } from './result.js';
-import { defineScheme } from './scheme.js';
+import { defineForm, type Verify } from './scheme.js';
 
 /**
  * Plain message digests, unsalted or salted, in one stored form — Kratos's:
@@ -169,13 +169,17 @@ function digestInput(template: Buffer, salt: Buffer, password: Buffer): Buffer {
 
 const STORED_PREFIX = /^\$(?:md5|sha1|sha256|sha512)\$/;
 
-export const digestScheme = defineScheme<ParsedDigest>({
+export const digestForm = defineForm<ParsedDigest>({
   legacy: true,
   claims: (stored) => STORED_PREFIX.test(stored),
   parse: readKratos,
   check: () => undefined,
-  async verify(plain, { digest, template, salt, hash }): Promise<VerifyResult> {
-    const input = digestInput(template, salt, Buffer.from(plain, 'utf8'));
-    return compareDigests(computeDigest(digest, input, 'buffer'), hash);
-  },
 });
+
+export const verifyDigest: Verify<ParsedDigest> = async (
+  plain,
+  { digest, template, salt, hash },
+): Promise<VerifyResult> => {
+  const input = digestInput(template, salt, Buffer.from(plain, 'utf8'));
+  return compareDigests(computeDigest(digest, input, 'buffer'), hash);
+};

@@ -3,7 +3,7 @@ import { decodeBase64 } from './encoding.js';
 import { PasswordHashingError } from './errors.js';
 import { aboveLimit, belowMinimum, HASH_LIMITS, type ParameterProblem, unsupported } from './limits.js';
 import { compareDigests, MISSING_FIREBASE_SIGNER_KEY, type VerifyResult } from './result.js';
-import { defineScheme } from './scheme.js';
+import { defineForm, type Verify } from './scheme.js';
 import { scryptKey } from './scrypt.js';
 
 const FIREBASE_SCRYPT_MARKER = 'f_scrypt';
@@ -109,27 +109,32 @@ export function checkFirebaseScryptParams(memCost: number, rounds: number): Para
  *
  * Stored form: `$f_scrypt$<hash>$<salt>$m=…$r=…$s=…` as imported.
  */
-export const firebaseScryptScheme = defineScheme<DecodedFirebaseHash>({
+export const firebaseScryptForm = defineForm<DecodedFirebaseHash>({
   legacy: false,
   claims: (stored) => stored.startsWith('$f_scrypt$'),
   parse: decodeFirebaseScryptHash,
   check: ({ memCost, rounds }) => checkFirebaseScryptParams(memCost, rounds),
-  async verify(plain, parsed, options): Promise<VerifyResult> {
-    const signerKey = options.firebaseSignerKey?.trim();
-    if (!signerKey) return MISSING_FIREBASE_SIGNER_KEY;
-    let ciphertext: Buffer;
-    try {
-      const derived = await scryptKey(Buffer.from(plain, 'utf8'), Buffer.concat([parsed.salt, parsed.saltSeparator]), {
-        logN: parsed.memCost,
-        r: parsed.rounds,
-        p: 1,
-        keyLength: DERIVED_KEY_BYTES,
-      });
-      const cipher = createCipheriv('aes-256-ctr', derived.subarray(0, AES_KEY_BYTES), ZERO_IV);
-      ciphertext = Buffer.concat([cipher.update(Buffer.from(signerKey, 'base64')), cipher.final()]);
-    } catch {
-      throw new PasswordHashingError('firebase scrypt verification failed');
-    }
-    return compareDigests(ciphertext, parsed.hash);
-  },
 });
+
+export const verifyFirebaseScrypt: Verify<DecodedFirebaseHash> = async (
+  plain,
+  parsed,
+  options,
+): Promise<VerifyResult> => {
+  const signerKey = options.firebaseSignerKey?.trim();
+  if (!signerKey) return MISSING_FIREBASE_SIGNER_KEY;
+  let ciphertext: Buffer;
+  try {
+    const derived = await scryptKey(Buffer.from(plain, 'utf8'), Buffer.concat([parsed.salt, parsed.saltSeparator]), {
+      logN: parsed.memCost,
+      r: parsed.rounds,
+      p: 1,
+      keyLength: DERIVED_KEY_BYTES,
+    });
+    const cipher = createCipheriv('aes-256-ctr', derived.subarray(0, AES_KEY_BYTES), ZERO_IV);
+    ciphertext = Buffer.concat([cipher.update(Buffer.from(signerKey, 'base64')), cipher.final()]);
+  } catch {
+    throw new PasswordHashingError('firebase scrypt verification failed');
+  }
+  return compareDigests(ciphertext, parsed.hash);
+};

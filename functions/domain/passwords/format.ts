@@ -1,10 +1,10 @@
 import type { HashingAlgorithm } from './algorithm.js';
 import { importDigest, importLdap } from './digest.js';
 import { parseFirebaseScryptHash } from './firebase-scrypt.js';
+import { formOf } from './forms.js';
 import type { ParameterProblem } from './limits.js';
 import { importPbkdf2 } from './pbkdf2.js';
 import { importPhpass } from './phpass.js';
-import { schemeOf } from './schemes.js';
 import { importScrypt } from './scrypt.js';
 
 /**
@@ -83,10 +83,9 @@ export function normaliseImportedHash(algorithm: HashingAlgorithm, hash: string)
   if (typeof converted !== 'string') {
     return { ok: false, error: `${formatError}: ${converted.detail}`, kind: converted.kind };
   }
-  const opened = schemeOf(converted)?.open(converted);
-  if (!opened) return { ok: false, error: formatError, kind: 'format' };
-  if (opened.problem)
-    return { ok: false, error: `${formatError}: ${opened.problem.detail}`, kind: opened.problem.kind };
+  const read = formOf(converted)?.read(converted);
+  if (!read) return { ok: false, error: formatError, kind: 'format' };
+  if (read.problem) return { ok: false, error: `${formatError}: ${read.problem.detail}`, kind: read.problem.kind };
   return { ok: true, storedHash: converted };
 }
 

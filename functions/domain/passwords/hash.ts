@@ -1,5 +1,6 @@
-import { type Argon2Params, hashArgon2id } from './argon2.js';
-import { hashBcrypt } from './bcrypt.js';
+import type { Argon2Params } from './argon2.js';
+import { hashArgon2id } from './argon2-kdf.js';
+import { hashBcrypt } from './bcrypt-kdf.js';
 
 /** How plain-text passwords are hashed: the app's `password_hashing_alg` and its cost settings. */
 export interface HashPasswordParams {

@@ -3,7 +3,7 @@ import { base64Unpadded, decodeBase64, parseDecimal } from './encoding.js';
 import { PasswordHashingError } from './errors.js';
 import { aboveLimit, belowMinimum, HASH_LIMITS, type ParameterProblem } from './limits.js';
 import { compareDigests, type VerifyResult } from './result.js';
-import { defineScheme } from './scheme.js';
+import { defineForm, type Verify } from './scheme.js';
 import { KDF_KEY_MAX_BYTES, KDF_KEY_MIN_BYTES, KDF_SALT_MAX_BYTES } from './scrypt.js';
 
 /**
@@ -131,21 +131,25 @@ export function checkPbkdf2({ digest, iterations, hash }: ParsedPbkdf2): Paramet
 }
 
 /** Stored form `$pbkdf2-<digest>$i=…,l=…$<salt>$<hash>`; node:crypto derives on the libuv thread pool. */
-export const pbkdf2Scheme = defineScheme<ParsedPbkdf2>({
+export const pbkdf2Form = defineForm<ParsedPbkdf2>({
   legacy: true,
   claims: (stored) => stored.startsWith('$pbkdf2-'),
   parse: readKratos,
   check: checkPbkdf2,
-  async verify(plain, { digest, iterations, salt, hash }): Promise<VerifyResult> {
-    const computed = await new Promise<Buffer>((resolve, reject) => {
-      try {
-        pbkdf2(Buffer.from(plain, 'utf8'), salt, iterations, hash.length, DIGESTS[digest].node, (error, key) =>
-          error ? reject(new PasswordHashingError('pbkdf2 verification failed')) : resolve(key),
-        );
-      } catch {
-        reject(new PasswordHashingError('pbkdf2 verification failed'));
-      }
-    });
-    return compareDigests(computed, hash);
-  },
 });
+
+export const verifyPbkdf2: Verify<ParsedPbkdf2> = async (
+  plain,
+  { digest, iterations, salt, hash },
+): Promise<VerifyResult> => {
+  const computed = await new Promise<Buffer>((resolve, reject) => {
+    try {
+      pbkdf2(Buffer.from(plain, 'utf8'), salt, iterations, hash.length, DIGESTS[digest].node, (error, key) =>
+        error ? reject(new PasswordHashingError('pbkdf2 verification failed')) : resolve(key),
+      );
+    } catch {
+      reject(new PasswordHashingError('pbkdf2 verification failed'));
+    }
+  });
+  return compareDigests(computed, hash);
+};

@@ -1,9 +1,9 @@
-import { createHmac, hash as digest } from 'node:crypto';
-import { checkBcryptCost, compareBcrypt, parseBcrypt } from './bcrypt.js';
+import { hash as digest } from 'node:crypto';
+import { checkBcryptCost, parseBcrypt } from './bcrypt.js';
 import { ITOA64, phpassBase64 } from './encoding.js';
 import { aboveLimit, belowMinimum, HASH_LIMITS, type ParameterProblem } from './limits.js';
-import { compareDigests, fromMatch, type VerifyResult, WRONG_PASSWORD } from './result.js';
-import { defineScheme } from './scheme.js';
+import { compareDigests, type VerifyResult, WRONG_PASSWORD } from './result.js';
+import { defineForm, type Verify } from './scheme.js';
 
 /**
  * phpass's portable hashes (`$P$`, phpBB's identical `$H$`: MD5) and Drupal 7's `$S$` (SHA-512):
@@ -54,22 +54,26 @@ function portableDigest(kind: ParsedPortable['kind'], log2: number, salt: string
   return value;
 }
 
-export const portableScheme = defineScheme<ParsedPortable>({
+export const portableForm = defineForm<ParsedPortable>({
   legacy: true,
   claims: (stored) => stored.startsWith('$P$') || stored.startsWith('$S$'),
   parse: readPortable,
   check: checkPortable,
-  async verify(plain, { kind, log2, salt, stored }): Promise<VerifyResult> {
-    const password = Buffer.from(plain, 'utf8');
-    // phpass and Drupal refuse longer passwords (and the loop's cost grows with the length).
-    const limits = kind === 'drupal' ? HASH_LIMITS.drupal : HASH_LIMITS.phpass;
-    if (password.length > limits.maxPasswordBytes) return WRONG_PASSWORD;
-    const encoded = phpassBase64(portableDigest(kind, log2, salt, password));
-    const expectedChars = kind === 'drupal' ? DRUPAL_HASH_CHARS : PHPASS_HASH_CHARS;
-    const computed = Buffer.from(`${stored.slice(0, 12)}${encoded.slice(0, expectedChars)}`, 'latin1');
-    return compareDigests(computed, Buffer.from(stored, 'latin1'));
-  },
 });
+
+export const verifyPortable: Verify<ParsedPortable> = async (
+  plain,
+  { kind, log2, salt, stored },
+): Promise<VerifyResult> => {
+  const password = Buffer.from(plain, 'utf8');
+  // phpass and Drupal refuse longer passwords (and the loop's cost grows with the length).
+  const limits = kind === 'drupal' ? HASH_LIMITS.drupal : HASH_LIMITS.phpass;
+  if (password.length > limits.maxPasswordBytes) return WRONG_PASSWORD;
+  const encoded = phpassBase64(portableDigest(kind, log2, salt, password));
+  const expectedChars = kind === 'drupal' ? DRUPAL_HASH_CHARS : PHPASS_HASH_CHARS;
+  const computed = Buffer.from(`${stored.slice(0, 12)}${encoded.slice(0, expectedChars)}`, 'latin1');
+  return compareDigests(computed, Buffer.from(stored, 'latin1'));
+};
 
 /**
  * WordPress ≥ 6.8: `$wp` + a bcrypt hash of Base64(HMAC-SHA-384(password, key `wp-sha384`)), so
@@ -77,9 +81,7 @@ export const portableScheme = defineScheme<ParsedPortable>({
  * 4096 bytes. Stored as `$wp$2y$<cost>$…` (the four bcrypt identifiers are equivalent here: the
  * bcrypt input is 64 ASCII characters).
  */
-const WORDPRESS_KEY = 'wp-sha384';
-
-interface ParsedWordPress {
+export interface ParsedWordPress {
   readonly cost: number;
   readonly bcrypt: string;
 }
@@ -91,16 +93,11 @@ function readWordPress(text: string): ParsedWordPress | undefined {
   return parsed ? { cost: parsed.cost, bcrypt: `$2y${bcrypt.slice(3)}` } : undefined;
 }
 
-export const wordPressScheme = defineScheme<ParsedWordPress>({
+export const wordPressForm = defineForm<ParsedWordPress>({
   legacy: true,
   claims: (stored) => stored.startsWith('$wp$'),
   parse: readWordPress,
   check: ({ cost }) => checkBcryptCost(cost),
-  async verify(plain, { bcrypt }): Promise<VerifyResult> {
-    if (Buffer.byteLength(plain, 'utf8') > HASH_LIMITS.phpass.maxPasswordBytes) return WRONG_PASSWORD;
-    const prehash = createHmac('sha384', WORDPRESS_KEY).update(plain, 'utf8').digest('base64');
-    return fromMatch(await compareBcrypt(prehash, bcrypt));
-  },
 });
 
 /**

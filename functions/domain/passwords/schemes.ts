@@ -1,38 +1,29 @@
-import { argon2Scheme } from './argon2.js';
-import { bcryptScheme } from './bcrypt.js';
-import { digestScheme } from './digest.js';
-import { firebaseScryptScheme } from './firebase-scrypt.js';
-import { pbkdf2Scheme } from './pbkdf2.js';
-import { portableScheme, wordPressScheme } from './phpass.js';
-import type { StoredScheme } from './scheme.js';
-import { scryptScheme } from './scrypt.js';
+import { argon2Form } from './argon2.js';
+import { verifyArgon2 } from './argon2-kdf.js';
+import { bcryptForm } from './bcrypt.js';
+import { verifyBcrypt } from './bcrypt-kdf.js';
+import { digestForm, verifyDigest } from './digest.js';
+import { firebaseScryptForm, verifyFirebaseScrypt } from './firebase-scrypt.js';
+import { pbkdf2Form, verifyPbkdf2 } from './pbkdf2.js';
+import { portableForm, verifyPortable, wordPressForm } from './phpass.js';
+import { defineScheme, type StoredScheme } from './scheme.js';
+import { scryptForm, verifyScrypt } from './scrypt.js';
+import { verifyWordPress } from './wordpress-kdf.js';
 
 /**
- * Every stored form, each claiming its strings by a prefix no other one shares:
- *
- * | stored prefix | scheme | from `hashingAlgorithm` |
- * | --- | --- | --- |
- * | `$2a$` `$2b$` `$2x$` `$2y$` | bcrypt | BCRYPT |
- * | `$argon2id$` `$argon2i$` `$argon2d$` | Argon2 | ARGON2 |
- * | `$f_scrypt$` | Firebase scrypt | FIREBASE_SCRYPT |
- * | `$pbkdf2-<digest>$` | PBKDF2 (Kratos's form) | PBKDF2 |
- * | `$scrypt$` | scrypt (passlib's form) | SCRYPT |
- * | `$P$` `$S$` | phpass / Drupal 7 | PHPASS |
- * | `$wp$` | WordPress ≥ 6.8 | PHPASS |
- * | `$md5$` `$sha1$` `$sha256$` `$sha512$` | digest (Kratos's `pf=` form) | MD5, SHA1, SHA256, SHA512, LDAP |
- *
- * `$2` claims everything bcrypt-like and `$argon2` everything Argon2-like, as the reference's
- * sign-in does; none of the other prefixes starts with either.
+ * Every stored form of forms.ts (in its order, which decides nothing: no two forms claim the same
+ * string) with its verification: what sign-in runs. The KDFs are imported here and by hash.ts
+ * only, so code that only checks imported hashes never loads them.
  */
 export const STORED_SCHEMES: readonly StoredScheme[] = [
-  argon2Scheme,
-  bcryptScheme,
-  firebaseScryptScheme,
-  pbkdf2Scheme,
-  scryptScheme,
-  portableScheme,
-  wordPressScheme,
-  digestScheme,
+  defineScheme(argon2Form, verifyArgon2),
+  defineScheme(bcryptForm, verifyBcrypt),
+  defineScheme(firebaseScryptForm, verifyFirebaseScrypt),
+  defineScheme(pbkdf2Form, verifyPbkdf2),
+  defineScheme(scryptForm, verifyScrypt),
+  defineScheme(portableForm, verifyPortable),
+  defineScheme(wordPressForm, verifyWordPress),
+  defineScheme(digestForm, verifyDigest),
 ];
 
 export function schemeOf(stored: string): StoredScheme | undefined {

@@ -3,7 +3,7 @@ import { base64Unpadded, decodeBase64, parseDecimal } from './encoding.js';
 import { PasswordHashingError } from './errors.js';
 import { aboveLimit, belowMinimum, HASH_LIMITS, type ParameterProblem, unsupported } from './limits.js';
 import { compareDigests, type VerifyResult } from './result.js';
-import { defineScheme } from './scheme.js';
+import { defineForm, type Verify } from './scheme.js';
 
 /**
  * Salts and derived keys this core accepts, in bytes (real systems use 16 to 32 and 32 to 64); with
@@ -111,18 +111,19 @@ function parseStoredScrypt(stored: string): ParsedScrypt | undefined {
   return { logN: read.logN, r: read.r, p: read.p, keyLength: read.hash.length, salt: read.salt, hash: read.hash };
 }
 
-export const scryptScheme = defineScheme<ParsedScrypt>({
+export const scryptForm = defineForm<ParsedScrypt>({
   legacy: true,
   claims: (stored) => stored.startsWith('$scrypt$'),
   parse: parseStoredScrypt,
   check: checkScryptParams,
-  async verify(plain, parsed): Promise<VerifyResult> {
-    let computed: Buffer;
-    try {
-      computed = await scryptKey(Buffer.from(plain, 'utf8'), parsed.salt, parsed);
-    } catch {
-      throw new PasswordHashingError('scrypt verification failed');
-    }
-    return compareDigests(computed, parsed.hash);
-  },
 });
+
+export const verifyScrypt: Verify<ParsedScrypt> = async (plain, parsed): Promise<VerifyResult> => {
+  let computed: Buffer;
+  try {
+    computed = await scryptKey(Buffer.from(plain, 'utf8'), parsed.salt, parsed);
+  } catch {
+    throw new PasswordHashingError('scrypt verification failed');
+  }
+  return compareDigests(computed, parsed.hash);
+};

@@ -1,7 +1,8 @@
 import { signIn } from '#functions/domain/users/service.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { requiredString } from '#functions/shared/input.js';
-import { passwordPorts, usersDeps } from '#functions/wiring/users.js';
+import { passwordPorts } from '#functions/wiring/passwords.js';
+import { usersDeps } from '#functions/wiring/users.js';
 
 /** `POST /<t>/recipe/signin`: `OK` with user and recipeUserId, or `WRONG_CREDENTIALS_ERROR`. */
 export const handler = httpHandler({

@@ -2,7 +2,8 @@ import { signUp } from '#functions/domain/users/service.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { checkIdLength } from '#functions/shared/id-limits.js';
 import { requiredString } from '#functions/shared/input.js';
-import { passwordPorts, usersDeps } from '#functions/wiring/users.js';
+import { passwordPorts } from '#functions/wiring/passwords.js';
+import { usersDeps } from '#functions/wiring/users.js';
 
 /** `POST /<t>/recipe/signup`: `OK` with user and recipeUserId, or `EMAIL_ALREADY_EXISTS_ERROR`. */
 export const handler = httpHandler({

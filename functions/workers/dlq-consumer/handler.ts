@@ -3,7 +3,9 @@ import { handleDeadLetter } from '#functions/domain/bulk-import/processing.js';
 import { logger } from '#functions/shared/logger.js';
 import { METRIC } from '#functions/shared/metric-names.js';
 import { recordMetrics } from '#functions/shared/metrics.js';
-import { dlqDeps, importPublisher, withinBudget } from '#functions/wiring/bulk-import.js';
+import { withinBudget } from '#functions/wiring/budget.js';
+import { dlqDeps } from '#functions/wiring/dead-letters.js';
+import { importPublisher } from '#functions/wiring/import-queue.js';
 import { historyAttributes, historyOf } from '../backpressure.js';
 import { forEachRecord } from '../sqs-batch.js';
 

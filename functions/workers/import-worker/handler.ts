@@ -3,7 +3,8 @@ import { type ProcessingDeps, processStagedUsers } from '#functions/domain/bulk-
 import { logger } from '#functions/shared/logger.js';
 import { METRIC } from '#functions/shared/metric-names.js';
 import { recordMetrics } from '#functions/shared/metrics.js';
-import { processingDeps, returnDeps, withinBudget } from '#functions/wiring/bulk-import.js';
+import { withinBudget } from '#functions/wiring/budget.js';
+import { processingDeps, returnDeps } from '#functions/wiring/import-worker.js';
 import { IMPORT_WORKER_RESERVE_SECONDS, WORKERS } from '#functions/workers.js';
 import { returnLater } from '../backpressure.js';
 import { forBatch } from '../sqs-batch.js';

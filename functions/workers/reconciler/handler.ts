@@ -4,7 +4,7 @@ import {
   resendCutoff,
 } from '#functions/domain/bulk-import/reconcile.js';
 import { logger } from '#functions/shared/logger.js';
-import { importBacklog, reconcilerDeps } from '#functions/wiring/bulk-import.js';
+import { importBacklog, reconcilerDeps } from '#functions/wiring/reconciler.js';
 
 const msOrUndefined = (value: unknown) =>
   typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;

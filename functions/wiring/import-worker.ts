@@ -1,0 +1,68 @@
+/**
+ * Wiring of the import worker: THE import function on the staged rows of the apps its messages
+ * name, and the return of messages that met backpressure to the import queue.
+ */
+import { randomUUID } from 'node:crypto';
+import type { EffectiveConfig } from '#functions/config/index.js';
+import type { AppImportContext, ProcessingDeps } from '#functions/domain/bulk-import/processing.js';
+import { importUser, importUserGroup } from '#functions/domain/import/import-user.js';
+import { getSqsClient } from '#functions/shared/clients.js';
+import { ENV, requireEnv } from '#functions/shared/env.js';
+import { logger } from '#functions/shared/logger.js';
+import { delayVisibility } from '#functions/shared/visibility.js';
+import { timeLeftMs } from '#functions/storage/kit/index.js';
+import { importValidationContext } from './import.js';
+import { importPublisher } from './import-queue.js';
+import { appRoutedStagingStore, backpressurePolicy, configCache, isBackpressure, perApp } from './staged-apps.js';
+import { userStoreOf } from './stores.js';
+import { appTable } from './tables.js';
+
+const warn = (message: string, fields: Record<string, unknown>) => logger.warn(message, fields);
+
+async function importContextOf(appId: string, config: EffectiveConfig): Promise<AppImportContext> {
+  const { now: _now, newId: _newId, ...validation } = await importValidationContext(appId, config);
+  return { validation, config };
+}
+
+/**
+ * Dependencies of one worker invocation. The app is read once per app per batch: the state at the
+ * start of the batch is "current" (the import transaction re-checks roles anyway). The app's
+ * configuration also says which table holds its staged rows and its users.
+ */
+export function processingDeps(overrides: Partial<ProcessingDeps> = {}): ProcessingDeps {
+  const configOf = configCache();
+  const contextOf = perApp(async (appId): Promise<AppImportContext | undefined> => {
+    const config = await configOf(appId);
+    return config ? importContextOf(appId, config) : undefined;
+  });
+  const importDepsOf = async (appId: string) => {
+    const config = await configOf(appId);
+    if (!config) throw new Error('the app of this import no longer exists');
+    return { store: userStoreOf(appTable(config)) };
+  };
+  return {
+    store: appRoutedStagingStore(configOf),
+    loadApp: contextOf,
+    importUser: async (request) => importUser(await importDepsOf(request.appId), request),
+    importUserGroup: async (request) => importUserGroup(await importDepsOf(request.appId), request),
+    now: Date.now,
+    newId: randomUUID,
+    warn,
+    isBackpressure,
+    timeLeftMs: () => timeLeftMs(),
+    ...overrides,
+  };
+}
+
+/**
+ * What the workers need to return messages that met backpressure (functions/workers/backpressure.ts):
+ * the staged rows, the policy, delayed sends to the import queue and visibility changes on it.
+ */
+export const returnDeps = () => ({
+  store: appRoutedStagingStore(configCache()),
+  now: Date.now,
+  policy: backpressurePolicy(),
+  publisher: importPublisher,
+  delayVisibility: (entries: readonly { receiptHandle: string; seconds: number }[]) =>
+    delayVisibility(getSqsClient(), requireEnv(ENV.importQueueUrl), entries),
+});

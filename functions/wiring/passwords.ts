@@ -1,0 +1,75 @@
+/**
+ * Wiring of password hashing and verification for the users use cases (sign-in, sign-up): the
+ * app's algorithm and costs, and its sealed Firebase signer key, opened only to verify a Firebase
+ * hash. Only the routes that hash or verify a password import it (and carry the hashing libraries).
+ */
+import type { EffectiveConfig } from '#functions/config/index.js';
+import { UnreadableSecretError } from '#functions/domain/credentials/ports.js';
+import {
+  dummyVerifyPassword,
+  type HashPasswordParams,
+  hashPassword,
+  needsRehash,
+  verifyPassword,
+} from '#functions/domain/passwords/index.js';
+import type { PasswordPorts } from '#functions/domain/users/service.js';
+import { logger } from '#functions/shared/logger.js';
+import { openSignerKey } from '#functions/storage/config-secrets.js';
+import { credentialsEnvelope } from './credentials.js';
+
+const FIREBASE_HASH_PREFIX = '$f_scrypt$';
+
+/**
+ * The app's Firebase signer key in clear, opened only to verify a Firebase hash (its stored form
+ * is sealed, functions/config/secrets.ts). One that can never be opened verifies nothing: the
+ * sign-in answers as for an app without a signer key.
+ */
+async function signerKeyOf(config: EffectiveConfig): Promise<string | undefined> {
+  if (!config.firebaseSignerKey) return undefined;
+  try {
+    return await openSignerKey(config.firebaseSignerKey, credentialsEnvelope);
+  } catch (error) {
+    if (!(error instanceof UnreadableSecretError)) throw error;
+    logger.warn('the app firebase signer key cannot be decrypted; set it again', {
+      appId: config.firebaseSignerKey.appId,
+      reason: error.reason,
+    });
+    return undefined;
+  }
+}
+
+/** The app's `legacy_password_hash_upgrade_enabled` (default on). */
+export const LEGACY_HASH_UPGRADE_KEY = 'legacy_password_hash_upgrade_enabled';
+
+/**
+ * Hashing with the app's algorithm and costs; verification infers the algorithm from the hash; a
+ * legacy hash is upgraded after a successful sign-in unless the app turned that off.
+ */
+export function passwordPorts(config: EffectiveConfig): PasswordPorts {
+  const upgrade = config.values[LEGACY_HASH_UPGRADE_KEY] !== false;
+  const params: HashPasswordParams = {
+    algorithm: config.passwordHashingAlg,
+    bcryptLogRounds: config.bcryptLogRounds,
+    argon2: config.argon2,
+  };
+  return {
+    needsUpgrade: (stored) => upgrade && needsRehash(stored),
+    hash: (plain) => hashPassword(plain, params),
+    verify: async (plain, stored) => {
+      const firebaseSignerKey = stored.startsWith(FIREBASE_HASH_PREFIX) ? await signerKeyOf(config) : undefined;
+      const result = await verifyPassword(plain, stored, { firebaseSignerKey });
+      if (result.ok) return 'match';
+      switch (result.reason) {
+        case 'WRONG_PASSWORD':
+          return 'mismatch';
+        case 'HASH_COST_ABOVE_LIMIT':
+          return 'over-limit';
+        default:
+          return 'unverifiable';
+      }
+    },
+    dummyVerify: async (plain) => {
+      await dummyVerifyPassword(plain, params);
+    },
+  };
+}
