@@ -91,6 +91,42 @@ describe('staging under throttling', () => {
     await purge();
   });
 
+  it('with an Idempotency-Key keeps the groups it wrote: the 503 says so, and the repeat with the key stages only the rest', async () => {
+    const appId = await createApp({}, [], 'thr');
+    const users = Array.from({ length: 400 }, (_, i) => epUser(i, {}, 'keyed'));
+    const send = () =>
+      call('POST', `/appid-${appId}/bulk-import/users`, {
+        body: { users },
+        headers: { 'idempotency-key': 'thr-keyed-chunk-0' },
+      });
+    let puts = 0;
+    throttle((command, input) => writesPuts(command, input) && ++puts > 2);
+    const refused = await send();
+    expect(refused.status, refused.text).toBe(503);
+    expect(refused.headers['retry-after']).toBe('30');
+    expect(refused.text).toBe(
+      'DynamoDB is throttling writes (the table is at its capacity): send the request again with the same ' +
+        'Idempotency-Key after 30 s (it stages only the users not staged yet)',
+    );
+    const kept = await stagedCount(appId);
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThan(400);
+
+    unthrottle?.();
+    unthrottle = undefined;
+    await purge();
+    const accepted = await send();
+    expect(accepted.status, accepted.text).toBe(200);
+    expect(accepted.json.users).toHaveLength(400);
+    expect(await stagedCount(appId, 'NEW')).toBe(400);
+    expect(await stagedCount(appId)).toBe(400);
+    const replayed = await send();
+    expect(replayed.headers['idempotency-replayed']).toBe('true');
+    expect(replayed.json).toEqual(accepted.json);
+    expect(await stagedCount(appId)).toBe(400);
+    await purge();
+  });
+
   it('answers 503 when even the first write is refused, and any request the table keeps refusing answers 503, never 500', async () => {
     const appId = await createApp({}, [], 'thr');
     throttle((command) => command === 'PutItemCommand');
