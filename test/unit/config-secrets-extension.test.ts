@@ -90,14 +90,11 @@ const secretValue = (secretString: string) =>
 
 const envFor = (port: number) => ({ [EXTENSION_PORT_ENV]: String(port), AWS_SESSION_TOKEN: TOKEN });
 
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a rejection');
-}
+const rejection = (promise: Promise<unknown>): Promise<Error> =>
+  promise.then(
+    () => Promise.reject(new Error('expected a rejection')),
+    (error: unknown) => error as Error,
+  );
 
 /** Every message of an error and its causes. */
 function messages(error: unknown): string[] {
