@@ -206,6 +206,7 @@ export class RouteGroupStack extends NestedStack {
         logRetention: props.logRetention,
         logRemovalPolicy: props.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
         ...(route.access.credentials === undefined ? {} : { credentials: route.access.credentials }),
+        ...(secret === undefined ? {} : { apiKeysSecret: secret }),
         environment: {
           ...props.commonEnvironment,
           ...(props.logLevel === undefined ? {} : { [ENV.logLevel]: props.logLevel }),
@@ -219,7 +220,6 @@ export class RouteGroupStack extends NestedStack {
       }
       if (route.access.queue) fn.bindQueue(props.importQueue, route.access.queue, ENV.importQueueUrl);
       if (route.access.credentials) fn.bindCredentials(props.credentialsKey, route.access.credentials);
-      if (secret) fn.bindApiKeysSecret(secret);
 
       const integration = new HttpLambdaIntegration(`${name}Integration`, fn, {
         payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,

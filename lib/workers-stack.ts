@@ -66,8 +66,7 @@ export class WorkersStack extends Stack {
         logRetention: props.logRetention,
         logRemovalPolicy: props.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
         ...(worker.access.credentials === undefined ? {} : { credentials: worker.access.credentials }),
-        // Workers serve no HTTP request: no API key to check, no API-keys secret to read.
-        apiKeys: false,
+        // Workers serve no HTTP request: no API key to check, so no API-keys secret (nor its layer).
         environment: {
           ...props.commonEnvironment,
           ...(props.logLevel === undefined ? {} : { [ENV.logLevel]: props.logLevel }),

@@ -7,6 +7,7 @@ import { ENV } from '#functions/shared/env.js';
 import baseConfigFile from './base-config.json' with { type: 'json' };
 import type { ConfigValues } from './layers.js';
 import { CONFIG_KEYS, envVariableName } from './registry.js';
+import { SecretsExtensionError, secretsExtensionFetcher } from './secrets-extension.js';
 import { baseConfigProblem } from './validate.js';
 import { parseEnvConfigValue, typeErrorMessage } from './values.js';
 
@@ -26,21 +27,12 @@ export interface LoadBaseConfigOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Defaults to the checked-in `base-config.json`. */
   readonly file?: unknown;
-  /** Defaults to a Secrets Manager `GetSecretValue` call. */
+  /**
+   * Defaults to asking the AWS Parameters and Secrets Lambda Extension (functions/config/secrets-extension.ts),
+   * which makes the `GetSecretValue` call with the function's role: no SDK client in the bundle.
+   */
   readonly fetchSecret?: SecretFetcher;
 }
-
-const fetchSecretFromSecretsManager: SecretFetcher = async (secretArn) => {
-  // Loaded only when a secret is configured, so cold starts without one do not pay for the SDK.
-  const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
-  const client = new SecretsManagerClient({});
-  try {
-    const result = await client.send(new GetSecretValueCommand({ SecretId: secretArn }));
-    return result.SecretString;
-  } finally {
-    client.destroy();
-  }
-};
 
 function fileValues(file: unknown): Record<string, unknown> {
   if (file === null || typeof file !== 'object' || Array.isArray(file)) {
@@ -85,9 +77,11 @@ export async function loadBaseConfig(options: LoadBaseConfigOptions = {}): Promi
   if (secretArn !== undefined) {
     let secret: string | undefined;
     try {
-      secret = await (options.fetchSecret ?? fetchSecretFromSecretsManager)(secretArn);
+      secret = await (options.fetchSecret ?? secretsExtensionFetcher({ env }))(secretArn);
     } catch (error) {
-      const reason = error instanceof Error ? error.name : 'unknown error';
+      // The extension's errors say what failed (a status, a timeout) and never quote a body.
+      const reason =
+        error instanceof SecretsExtensionError ? error.message : error instanceof Error ? error.name : 'unknown error';
       throw new BaseConfigError(`could not read the secret named by ${ENV.apiKeysSecretArn} (${reason})`, {
         cause: error,
       });
@@ -109,7 +103,8 @@ let testOptions: LoadBaseConfigOptions | undefined;
 /**
  * The base config, loaded once per process (the promise is memoised, so the API-keys secret is
  * fetched once). A failed load is not memoised: the next call tries again, so a transient Secrets
- * Manager error does not disable a warm function for good.
+ * Manager error does not disable a warm function for good. Called while handling a request, never
+ * at module load: the secrets extension answers during invocations only.
  */
 export function getBaseConfig(): Promise<ConfigValues> {
   if (!basePromise) {

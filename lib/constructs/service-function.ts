@@ -3,7 +3,14 @@ import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import {
+  Architecture,
+  ParamsAndSecretsLayerVersion,
+  ParamsAndSecretsLogLevel,
+  ParamsAndSecretsVersions,
+  Runtime,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -55,8 +62,19 @@ export const LAMBDA_CREDENTIALS_MODULE = join(REPO_ROOT, 'lib', 'bundling', 'lam
 /** Bundled in place of the KMS client into functions without credentials access (lib/bundling/no-kms.ts). */
 export const NO_KMS_MODULE = join(REPO_ROOT, 'lib', 'bundling', 'no-kms.ts');
 
-/** Bundled in place of the Secrets Manager client into functions that check no API key (lib/bundling/no-secrets-manager.ts). */
-export const NO_SECRETS_MANAGER_MODULE = join(REPO_ROOT, 'lib', 'bundling', 'no-secrets-manager.ts');
+/**
+ * The AWS Parameters and Secrets Lambda Extension, through which the functions given the API-keys
+ * secret read it (functions/config/secrets-extension.ts): an AWS-published layer, so no Secrets
+ * Manager client in any bundle. The function loads its base config once per execution environment,
+ * so the extension's cache (one entry is all it needs) serves only a retry after a failed load. Its
+ * own call to Secrets Manager is cut off after 3 s, within the 5 s the function waits for it.
+ */
+export const PARAMS_AND_SECRETS = ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
+  cacheEnabled: true,
+  cacheSize: 1,
+  secretsManagerTimeout: Duration.seconds(3),
+  logLevel: ParamsAndSecretsLogLevel.WARN,
+});
 
 export interface ServiceFunctionProps
   extends Omit<NodejsFunctionProps, 'entry' | 'runtime' | 'architecture' | 'logGroup' | 'timeout' | 'memorySize'> {
@@ -76,11 +94,12 @@ export interface ServiceFunctionProps
    */
   readonly credentials?: CredentialsAccess;
   /**
-   * The function answers HTTP requests, so checks API keys and may be given the API-keys secret
-   * ({@link ServiceFunction.bindApiKeysSecret}): only then is the Secrets Manager client bundled.
-   * @default true
+   * The secret holding the comma-separated base API keys, for a function that answers HTTP requests
+   * and so checks API keys: it gets read access to exactly this secret, its ARN in
+   * API_KEYS_SECRET_ARN and the Parameters and Secrets extension layer ({@link PARAMS_AND_SECRETS})
+   * to read it through. Functions without it get none of the three. @default none
    */
-  readonly apiKeys?: boolean;
+  readonly apiKeysSecret?: ISecret;
 }
 
 /**
@@ -91,11 +110,8 @@ export interface ServiceFunctionProps
  * Used for route functions (lib/api-stack.ts) and workers (lib/workers-stack.ts) alike.
  */
 export class ServiceFunction extends NodejsFunction {
-  /** Whether the bundle can read the API-keys secret ({@link ServiceFunctionProps.apiKeys}). */
-  private readonly apiKeys: boolean;
-
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
-    const { entry, logRetention, logRemovalPolicy, bundling, environment, credentials, apiKeys, ...rest } = props;
+    const { entry, logRetention, logRemovalPolicy, bundling, environment, credentials, apiKeysSecret, ...rest } = props;
     const logGroup = new LogGroup(scope, `${id}Logs`, {
       retention: logRetention ?? RetentionDays.ONE_MONTH,
       removalPolicy: logRemovalPolicy,
@@ -112,6 +128,7 @@ export class ServiceFunction extends NodejsFunction {
       memorySize: props.memorySize ?? DEFAULT_ROUTE_MEMORY_MB,
       tracing: Tracing.ACTIVE,
       logGroup,
+      ...(apiKeysSecret === undefined ? {} : { paramsAndSecrets: PARAMS_AND_SECRETS }),
       environment: { NODE_OPTIONS: '--enable-source-maps', ...environment },
       bundling: {
         format: OutputFormat.ESM,
@@ -129,15 +146,16 @@ export class ServiceFunction extends NodejsFunction {
             `@aws-sdk/credential-provider-node=${LAMBDA_CREDENTIALS_MODULE}`,
             // Only functions with credentials access carry the KMS client (~38 KB).
             ...(credentials === undefined ? [`@aws-sdk/client-kms=${NO_KMS_MODULE}`] : []),
-            // Only functions that check API keys read their secret (~29 KB, ~5 ms of import).
-            ...(apiKeys === false ? [`@aws-sdk/client-secrets-manager=${NO_SECRETS_MANAGER_MODULE}`] : []),
           ],
         },
         forceDockerBundling: false,
         ...bundling,
       },
     });
-    this.apiKeys = apiKeys !== false;
+    if (apiKeysSecret !== undefined) {
+      apiKeysSecret.grantRead(this);
+      this.addEnvironment(ENV.apiKeysSecretArn, apiKeysSecret.secretArn);
+    }
     // cdk-nag (AwsSolutions) findings every function has, each acknowledged for its reason.
     Validations.of(this).acknowledge(
       {
@@ -267,16 +285,6 @@ export class ServiceFunction extends NodejsFunction {
       }),
     );
     this.addEnvironment(ENV.credentialsKeyArn, key.keyArn);
-    return this;
-  }
-
-  /** Read access to the secret holding the comma-separated base API keys. */
-  bindApiKeysSecret(secret: ISecret): this {
-    if (!this.apiKeys) {
-      throw new Error(`${this.node.path} checks no API key (apiKeys: false): it cannot read the API-keys secret`);
-    }
-    secret.grantRead(this);
-    this.addEnvironment(ENV.apiKeysSecretArn, secret.secretArn);
     return this;
   }
 }

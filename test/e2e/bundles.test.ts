@@ -107,13 +107,16 @@ describe('the synthesized bundles', () => {
     }
   });
 
-  it('carry the Secrets Manager client only in the HTTP functions, which may read the API-keys secret', () => {
-    const workers = new Set(WORKERS.map((w) => w.id));
+  it('carry no Secrets Manager client: the functions that load the base config read the API-keys secret through the extension', () => {
     for (const [id, file] of readBundleMap(cdkOut)) {
       const code = readFileSync(file, 'utf8');
-      // The client's signing name. The fallback route (`/`, `/hello`, 404, 405) reads no configuration.
-      expect(code.includes('"secretsmanager"'), id).toBe(!workers.has(id) && id !== 'fallback');
-      if (workers.has(id)) expect(code.includes('no Secrets Manager client'), id).toBe(true);
+      // The client's signing name and its command's name.
+      expect(code.includes('"secretsmanager"'), id).toBe(false);
+      expect(code.includes('GetSecretValueCommand'), id).toBe(false);
+      // Every function but the fallback route (`/`, `/hello`, 404, 405, no configuration) loads
+      // the base config, so would ask the extension's local endpoint for a configured secret.
+      const asksExtension = code.includes('/secretsmanager/get?') && code.includes('X-Aws-Parameters-Secrets-Token');
+      expect(asksExtension, id).toBe(id !== 'fallback');
     }
   });
 

@@ -1,5 +1,6 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_EXTENSION_PORT, EXTENSION_PORT_ENV } from '#functions/config/secrets-extension.js';
 import { DEFAULT_ROUTE_PATH, gatewayRouteKeys, ROUTES } from '#functions/routes.js';
 import { ENV } from '#functions/shared/env.js';
 import { createRouter } from '../../bin/local/router.js';
@@ -22,6 +23,8 @@ const WRITE_ACTIONS = [
   'dynamodb:BatchWriteItem',
   'dynamodb:TransactWriteItems',
 ];
+const isExtensionVariable = (name: string) =>
+  name.startsWith('PARAMETERS_SECRETS_EXTENSION_') || name.startsWith('SECRETS_MANAGER_') || name.startsWith('SSM_');
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:auth-core-api-keys-AbC123';
 
 const sorted = (values: readonly string[]) => [...values].sort();
@@ -105,6 +108,15 @@ describe('route functions', () => {
       expect(variables.includes(ENV.tableName), fn.routeId).toBe(route.access.table !== undefined);
       expect(variables.includes(ENV.importQueueUrl), fn.routeId).toBe(route.access.queue !== undefined);
       expect(variables, fn.routeId).not.toContain(ENV.apiKeysSecretArn);
+    }
+  });
+
+  it('has no layer and no Parameters and Secrets extension settings without an API-keys secret', () => {
+    for (const fn of functions) {
+      expect(fn.properties.Layers, fn.routeId).toBeUndefined();
+      expect(Object.keys(fn.properties.Environment?.Variables ?? {}).filter(isExtensionVariable), fn.routeId).toEqual(
+        [],
+      );
     }
   });
 
@@ -217,13 +229,53 @@ describe('least privilege from route.access', () => {
 });
 
 describe('with an API-keys secret', () => {
-  it('passes the secret ARN and grants read access to exactly that secret', () => {
-    const { groupTemplates } = synth({ apiKeysSecretArn: SECRET_ARN });
-    const withSecret = routeFunctions(groupTemplates);
+  let groupTemplates: readonly Template[];
+  let withSecret: RouteFunction[];
+
+  beforeAll(() => {
+    groupTemplates = synth({ apiKeysSecretArn: SECRET_ARN }).groupTemplates;
+    withSecret = routeFunctions(groupTemplates);
+  });
+
+  it('attaches the arm64 AWS Parameters and Secrets Lambda Extension layer to every route function', () => {
     expect(withSecret).toHaveLength(ROUTES.length);
+    for (const template of groupTemplates) {
+      const mappings = (template.toJSON().Mappings ?? {}) as Record<string, Record<string, Record<string, string>>>;
+      for (const [, fn] of resourcesOfType(template, 'AWS::Lambda::Function')) {
+        const layers = fn.Properties?.Layers as { 'Fn::FindInMap': [string, unknown, string] }[];
+        expect(layers).toHaveLength(1);
+        const [mapName, region, column] = layers[0]!['Fn::FindInMap'];
+        expect(region).toEqual({ Ref: 'AWS::Region' });
+        const arns = Object.values(mappings[mapName] ?? {}).map((row) => row[column]);
+        expect(arns.length).toBeGreaterThan(10);
+        for (const arn of arns) {
+          expect(arn).toMatch(
+            /^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:\d+$/,
+          );
+        }
+      }
+    }
+  });
+
+  it('configures the extension where the fetcher looks for it: default port, one cached secret, a 3 s cut-off', () => {
+    for (const fn of withSecret) {
+      const variables = fn.properties.Environment.Variables as Record<string, unknown>;
+      expect(variables, fn.routeId).toMatchObject({
+        [EXTENSION_PORT_ENV]: String(DEFAULT_EXTENSION_PORT),
+        PARAMETERS_SECRETS_EXTENSION_CACHE_ENABLED: 'true',
+        PARAMETERS_SECRETS_EXTENSION_CACHE_SIZE: '1',
+        PARAMETERS_SECRETS_EXTENSION_LOG_LEVEL: 'warn',
+        SECRETS_MANAGER_TIMEOUT_MILLIS: '3000',
+      });
+    }
+  });
+
+  it('passes the secret ARN and grants read access to exactly that secret', () => {
     for (const fn of withSecret) {
       expect(fn.properties.Environment.Variables[ENV.apiKeysSecretArn]).toBe(SECRET_ARN);
       expect(fn.actions).toContain('secretsmanager:GetSecretValue');
+      const secretActions = fn.statements.filter((st) => st.actions.some((a) => a.startsWith('secretsmanager:')));
+      expect(secretActions.map((st) => st.resources)).toEqual([[SECRET_ARN]]);
     }
     for (const template of groupTemplates) {
       const statements = resourcesOfType(template, 'AWS::IAM::Policy').flatMap(

@@ -1,14 +1,7 @@
-/**
- * The import pipeline on AWS: one function per worker-manifest entry with the trigger, queue
- * sizing and least-privilege grants the manifest implies (design §6, style §5).
- */
-import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '#functions/shared/env.js';
 import { IMPORT_MAX_RECEIVE_COUNT, WORKERS, type WorkerDefinition } from '#functions/workers.js';
 import { MAX_RESOURCES_PER_STACK, VISIBILITY_TIMEOUT_FACTOR } from '../../lib/constants.js';
-import { ServiceFunction } from '../../lib/constructs/service-function.js';
 import { appTablePrefixOf } from '../../lib/tables.js';
 import { PLACEHOLDER_HANDLER, type Resource, resourcesOfType, type Synthesized, synth } from './synth.js';
 import {
@@ -458,18 +451,24 @@ describe('stack layout', () => {
 });
 
 describe('the API-keys secret', () => {
-  it('cannot be bound to a function that checks no API key (its bundle has no Secrets Manager client)', () => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const stack = new Stack(app, 'NoApiKeys');
-    const secret = Secret.fromSecretCompleteArn(
-      stack,
-      'Keys',
-      'arn:aws:secretsmanager:eu-west-1:123456789012:secret:auth-core-api-keys-AbC123',
-    );
-    const props = { entry: WORKERS[0]!.handler, logRemovalPolicy: RemovalPolicy.DESTROY };
-    const worker = new ServiceFunction(stack, 'Worker', { ...props, apiKeys: false });
-    expect(() => worker.bindApiKeysSecret(secret)).toThrow(/checks no API key \(apiKeys: false\)/);
-    const route = new ServiceFunction(stack, 'Route', props);
-    expect(() => route.bindApiKeysSecret(secret)).not.toThrow();
+  it('is never given to a worker: no extension layer, no secret grant, no ARN, even when the stage has one', () => {
+    const withSecret = routeFunctions([
+      synth({ apiKeysSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:auth-core-api-keys-AbC123' })
+        .workersTemplate,
+    ]);
+    expect(withSecret).toHaveLength(WORKERS.length);
+    for (const fn of withSecret) {
+      expect(fn.properties.Layers, fn.routeId).toBeUndefined();
+      const variables = Object.keys(fn.properties.Environment?.Variables ?? {});
+      expect(variables, fn.routeId).not.toContain(ENV.apiKeysSecretArn);
+      expect(
+        variables.filter((name) => name.startsWith('PARAMETERS_SECRETS_')),
+        fn.routeId,
+      ).toEqual([]);
+      expect(
+        fn.actions.filter((action) => action.startsWith('secretsmanager:')),
+        fn.routeId,
+      ).toEqual([]);
+    }
   });
 });
