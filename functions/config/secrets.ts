@@ -32,7 +32,7 @@ const STORED_OR_SHOWN = /sha256:|sealed:v1:/;
 export const sha256Hex = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
 
 /** `sha256:<first 16 hex>` of a SHA-256 given in hex. */
-export const fingerprintOfDigest = (digestHex: string) => `sha256:${digestHex.slice(0, 16)}`;
+const fingerprintOfDigest = (digestHex: string) => `sha256:${digestHex.slice(0, 16)}`;
 
 /** The fingerprint clients compute for a value they hold. */
 export const credentialFingerprint = (value: string) => fingerprintOfDigest(sha256Hex(value));
