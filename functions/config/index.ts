@@ -37,6 +37,7 @@ export {
   API_KEYS_KEY,
   credentialFingerprint,
   formatSealedConfigValue,
+  parseApiKeys,
   parseSealedConfigValue,
   presentCoreConfig,
   resolveSecretUpdate,
@@ -97,15 +98,6 @@ export interface EffectiveConfig {
     /** undefined = no pause between rounds. */
     readonly sleepBetweenRoundsMs: number | undefined;
   };
-}
-
-/** Splits an `api_keys` value into keys: whitespace removed, split on commas, empty entries dropped. */
-export function parseApiKeys(value: string | null | undefined): string[] {
-  if (!value) return [];
-  return value
-    .replace(/\s/g, '')
-    .split(',')
-    .filter((k) => k !== '');
 }
 
 /**

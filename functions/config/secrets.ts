@@ -32,13 +32,14 @@ const STORED_OR_SHOWN = /sha256:|sealed:v1:/;
 export const sha256Hex = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
 
 /** `sha256:<first 16 hex>` of a SHA-256 given in hex. */
-export const fingerprintOfDigest = (digestHex: string) => `sha256:${digestHex.slice(0, 16)}`;
+const fingerprintOfDigest = (digestHex: string) => `sha256:${digestHex.slice(0, 16)}`;
 
 /** The fingerprint clients compute for a value they hold. */
 export const credentialFingerprint = (value: string) => fingerprintOfDigest(sha256Hex(value));
 
-/** The API keys of an `api_keys` value (whitespace removed, split on commas, empty entries dropped). */
-function apiKeyParts(value: string): string[] {
+/** Splits an `api_keys` value into keys: whitespace removed, split on commas, empty entries dropped. */
+export function parseApiKeys(value: string | null | undefined): string[] {
+  if (!value) return [];
   return value
     .replace(/\s/g, '')
     .split(',')
@@ -50,8 +51,7 @@ export const isApiKeyDigest = (part: string) => DIGEST.test(part);
 
 /** The SHA-256 (hex) of each API key, in order, whether the value holds the keys or their digests. */
 export function apiKeyDigestsHex(value: string | undefined): string[] {
-  if (!value) return [];
-  return apiKeyParts(value).map((part) => DIGEST.exec(part)?.[1] ?? sha256Hex(part));
+  return parseApiKeys(value).map((part) => DIGEST.exec(part)?.[1] ?? sha256Hex(part));
 }
 
 /** `api_keys` as stored: every key replaced by its digest. */

@@ -41,7 +41,7 @@ export function toHttp(result: CoreResponse): APIGatewayProxyResultV2 {
 }
 
 /** `Retry-After` of a request that met backpressure the route did not word itself. */
-export const BACKPRESSURE_RETRY_AFTER_SECONDS = 5;
+const BACKPRESSURE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * Maps any error to the core's response; only < 500 errors expose their message, and 503s

@@ -35,12 +35,12 @@ export const ID_LIMITS = {
 export type IdKind = keyof typeof ID_LIMITS;
 
 /** `Field name '<field>' is too long. Max length is <max>.` (the reference's wording for roles and user ids). */
-export function tooLongMessage(field: string, max: number): string {
+function tooLongMessage(field: string, max: number): string {
   return `Field name '${field}' is too long. Max length is ${max}.`;
 }
 
 /** Whether a value fits the limit of its kind. */
-export function fitsIdLimit(kind: IdKind, value: string): boolean {
+function fitsIdLimit(kind: IdKind, value: string): boolean {
   return value.length <= ID_LIMITS[kind];
 }
 

@@ -37,7 +37,7 @@ export interface Publisher<T> {
 }
 
 /** SQS's longest message delay. */
-export const MAX_DELAY_SECONDS = 900;
+const MAX_DELAY_SECONDS = 900;
 
 export class PublishError extends Error {
   constructor(readonly unsent: number) {

@@ -7,9 +7,9 @@
  */
 
 /** The largest magnitude the document client writes (Number.MAX_SAFE_INTEGER). */
-export const MAX_STORABLE_NUMBER = Number.MAX_SAFE_INTEGER;
+const MAX_STORABLE_NUMBER = Number.MAX_SAFE_INTEGER;
 /** The smallest non-zero magnitude DynamoDB stores. */
-export const MIN_STORABLE_MAGNITUDE = 1e-130;
+const MIN_STORABLE_MAGNITUDE = 1e-130;
 
 /** The rule of {@link isStorableNumber} in words, for messages. */
 export const STORABLE_NUMBER_RULE = `between -${MAX_STORABLE_NUMBER} and ${MAX_STORABLE_NUMBER}, and 0 or at least ${MIN_STORABLE_MAGNITUDE} in magnitude`;

@@ -25,12 +25,12 @@ import type { ImportValidationContext } from './validate-user.js';
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 export const IDEMPOTENCY_REPLAYED_HEADER = 'idempotency-replayed';
 
-export const INVALID_IDEMPOTENCY_KEY_MESSAGE = 'Idempotency-Key must be 1 to 255 printable ASCII characters';
-export const IDEMPOTENCY_KEY_REUSED_MESSAGE = 'Idempotency-Key is already used with a different request body';
+const INVALID_IDEMPOTENCY_KEY_MESSAGE = 'Idempotency-Key must be 1 to 255 printable ASCII characters';
+const IDEMPOTENCY_KEY_REUSED_MESSAGE = 'Idempotency-Key is already used with a different request body';
 export const IDEMPOTENCY_KEY_BUSY_MESSAGE = 'A request with this Idempotency-Key is still being processed; retry later';
 
 /** How long an answer is remembered. */
-export const IDEMPOTENCY_REMEMBER_MS = 24 * 60 * 60_000;
+const IDEMPOTENCY_REMEMBER_MS = 24 * 60 * 60_000;
 /**
  * How long a claim is presumed alive: longer than the staging route's 29 s timeout, so the request
  * holding a lease that ran out has stopped (locally, where nothing times out, an overtaken attempt
@@ -92,7 +92,7 @@ const CLAIM_ATTEMPTS = 3;
  * Stages a validated request's users under a claim: all ids derived from the claim, the rows
  * written group by group with their markers, then the messages sent.
  */
-export async function stageUsersOnce(
+async function stageUsersOnce(
   deps: StagingDeps,
   appId: string,
   users: readonly ImportUser[],

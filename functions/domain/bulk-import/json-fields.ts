@@ -11,7 +11,7 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function isNonBlankString(value: unknown): value is string {
+function isNonBlankString(value: unknown): value is string {
   return typeof value === 'string' && NON_BLANK.test(value);
 }
 

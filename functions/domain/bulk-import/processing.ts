@@ -88,7 +88,7 @@ function revalidationInput(user: ImportUser): Record<string, unknown> {
 }
 
 /** The prefix of a FAILED row's message when the import hit an error a retry would not fix. */
-export const PERMANENT_ERROR_PREFIX = 'Import failed: ';
+const PERMANENT_ERROR_PREFIX = 'Import failed: ';
 
 /** The Java list rendering of validation errors, as the reference stores them: `[a, b]`. */
 export const javaList = (errors: readonly string[]) => `[${errors.join(', ')}]`;
@@ -376,7 +376,7 @@ export function planBackpressure(
 }
 
 /** A duration as the FAILED message and the README say it (`6 h`, `90 min`, `45 s`). */
-export function describeDuration(seconds: number): string {
+function describeDuration(seconds: number): string {
   if (seconds >= 3600 && seconds % 3600 === 0) return `${seconds / 3600} h`;
   if (seconds >= 60 && seconds % 60 === 0) return `${seconds / 60} min`;
   return `${seconds} s`;

@@ -38,7 +38,7 @@ export interface StagingRounds {
 }
 
 /** `Retry-After` of a staging request refused for throttling, and for another transient failure. */
-export const STAGING_RETRY_AFTER_SECONDS = { throttled: 30, other: 5 } as const;
+const STAGING_RETRY_AFTER_SECONDS = { throttled: 30, other: 5 } as const;
 
 /**
  * The 503 of a staging request whose writes the table kept refusing within the request's time.
@@ -46,7 +46,7 @@ export const STAGING_RETRY_AFTER_SECONDS = { throttled: 30, other: 5 } as const;
  * or nothing), so the same request can simply be sent again. With one, the groups already written
  * stay (each with its marker) and a repeat with the same key writes only the others.
  */
-export function stagingUnavailable(error: BackpressureError, keyed = false): ServiceUnavailableError {
+function stagingUnavailable(error: BackpressureError, keyed = false): ServiceUnavailableError {
   const throttled = error.kind === 'throttled';
   const after = throttled ? STAGING_RETRY_AFTER_SECONDS.throttled : STAGING_RETRY_AFTER_SECONDS.other;
   const why = throttled

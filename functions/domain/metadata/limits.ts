@@ -4,6 +4,7 @@
  * too large for its column); this core answers 400 instead.
  */
 import { jsonDepthExceeds } from '#functions/shared/json-depth.js';
+import { jsonBytes } from '#functions/shared/storable.js';
 import { MAX_METADATA_BYTES, metadataSizeMessage } from './merge.js';
 
 export { MAX_METADATA_BYTES } from './merge.js';
@@ -19,7 +20,7 @@ export type MetadataProblem = 'depth' | 'size';
 /** Why metadata cannot be stored (depth first: measuring the size walks the whole value), or undefined. */
 export function metadataProblem(metadata: Readonly<Record<string, unknown>>): MetadataProblem | undefined {
   if (jsonDepthExceeds(metadata, MAX_METADATA_DEPTH)) return 'depth';
-  if (Buffer.byteLength(JSON.stringify(metadata), 'utf8') > MAX_METADATA_BYTES) return 'size';
+  if (jsonBytes(metadata) > MAX_METADATA_BYTES) return 'size';
   return undefined;
 }
 

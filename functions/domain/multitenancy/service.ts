@@ -313,11 +313,6 @@ export async function listApps(deps: Deps, caller: Caller, api: ApiVersion) {
   return { status: 'OK', apps: apps.filter((a) => a.tenants.length > 0) };
 }
 
-/**
- * `POST /recipe/multitenancy/app/remove` (spec §1.5). Deletes everything the app owns, then its
- * public tenant last: a crash part-way leaves the app in place, and calling remove again
- * finishes the job.
- */
 /** The body of `POST /recipe/multitenancy/app/remove`: the app id (never `public`). */
 export function parseAppRemove(body: Body): { appId: string } {
   const appId = normaliseAppId(requiredString(body, 'appId'));
@@ -327,6 +322,11 @@ export function parseAppRemove(body: Body): { appId: string } {
   return { appId };
 }
 
+/**
+ * `POST /recipe/multitenancy/app/remove` (spec §1.5). Deletes everything the app owns, then its
+ * public tenant last: a crash part-way leaves the app in place, and calling remove again
+ * finishes the job.
+ */
 export async function removeApp(deps: Deps, caller: Caller, { appId }: { appId: string }) {
   if (caller.appId !== PUBLIC || caller.tenantId !== PUBLIC) {
     throw new ForbiddenError('Only the public tenantId and public appId is allowed to delete an app');
@@ -343,7 +343,6 @@ export async function removeApp(deps: Deps, caller: Caller, { appId }: { appId: 
   return { status: 'OK', didExist };
 }
 
-/** `POST /recipe/multitenancy/tenant/remove` (spec §2.5). */
 /** The body of `POST /recipe/multitenancy/tenant/remove`: the tenant id (never `public`). */
 export function parseTenantRemove(body: Body): { tenantId: string } {
   const tenantId = normaliseTenantId(requiredString(body, 'tenantId'));
@@ -351,6 +350,7 @@ export function parseTenantRemove(body: Body): { tenantId: string } {
   return { tenantId };
 }
 
+/** `POST /recipe/multitenancy/tenant/remove` (spec §2.5). */
 export async function removeTenant(deps: Deps, caller: Caller, { tenantId }: { tenantId: string }) {
   if (caller.tenantId !== PUBLIC) throw new ForbiddenError('Only the public tenantId is allowed to delete a tenant');
   const didExist = await deps.store.deleteTenant(caller.appId, tenantId);
@@ -361,7 +361,6 @@ export async function removeTenant(deps: Deps, caller: Caller, { tenantId }: { t
   return { status: 'OK', didExist };
 }
 
-/** `PUT /<t>/recipe/multitenancy/config/thirdparty` (spec §2.6): replaces or appends one provider. */
 /** The body of `PUT /<t>/recipe/multitenancy/config/thirdparty`: one validated provider. */
 export function parseThirdPartyPut(body: Body): ProviderConfig {
   const config = optionalObject(body, 'config');
@@ -370,6 +369,7 @@ export function parseThirdPartyPut(body: Body): ProviderConfig {
   return validateProviderConfig(config, skipValidation);
 }
 
+/** `PUT /<t>/recipe/multitenancy/config/thirdparty` (spec §2.6): replaces or appends one provider. */
 export async function upsertThirdPartyConfig(deps: Deps, caller: Caller, provider: ProviderConfig) {
   return updateProviders(deps, caller, (providers) => {
     const index = providers.findIndex((p) => p.thirdPartyId === provider.thirdPartyId);
@@ -382,12 +382,12 @@ export async function upsertThirdPartyConfig(deps: Deps, caller: Caller, provide
   });
 }
 
-/** `POST /<t>/recipe/multitenancy/config/thirdparty/remove` (spec §2.6). */
 /** The body of `POST /<t>/recipe/multitenancy/config/thirdparty/remove`: the provider's id. */
 export function parseThirdPartyRemove(body: Body): { thirdPartyId: string } {
   return { thirdPartyId: requiredString(body, 'thirdPartyId').trim() };
 }
 
+/** `POST /<t>/recipe/multitenancy/config/thirdparty/remove` (spec §2.6). */
 export async function removeThirdPartyConfig(deps: Deps, caller: Caller, { thirdPartyId }: { thirdPartyId: string }) {
   return updateProviders(deps, caller, (providers) => {
     const next = providers.filter((p) => p.thirdPartyId !== thirdPartyId);

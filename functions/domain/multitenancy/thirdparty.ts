@@ -7,14 +7,14 @@ import type { ProviderConfig } from './tenant.js';
  * DynamoDB maps inside the tenant's item, which holds at most 32 levels; real configurations use
  * four or five.
  */
-export const MAX_PROVIDER_DEPTH = 16;
+const MAX_PROVIDER_DEPTH = 16;
 
 /**
  * Largest total of a tenant's provider configurations (their JSON, UTF-8 bytes): with the
  * coreConfig they share the tenant's 400 KB DynamoDB item, where they take at most 1.5 times their
  * JSON size. Dozens of providers with SAML certificates fit.
  */
-export const MAX_PROVIDERS_BYTES = 131_072;
+const MAX_PROVIDERS_BYTES = 131_072;
 
 function invalid(message: string): never {
   throw new BadRequestError(`Invalid third party config: ${message}`);

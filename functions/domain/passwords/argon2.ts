@@ -48,7 +48,7 @@ export interface ParsedArgon2 extends Argon2Params {
  * Reads a PHC-encoded Argon2 hash: type, optional version, exactly the parameters m, t and p (any
  * order), strict Base64 salt and hash of the lengths Argon2 allows. Undefined when malformed.
  */
-export function parseArgon2(stored: string): ParsedArgon2 | undefined {
+function parseArgon2(stored: string): ParsedArgon2 | undefined {
   const match = ARGON2_SHAPE.exec(stored);
   if (!match) return undefined;
   const [, type, version, paramText = '', saltText = '', hashText = ''] = match;

@@ -3,12 +3,12 @@
  * refuses). Hashing plain-text passwords and verifying the stored forms bcrypt.ts reads; apart
  * from the form, so the import checks do not carry the KDF.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import bcryptjs from 'bcryptjs';
 import { bcrypt } from 'hash-wasm';
 import { BCRYPT_MAX_LOG_ROUNDS, BCRYPT_MIN_LOG_ROUNDS, checkBcryptCost, type ParsedBcrypt } from './bcrypt.js';
 import { PasswordHashingError } from './errors.js';
-import { fromMatch, type VerifyResult } from './result.js';
+import { compareDigests, type VerifyResult } from './result.js';
 import type { Verify } from './scheme.js';
 
 /** bcrypt only feeds the first 72 bytes of the (UTF-8) password into its key schedule. */
@@ -63,7 +63,7 @@ const HASH_START = 29;
  * recomputed with the stored salt and cost, and its 31 hash characters are compared with the
  * stored ones in constant time.
  */
-export async function compareBcrypt(plain: string, stored: string): Promise<boolean> {
+export async function compareBcrypt(plain: string, stored: string): Promise<VerifyResult> {
   const setting = `$2a${stored.slice(3, HASH_START)}`;
   const password = bcryptInput(plain);
   let computed: string;
@@ -80,9 +80,8 @@ export async function compareBcrypt(plain: string, stored: string): Promise<bool
   }
   const expected = Buffer.from(stored.slice(HASH_START), 'latin1');
   const actual = Buffer.from(computed.slice(HASH_START), 'latin1');
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  return compareDigests(actual, expected);
 }
 
 /** The stored bcrypt string is checked as it is (see compareBcrypt). */
-export const verifyBcrypt: Verify<ParsedBcrypt> = async (plain, { hash }): Promise<VerifyResult> =>
-  fromMatch(await compareBcrypt(plain, hash));
+export const verifyBcrypt: Verify<ParsedBcrypt> = (plain, { hash }) => compareBcrypt(plain, hash);

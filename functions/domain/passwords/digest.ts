@@ -40,7 +40,7 @@ function valid(parsed: ParsedDigest): ParsedDigest | undefined {
   return parsed;
 }
 
-export function canonicalDigest({ digest, template, salt, hash }: ParsedDigest): string {
+function canonicalDigest({ digest, template, salt, hash }: ParsedDigest): string {
   return `$${digest}$pf=${base64Padded(template)}$${base64Padded(salt)}$${base64Padded(hash)}`;
 }
 

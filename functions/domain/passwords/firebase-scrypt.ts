@@ -74,7 +74,7 @@ interface DecodedFirebaseHash {
 }
 
 /** Reference shape plus strict Base64 in every part and a non-empty hash; undefined otherwise. */
-export function decodeFirebaseScryptHash(stored: string): DecodedFirebaseHash | undefined {
+function decodeFirebaseScryptHash(stored: string): DecodedFirebaseHash | undefined {
   const parsed = parseFirebaseScryptHash(stored);
   if (!parsed) return undefined;
   return decodeParts(parsed);
@@ -92,7 +92,7 @@ function decodeParts(parsed: FirebaseScryptHash): DecodedFirebaseHash | undefine
  * Firebase's scrypt runs with N = 2^mem_cost, r = rounds, p = 1; scrypt itself needs N ≥ 2 and
  * N < 2^(16·r), and HASH_LIMITS bound both.
  */
-export function checkFirebaseScryptParams(memCost: number, rounds: number): ParameterProblem | undefined {
+function checkFirebaseScryptParams(memCost: number, rounds: number): ParameterProblem | undefined {
   if (memCost < 1) return belowMinimum('mem_cost', memCost, 1);
   if (rounds < 1) return belowMinimum('rounds', rounds, 1);
   const limits = HASH_LIMITS.firebaseScrypt;

@@ -100,7 +100,7 @@ function readAspNet(text: string): ParsedPbkdf2 | undefined {
   return withinSizes(salt, hash) ? { digest, iterations, salt, hash } : undefined;
 }
 
-export function canonicalPbkdf2({ digest, iterations, salt, hash }: ParsedPbkdf2): string {
+function canonicalPbkdf2({ digest, iterations, salt, hash }: ParsedPbkdf2): string {
   return `$pbkdf2-${digest}$i=${iterations},l=${hash.length}$${base64Unpadded(salt)}$${base64Unpadded(hash)}`;
 }
 
@@ -118,7 +118,7 @@ export function importPbkdf2(text: string): string | undefined {
   return parsed ? canonicalPbkdf2(parsed) : undefined;
 }
 
-export function checkPbkdf2({ digest, iterations, hash }: ParsedPbkdf2): ParameterProblem | undefined {
+function checkPbkdf2({ digest, iterations, hash }: ParsedPbkdf2): ParameterProblem | undefined {
   if (iterations < 1) return belowMinimum('iterations', iterations, 1);
   const blocks = Math.ceil(hash.length / DIGESTS[digest].bytes);
   const limit = DIGESTS[digest].limit;

@@ -75,11 +75,7 @@ function readScrypt(text: string): ReadScrypt | undefined {
   return { logN, ln, r, p, salt, hash };
 }
 
-export function checkScryptParams({
-  logN,
-  r,
-  p,
-}: Pick<ScryptParams, 'logN' | 'r' | 'p'>): ParameterProblem | undefined {
+function checkScryptParams({ logN, r, p }: Pick<ScryptParams, 'logN' | 'r' | 'p'>): ParameterProblem | undefined {
   if (logN < 1) return belowMinimum('ln', logN, 1);
   if (r < 1) return belowMinimum('r', r, 1);
   if (p < 1) return belowMinimum('p', p, 1);

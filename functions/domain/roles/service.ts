@@ -72,7 +72,7 @@ export function parseCreateRole(body: Body): CreateRoleInput {
  * DynamoDB item holds the set and is limited to 400 KB. The reference keeps a row per permission
  * and has no such limit.
  */
-export const MAX_ROLE_PERMISSIONS_BYTES = 350_000;
+const MAX_ROLE_PERMISSIONS_BYTES = 350_000;
 
 const permissionBytes = (permissions: Iterable<string>) => {
   let total = 0;

@@ -15,7 +15,7 @@ import { dryRunDeps, keyedStagingDeps, stagingDeps } from '#functions/wiring/bul
 import { importValidationContext } from '#functions/wiring/import.js';
 
 /** 400 text for a `dryRun` query value other than true / false. */
-export const INVALID_DRY_RUN_MESSAGE = 'dryRun must be true or false';
+const INVALID_DRY_RUN_MESSAGE = 'dryRun must be true or false';
 
 type Input =
   | { readonly mode: 'stage'; readonly users: unknown[] }
