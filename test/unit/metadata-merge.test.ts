@@ -19,6 +19,15 @@ describe('shallowMergeMetadata', () => {
       empty: '',
     });
   });
+
+  it('keeps a key named __proto__ as data: it is stored and read back, and sets no prototype', () => {
+    const update = JSON.parse('{"__proto__":{"admin":true},"a":1}') as Metadata;
+    const merged = shallowMergeMetadata({}, update);
+    expect(JSON.stringify(merged)).toBe('{"__proto__":{"admin":true},"a":1}');
+    expect(Object.getPrototypeOf(merged)).toBe(Object.prototype);
+    expect((merged as { admin?: unknown }).admin).toBeUndefined();
+    expect(JSON.stringify(shallowMergeMetadata(merged, JSON.parse('{"__proto__":null}') as Metadata))).toBe('{"a":1}');
+  });
 });
 
 function memoryStore(conflicts = 0): MetadataStore & { saves: number } {

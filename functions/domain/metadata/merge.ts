@@ -22,7 +22,9 @@ export function shallowMergeMetadata(current: Readonly<Metadata>, update: Readon
   for (const [key, value] of Object.entries(update)) {
     // Deleting first moves an updated key to the end, as the reference's JSON object does.
     delete merged[key];
-    if (value !== null) merged[key] = value;
+    // A key named `__proto__` is data like any other (an assignment would set the prototype).
+    if (value !== null)
+      Object.defineProperty(merged, key, { value, enumerable: true, writable: true, configurable: true });
   }
   return merged;
 }
