@@ -29,8 +29,8 @@ export interface CoreRequest {
   readonly cdiVersion: string;
   /** Parsed JSON body (always a plain object for methods with a body), else undefined. */
   readonly body: Readonly<Record<string, unknown>> | undefined;
-  /** The body's bytes after transport decoding (base64, gzip), for methods with a body. */
-  readonly rawBody: Buffer | undefined;
+  /** The route's `digestBody` of the body's bytes after transport decoding (base64, gzip). */
+  readonly bodyDigest: string | undefined;
   readonly query: Readonly<Record<string, string | undefined>>;
   /** Lower-cased header names. */
   readonly headers: Readonly<Record<string, string | undefined>>;
@@ -79,6 +79,11 @@ export interface RouteNeeds {
    * capped at Lambda's payload limit.
    */
   readonly largeBody?: boolean;
+  /**
+   * A digest of the body's bytes after transport decoding, taken while they are at hand (the
+   * bytes themselves are not kept: a staging body may be 64 MiB): CoreRequest.bodyDigest.
+   */
+  readonly digestBody?: (bytes: Uint8Array) => string;
 }
 
 /** A route's declaration: what it needs, how it reads its input, its one domain call. */
@@ -104,7 +109,7 @@ interface Exchange {
   readonly headers: Readonly<Record<string, string | undefined>>;
   readonly requestId: string;
   raw?: string;
-  rawBytes?: Buffer;
+  bodyDigest?: string;
   body?: Record<string, unknown>;
   prefix?: ResolvedPrefix;
   tenants?: RequestTenants;
@@ -155,7 +160,7 @@ const decodeBody: Step = async (x) => {
   const cap = x.route.route.largeBody && need(x.tenants, 'tenants').app ? MAX_STAGING_BODY_BYTES : LAMBDA_PAYLOAD_BYTES;
   const raw = await decodeTransport(x.event.body, x.event.isBase64Encoded, x.headers['content-encoding'], cap);
   if (raw === 'invalid') throw new BadRequestError('Invalid Json Input');
-  x.rawBytes = raw;
+  x.bodyDigest = x.route.route.digestBody?.(raw);
   x.raw = raw.toString('utf8');
   if (x.raw.trim() === '') throw new BadRequestError('Invalid Json Input');
   return undefined;
@@ -192,7 +197,7 @@ const checkCdiVersion: Step = (x) => {
     tenantId: prefix.tenantId,
     cdiVersion,
     body: BODY_METHODS.has(x.method) ? x.body : undefined,
-    rawBody: BODY_METHODS.has(x.method) ? x.rawBytes : undefined,
+    bodyDigest: x.bodyDigest,
     query: x.event.queryStringParameters ?? {},
     headers: x.headers,
     app,

@@ -30,7 +30,7 @@ function isDryRun(query: CoreRequest['query']): boolean {
   return lower === 'true';
 }
 
-function readInput({ body, query, headers, rawBody }: CoreRequest): Input | Answer {
+function readInput({ body, query, headers, bodyDigest }: CoreRequest): Input | Answer {
   const dryRun = isDryRun(query);
   // A dry run writes nothing, so it remembers nothing: its Idempotency-Key is ignored.
   const key = dryRun ? undefined : idempotencyKeyOf(headers[IDEMPOTENCY_KEY_HEADER]);
@@ -38,7 +38,7 @@ function readInput({ body, query, headers, rawBody }: CoreRequest): Input | Answ
   if (users.length === 0) return new Answer(ok(dryRun ? EMPTY_DRY_RUN_BODY : { status: 'OK' }));
   if (dryRun) return { mode: 'dry-run', users };
   if (key === undefined) return { mode: 'stage', users };
-  return { mode: 'stage-once', users, key, digest: requestDigest(rawBody ?? Buffer.alloc(0)) };
+  return { mode: 'stage-once', users, key, digest: bodyDigest ?? requestDigest(new Uint8Array()) };
 }
 
 /**
@@ -54,6 +54,7 @@ export const handler = httpHandler({
     exists: 'after-input',
     publicTenantOnly: true,
     largeBody: true,
+    digestBody: requestDigest,
   },
   input: readInput,
   run: async (input, { appId, config }): Promise<CoreResponse> => {
