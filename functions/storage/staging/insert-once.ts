@@ -16,7 +16,7 @@ import { counterShard, PARALLELISM, ROWS_PER_TRANSACTION } from './rows.js';
 import type { StagedCredentials } from './sealing.js';
 
 /** Rows per transaction here: one action of the 100 is the group's marker. */
-export const ROWS_PER_MARKED_TRANSACTION = ROWS_PER_TRANSACTION - 1;
+const ROWS_PER_MARKED_TRANSACTION = ROWS_PER_TRANSACTION - 1;
 
 export async function insertNewOnce(
   table: Table,

@@ -89,7 +89,7 @@ export async function getRow(table: Table, appId: string, id: string): Promise<S
 }
 
 /** Consistent reads of rows by id (missing rows are absent); only `id` and `status` unless `full`. */
-export async function readRows(table: Table, appId: string, ids: readonly string[], full = false): Promise<Item[]> {
+async function readRows(table: Table, appId: string, ids: readonly string[], full = false): Promise<Item[]> {
   return batchGetAll(
     table,
     ids.map((id) => stagedRow.key({ appId, id })),
@@ -101,7 +101,7 @@ export async function readRows(table: Table, appId: string, ids: readonly string
  * Of the time a staging request has left for retries, the share kept for undoing its rows when the
  * writes cannot finish (throttling): the writes retry until the rest is used up.
  */
-export const UNDO_SHARE = 0.4;
+const UNDO_SHARE = 0.4;
 
 /** What a staging call's row writes share: the data key sealing its rows, and the writes' retry deadline. */
 export interface StagingWrite {
@@ -228,7 +228,7 @@ export async function insertNew(
  * and no message was sent for them yet), with their counter shares. Rows another request wrote
  * under a colliding id are left alone. Throws when the table keeps refusing the deletes.
  */
-export async function discardNew(table: Table, appId: string, ids: readonly string[], stagedAt: number): Promise<void> {
+async function discardNew(table: Table, appId: string, ids: readonly string[], stagedAt: number): Promise<void> {
   let pending = [...new Set(ids)];
   for (let round = 0; round < 3 && pending.length > 0; round++) {
     const rows = (
