@@ -44,12 +44,12 @@ import {
 } from './kit/index.js';
 
 /** Bytes of compressed answer per item (items are at most 400 KB). */
-export const PART_BYTES = 300_000;
+const PART_BYTES = 300_000;
 
 /** The TTL attribute is in epoch seconds. */
 const ttlSeconds = (ms: number) => Math.ceil(ms / 1000);
 
-export const idempotencyRecord = defineEntity({
+const idempotencyRecord = defineEntity({
   type: 'IDEMPOTENT_REQUEST',
   key: (r: { appId: string; key: string }) => ({ PK: idempotencyPartition(r.appId, r.key), SK: IDEMPOTENCY_RECORD_SK }),
   indexes: {

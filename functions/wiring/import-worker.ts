@@ -27,10 +27,13 @@ async function importContextOf(appId: string, config: EffectiveConfig): Promise<
 /**
  * Dependencies of one worker invocation. The app is read once per app per batch: the state at the
  * start of the batch is "current" (the import transaction re-checks roles anyway). The app's
- * configuration also says which table holds its staged rows and its users.
+ * configuration also says which table holds its staged rows and its users; `configOf` is the
+ * invocation's, shared with {@link returnDeps} so returning messages reads no app again.
  */
-export function processingDeps(overrides: Partial<ProcessingDeps> = {}): ProcessingDeps {
-  const configOf = configCache();
+export function processingDeps(
+  overrides: Partial<ProcessingDeps> = {},
+  configOf: ReturnType<typeof configCache> = configCache(),
+): ProcessingDeps {
   const contextOf = perApp(async (appId): Promise<AppImportContext | undefined> => {
     const config = await configOf(appId);
     return config ? importContextOf(appId, config) : undefined;
@@ -58,8 +61,8 @@ export function processingDeps(overrides: Partial<ProcessingDeps> = {}): Process
  * What the workers need to return messages that met backpressure (functions/workers/backpressure.ts):
  * the staged rows, the policy, delayed sends to the import queue and visibility changes on it.
  */
-export const returnDeps = () => ({
-  store: appRoutedStagingStore(configCache()),
+export const returnDeps = (configOf: ReturnType<typeof configCache> = configCache()) => ({
+  store: appRoutedStagingStore(configOf),
   now: Date.now,
   policy: backpressurePolicy(),
   publisher: importPublisher,

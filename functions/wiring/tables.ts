@@ -20,7 +20,7 @@ import { baseTable, createTableIfMissing, type Table, tableNamed, tableProblem }
 export { baseTable };
 
 /** The table of this name (the base table itself when the name is the base table's). */
-export const tableOfName = (name: string | undefined): Table =>
+const tableOfName = (name: string | undefined): Table =>
   name === undefined || name === baseTable.name ? baseTable : tableNamed(name);
 
 /** The table holding what the app of this effective configuration owns. */

@@ -20,7 +20,7 @@ const TAG_BYTES = 16;
 const associatedData = (context: KeyContext) => Buffer.from(`${context.purpose}\u0000${context.appId}`, 'utf8');
 
 /** The key id written into every wrapped data key: which local key wrapped it. */
-export function localKeyId(key: Uint8Array): Buffer {
+function localKeyId(key: Uint8Array): Buffer {
   return createHash('sha256').update(key).digest().subarray(0, KEY_ID_BYTES);
 }
 

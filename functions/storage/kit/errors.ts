@@ -191,7 +191,7 @@ export function valueRefusal(error: unknown): { reason: ValueRefusal; index?: nu
 export const UNKNOWN_SUBJECT = "The request's data";
 
 /** The 400 message of a refusal: what (`subject`, e.g. "The tenant's configuration") and why. */
-export function refusalMessage(subject: string, reason: ValueRefusal): string {
+function refusalMessage(subject: string, reason: ValueRefusal): string {
   switch (reason) {
     case 'size':
       return `${subject} is too large to store: a DynamoDB item holds at most 400 KB.`;

@@ -8,6 +8,7 @@ import type { StagedStatus, StagedUserRecord } from '#functions/domain/bulk-impo
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { UnreadableSecretError } from '#functions/domain/credentials/ports.js';
 import { logger } from '#functions/shared/logger.js';
+import type { SealingKey } from '../crypto/envelope.js';
 import {
   batchGetAll,
   chunk,
@@ -88,7 +89,7 @@ export async function getRow(table: Table, appId: string, id: string): Promise<S
 }
 
 /** Consistent reads of rows by id (missing rows are absent); only `id` and `status` unless `full`. */
-export async function readRows(table: Table, appId: string, ids: readonly string[], full = false): Promise<Item[]> {
+async function readRows(table: Table, appId: string, ids: readonly string[], full = false): Promise<Item[]> {
   return batchGetAll(
     table,
     ids.map((id) => stagedRow.key({ appId, id })),
@@ -100,7 +101,80 @@ export async function readRows(table: Table, appId: string, ids: readonly string
  * Of the time a staging request has left for retries, the share kept for undoing its rows when the
  * writes cannot finish (throttling): the writes retry until the rest is used up.
  */
-export const UNDO_SHARE = 0.4;
+const UNDO_SHARE = 0.4;
+
+/** What a staging call's row writes share: the data key sealing its rows, and the writes' retry deadline. */
+export interface StagingWrite {
+  readonly key: SealingKey | undefined;
+  readonly deadline: number | undefined;
+}
+
+/**
+ * Before any row: the app's staging marker (the reconciler must know this app has rows to look
+ * after, and where) and one data key for this call's rows (stored before any row names it; a
+ * repeat may seal the rows it writes under another: each row names its own). The writes then
+ * retry within the request's time, less the {@link UNDO_SHARE}.
+ */
+export async function beginStaging(
+  table: Table,
+  markers: Table,
+  sealing: StagedCredentials,
+  appId: string,
+  users: readonly ImportUser[],
+  now: number,
+): Promise<StagingWrite> {
+  await putItem(
+    markers,
+    stagingMarker.item({ appId }, { appId, stagedAt: now, table: table.name }, { GSI2: { appId } }),
+  );
+  const key = await sealing.sealingKeyFor(appId, users);
+  const left = timeLeftMs();
+  return { key, deadline: Number.isFinite(left) ? Date.now() + left * (1 - UNDO_SHARE) : undefined };
+}
+
+/**
+ * Writes `rows` (one counter shard's, one transaction's worth) as NEW with their counter share and
+ * the action `extra` builds from the ids found taken so far, in one transaction; the rows whose id
+ * is taken are dropped and the rest written again, until it commits or `stop` says so. Returns the
+ * ids found taken, and whether `extra`'s condition failed instead (nothing of this call written).
+ */
+export async function writeNewRows(
+  table: Table,
+  sealing: StagedCredentials,
+  appId: string,
+  shard: number,
+  rows: readonly ImportUser[],
+  now: number,
+  write: StagingWrite,
+  extra?: (taken: readonly string[]) => TransactItem,
+  stop: () => boolean = () => false,
+): Promise<{ taken: string[]; extraFailed: boolean }> {
+  let pending = rows;
+  const taken: string[] = [];
+  while (!stop()) {
+    const items: TransactItem[] = pending.map((user) => ({
+      Put: {
+        TableName: table.name,
+        Item: newRowItem(appId, user, now, sealing.rowAttributes(appId, user, write.key)),
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    }));
+    if (pending.length > 0) items.push(counterUpdate(table, appId, shard, { NEW: pending.length }));
+    const extraIndex = items.length;
+    if (extra) items.push(extra(taken));
+    if (items.length === 0) break;
+    const result = await withRetryPolicy(write.deadline === undefined ? {} : { deadline: write.deadline }, () =>
+      transact(table, items),
+    );
+    if (result.ok) break;
+    if (extra && result.failedIndexes.includes(extraIndex)) return { taken, extraFailed: true };
+    const failed = new Set(result.failedIndexes.flatMap((i) => pending[i]?.id ?? []));
+    if (failed.size === 0) throw new Error('a staging transaction failed on a condition of no row');
+    taken.push(...pending.filter((u) => failed.has(u.id)).map((u) => u.id));
+    pending = pending.filter((u) => !failed.has(u.id));
+  }
+  return { taken, extraFailed: false };
+}
 
 /**
  * Writes the NEW rows, or none: when a write keeps failing (the table throttles beyond the
@@ -117,54 +191,26 @@ export async function insertNew(
   users: readonly ImportUser[],
   now: number,
 ): Promise<{ collidedIds: string[] }> {
-  // Before any row: the reconciler must know this app has rows to look after, and where.
-  await putItem(
-    markers,
-    stagingMarker.item({ appId }, { appId, stagedAt: now, table: table.name }, { GSI2: { appId } }),
-  );
-  // One data key for the request's rows (stored before any row names it).
-  const key = await sealing.sealingKeyFor(appId, users);
+  const write = await beginStaging(table, markers, sealing, appId, users, now);
   const collided: string[] = [];
-  const groups = [...groupBy(users, (u) => counterShard(u.id)).entries()];
-  const left = timeLeftMs();
-  const writeDeadline = Number.isFinite(left) ? Date.now() + left * (1 - UNDO_SHARE) : undefined;
   let failure: { error: unknown } | undefined;
+  const failed = () => failure !== undefined;
   // Each counter shard's chunks run one after another (no transaction conflicts on the counter
   // item within one request); shards run in parallel, bounded. After a failure no transaction
   // starts, and the undo waits for those in flight.
-  let next = 0;
-  const runner = async () => {
-    while (next < groups.length && !failure) {
-      const [shard, group] = groups[next++] as (typeof groups)[number];
-      for (const part of chunk(group, ROWS_PER_TRANSACTION)) {
-        let pending = part;
-        while (pending.length > 0 && !failure) {
-          const items: TransactItem[] = pending.map((user) => ({
-            Put: {
-              TableName: table.name,
-              Item: newRowItem(appId, user, now, sealing.rowAttributes(appId, user, key)),
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
-          }));
-          items.push(counterUpdate(table, appId, shard, { NEW: pending.length }));
-          let result: Awaited<ReturnType<typeof transact>>;
-          try {
-            result = await withRetryPolicy(writeDeadline === undefined ? {} : { deadline: writeDeadline }, () =>
-              transact(table, items),
-            );
-          } catch (error) {
-            failure ??= { error };
-            return;
-          }
-          if (result.ok) break;
-          const taken = new Set(result.failedIndexes.map((i) => pending[i]?.id));
-          collided.push(...pending.filter((u) => taken.has(u.id)).map((u) => u.id));
-          pending = pending.filter((u) => !taken.has(u.id));
-        }
+  const groups = [...groupBy(users, (u) => counterShard(u.id)).entries()];
+  await forEachLimited(groups, PARALLELISM, async ([shard, group]) => {
+    for (const part of chunk(group, ROWS_PER_TRANSACTION)) {
+      if (failed()) return;
+      try {
+        const { taken } = await writeNewRows(table, sealing, appId, shard, part, now, write, undefined, failed);
+        collided.push(...taken);
+      } catch (error) {
+        failure ??= { error };
+        return;
       }
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(PARALLELISM, groups.length) }, runner));
+  });
   if (failure) {
     await discardNew(
       table,
@@ -182,7 +228,7 @@ export async function insertNew(
  * and no message was sent for them yet), with their counter shares. Rows another request wrote
  * under a colliding id are left alone. Throws when the table keeps refusing the deletes.
  */
-export async function discardNew(table: Table, appId: string, ids: readonly string[], stagedAt: number): Promise<void> {
+async function discardNew(table: Table, appId: string, ids: readonly string[], stagedAt: number): Promise<void> {
   let pending = [...new Set(ids)];
   for (let round = 0; round < 3 && pending.length > 0; round++) {
     const rows = (

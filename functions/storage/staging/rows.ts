@@ -27,7 +27,7 @@ export const ROWS_PER_TRANSACTION = 99;
 /** Transactions (or queries) in flight per request: bounded, so one request cannot flood a partition. */
 export const PARALLELISM = 8;
 
-export const indexShard = (id: string) => shardOf(id, STAGED_INDEX_SHARDS);
+const indexShard = (id: string) => shardOf(id, STAGED_INDEX_SHARDS);
 export const counterShard = (id: string) => shardOf(id, STAGED_COUNTER_SHARDS);
 
 /** One staged user: its own partition; GSI1 lists the rows of one status (sharded), newest first. */

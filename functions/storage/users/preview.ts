@@ -20,7 +20,7 @@ import {
 import type { DynamoUserWrite } from './write.js';
 
 /** BatchGets in flight for one preview. */
-export const PREVIEW_PARALLELISM = 8;
+const PREVIEW_PARALLELISM = 8;
 const KEYS_PER_BATCH = 100;
 
 interface Check {

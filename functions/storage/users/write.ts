@@ -260,11 +260,19 @@ export class DynamoUserWrite implements UserWrite {
           : { entity: { kind: 'internal' }, item, plan: undefined },
       );
     });
-    for (const [planIndex, plan] of s.plans.entries()) {
-      if (!plan.metadata) continue;
-      const put = await metadataMergeWrite(this.table, this.appId, plan.metadata.userId, plan.metadata.update);
-      actions.push({ entity: { kind: 'metadata' }, item: put, plan: planIndex });
-    }
+    // One read per user with metadata, all at once: a group of users is one round trip, not one each.
+    const merges = await Promise.all(
+      [...s.plans.entries()].flatMap(([planIndex, plan]) =>
+        plan.metadata
+          ? [
+              metadataMergeWrite(this.table, this.appId, plan.metadata.userId, plan.metadata.update).then(
+                (item): Action => ({ entity: { kind: 'metadata' }, item, plan: planIndex }),
+              ),
+            ]
+          : [],
+      ),
+    );
+    actions.push(...merges);
     if (actions.length === 0) return { ok: true };
     const result = await transact(
       this.table,

@@ -5,6 +5,7 @@ import { METRIC } from '#functions/shared/metric-names.js';
 import { recordMetrics } from '#functions/shared/metrics.js';
 import { withinBudget } from '#functions/wiring/budget.js';
 import { processingDeps, returnDeps } from '#functions/wiring/import-worker.js';
+import { configCache } from '#functions/wiring/staged-apps.js';
 import { IMPORT_WORKER_RESERVE_SECONDS, WORKERS } from '#functions/workers.js';
 import { returnLater } from '../backpressure.js';
 import { forBatch } from '../sqs-batch.js';
@@ -24,7 +25,8 @@ export function createImportWorker(overrides: Partial<ProcessingDeps> = {}) {
     const remaining = context?.getRemainingTimeInMillis?.() ?? TIMEOUT_MS;
     const deadline = Date.now() + remaining - IMPORT_WORKER_RESERVE_SECONDS * 1000;
     return withinBudget({ deadline, attempts: WORKER_STORAGE_ATTEMPTS }, () => {
-      const deps = processingDeps(overrides);
+      const configOf = configCache();
+      const deps = processingDeps(overrides, configOf);
       return forBatch(event, async (messages) => {
         const results = await processStagedUsers(
           deps,
@@ -39,7 +41,7 @@ export function createImportWorker(overrides: Partial<ProcessingDeps> = {}) {
           result.kind === 'backpressure' ? [{ i, error: result.error }] : [],
         );
         const returned = await returnLater(
-          returnDeps(),
+          returnDeps(configOf),
           back.map(({ i, error }) => ({ ...(messages[i] as (typeof messages)[number]), error })),
         );
         const done = results.map((result, i) => {
