@@ -6,13 +6,12 @@
  *     with the same Idempotency-Key stages nothing twice — every user imported exactly once, 0 FAILED.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalProcess, removeDir } from '../helpers/local-process.js';
-import { coreCaller, readNdjson, runCommand } from './migrate-helpers.js';
+import type { LocalProcess } from '../helpers/local-process.js';
+import { coreCaller, readNdjson, runCommand, startRuntime, stopRuntime } from './migrate-helpers.js';
 
 const API_KEY = `contract-e2e-${randomBytes(12).toString('hex')}`;
 let runtime: LocalProcess | undefined;
@@ -35,18 +34,10 @@ function exportFile(name: string, users: unknown[]): string {
 const env = () => ({ AUTH_CORE_URL: runtime!.url, AUTH_CORE_API_KEY: API_KEY });
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'migrate-contract-'));
-  runtime = await LocalProcess.start({ args: ['--in-memory'], env: { API_KEYS: API_KEY } });
-  await runtime.waitUntilReady();
+  ({ runtime, dir } = await startRuntime({ API_KEYS: API_KEY }, 'migrate-contract-'));
 });
 
-afterAll(async () => {
-  if (runtime) {
-    await runtime.dispose();
-    removeDir(runtime.dataDir);
-  }
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => stopRuntime(runtime, dir));
 
 describe('dry run', () => {
   it('reports conflicts with the app and duplicates across chunks; writes nothing', async () => {

@@ -6,12 +6,10 @@
  * run named the missing ones, and no credential in the command's output, report or state.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import supertokens from 'supertokens-node';
 import EmailPassword from 'supertokens-node/recipe/emailpassword';
-import Session from 'supertokens-node/recipe/session';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BuiltExport } from '../fixtures/migrate/exports.js';
 import {
@@ -20,8 +18,18 @@ import {
   keycloakExport,
   wordpressExport,
 } from '../fixtures/migrate/legacy-exports.js';
-import { LocalProcess, removeDir } from '../helpers/local-process.js';
-import { type CommandResult, coreCaller, readNdjson, runCommand } from './migrate-helpers.js';
+import type { LocalProcess } from '../helpers/local-process.js';
+import {
+  type CommandResult,
+  coreCaller,
+  createApp as createAppWith,
+  expectNoCredential as expectNoCredentialIn,
+  initSdk,
+  readNdjson,
+  runCommand,
+  startRuntime,
+  stopRuntime,
+} from './migrate-helpers.js';
 
 const API_KEY = `legacy-migrate-${randomBytes(12).toString('hex')}`;
 const APP = `leg-${randomBytes(3).toString('hex')}`;
@@ -29,13 +37,7 @@ let runtime: LocalProcess | undefined;
 let dir: string;
 const core = coreCaller(() => runtime!, API_KEY);
 
-async function createApp(appId: string): Promise<void> {
-  const reply = await core('PUT', '/recipe/multitenancy/app/v2', {
-    appId,
-    coreConfig: { account_linking_enabled: true },
-  });
-  expect(reply.status, reply.text).toBe(200);
-}
+const createApp = (appId: string) => createAppWith(core, appId, { account_linking_enabled: true });
 
 function migrate(appId: string, built: BuiltExport, from: string, extra: string[] = []) {
   return runCommand(
@@ -45,16 +47,13 @@ function migrate(appId: string, built: BuiltExport, from: string, extra: string[
 }
 
 /** Nothing secret in what the command printed or wrote, and no hash of any family. */
-function expectNoCredential(result: CommandResult, files: string[], secrets: readonly string[]): void {
-  const outputs = [result.stdout, result.stderr, ...files.filter(existsSync).map((f) => readFileSync(f, 'utf8'))];
-  for (const secret of [...secrets, API_KEY]) {
-    for (const text of outputs)
-      expect(text.includes(secret), `a credential leaked: ${secret.slice(0, 6)}…`).toBe(false);
-  }
-  expect(outputs.join('\n')).not.toMatch(
+const expectNoCredential = (result: CommandResult, files: string[], secrets: readonly string[]) =>
+  expectNoCredentialIn(
+    result,
+    files,
+    [...secrets, API_KEY],
     /\$2[abxy]\$\d\d\$|\$argon2|\$pbkdf2-|pbkdf2_sha|\$scrypt\$|scrypt[:$]\d|\$[PHS]\$|\$wp\$|\{SSHA\}|sha1\$|md5\$/,
   );
-}
 
 async function expectSignsIn(tenantId: string, user: { email: string; password: string; id: string }) {
   for (const round of ['legacy hash', 'upgraded hash']) {
@@ -68,25 +67,12 @@ async function expectSignsIn(tenantId: string, user: { email: string; password: 
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'migrate-legacy-e2e-'));
-  runtime = await LocalProcess.start({ args: ['--in-memory'], env: { API_KEYS: API_KEY, BCRYPT_LOG_ROUNDS: '6' } });
-  await runtime.waitUntilReady();
+  ({ runtime, dir } = await startRuntime({ API_KEYS: API_KEY, BCRYPT_LOG_ROUNDS: '6' }, 'migrate-legacy-e2e-'));
   await createApp(APP);
-  supertokens.init({
-    appInfo: { appName: 'migrate-legacy', apiDomain: 'http://localhost:3001', websiteDomain: 'http://localhost:3000' },
-    supertokens: { connectionURI: `${runtime.url}/appid-${APP}`, apiKey: API_KEY },
-    telemetry: false,
-    recipeList: [EmailPassword.init(), Session.init()],
-  });
+  initSdk('migrate-legacy', runtime, APP, API_KEY);
 });
 
-afterAll(async () => {
-  if (runtime) {
-    await runtime.dispose();
-    removeDir(runtime.dataDir);
-  }
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => stopRuntime(runtime, dir));
 
 const sources: Array<[string, string, (d: string, tag: string) => Promise<BuiltExport>]> = [
   ['keycloak (realm users file)', 'keycloak', keycloakExport],

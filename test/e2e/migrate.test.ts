@@ -6,13 +6,11 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import supertokens from 'supertokens-node';
 import EmailPassword from 'supertokens-node/recipe/emailpassword';
-import Session from 'supertokens-node/recipe/session';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   auth0Export,
@@ -23,8 +21,19 @@ import {
   supabaseExport,
   supertokensExport,
 } from '../fixtures/migrate/exports.js';
-import { LocalProcess, removeDir, waitUntil } from '../helpers/local-process.js';
-import { type CommandResult, coreCaller, REPO_ROOT, readNdjson, runCommand } from './migrate-helpers.js';
+import { type LocalProcess, waitUntil } from '../helpers/local-process.js';
+import {
+  type CommandResult,
+  coreCaller,
+  createApp as createAppWith,
+  expectNoCredential as expectNoCredentialIn,
+  initSdk,
+  REPO_ROOT,
+  readNdjson,
+  runCommand,
+  startRuntime,
+  stopRuntime,
+} from './migrate-helpers.js';
 
 const API_KEY = `migrate-e2e-${randomBytes(12).toString('hex')}`;
 const APP = `mig-${randomBytes(3).toString('hex')}`;
@@ -33,10 +42,7 @@ let dir: string;
 
 const core = coreCaller(() => runtime!, API_KEY);
 
-async function createApp(appId: string, coreConfig: Record<string, unknown> = {}): Promise<void> {
-  const reply = await core('PUT', '/recipe/multitenancy/app/v2', { appId, coreConfig });
-  expect(reply.status, reply.text).toBe(200);
-}
+const createApp = (appId: string, coreConfig: Record<string, unknown> = {}) => createAppWith(core, appId, coreConfig);
 
 async function stagedCount(appId: string, status?: string): Promise<number> {
   return (await core('GET', `/appid-${appId}/bulk-import/users/count${status ? `?status=${status}` : ''}`)).json.count;
@@ -66,37 +72,18 @@ function migrate(
 }
 
 /** Nothing secret in what the command printed or wrote. */
-function expectNoCredential(result: CommandResult, files: string[], secrets: readonly string[]): void {
-  const outputs = [result.stdout, result.stderr, ...files.filter(existsSync).map((f) => readFileSync(f, 'utf8'))];
-  for (const secret of [...secrets, API_KEY]) {
-    for (const text of outputs)
-      expect(text.includes(secret), `a credential leaked: ${secret.slice(0, 6)}…`).toBe(false);
-  }
-  expect(outputs.join('\n')).not.toMatch(/\$2[abxy]\$\d\d\$|\$argon2|\$f_scrypt\$/);
-}
+const expectNoCredential = (result: CommandResult, files: string[], secrets: readonly string[]) =>
+  expectNoCredentialIn(result, files, [...secrets, API_KEY], /\$2[abxy]\$\d\d\$|\$argon2|\$f_scrypt\$/);
 
 const stateOf = (file: string) => `${file}.${APP}.migrate-state.ndjson`;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'migrate-e2e-'));
-  runtime = await LocalProcess.start({ args: ['--in-memory'], env: { API_KEYS: API_KEY } });
-  await runtime.waitUntilReady();
+  ({ runtime, dir } = await startRuntime({ API_KEYS: API_KEY }, 'migrate-e2e-'));
   await createApp(APP, { account_linking_enabled: true });
-  supertokens.init({
-    appInfo: { appName: 'migrate-e2e', apiDomain: 'http://localhost:3001', websiteDomain: 'http://localhost:3000' },
-    supertokens: { connectionURI: `${runtime.url}/appid-${APP}`, apiKey: API_KEY },
-    telemetry: false,
-    recipeList: [EmailPassword.init(), Session.init()],
-  });
+  initSdk('migrate-e2e', runtime, APP, API_KEY);
 });
 
-afterAll(async () => {
-  if (runtime) {
-    await runtime.dispose();
-    removeDir(runtime.dataDir);
-  }
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => stopRuntime(runtime, dir));
 
 const sources: Array<[string, string, (d: string, tag: string) => Promise<BuiltExport>]> = [
   ['auth0 (gzipped NDJSON + hash export)', 'auth0', auth0Export],

@@ -7,6 +7,7 @@ import UserMetadata from 'supertokens-node/recipe/usermetadata';
 import UserRoles from 'supertokens-node/recipe/userroles';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalProcess, removeDir } from '../helpers/local-process.js';
+import { coreCaller } from './migrate-helpers.js';
 import { buildImportCases, emailVariant, FIREBASE, type ImportCase } from './sdk-fixtures.js';
 
 /**
@@ -25,26 +26,8 @@ let cases: ImportCase[] = [];
 /** The id each imported user got (externalUserId when given). */
 const ids = new Map<ImportCase, string>();
 
-async function core(
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; text: string; json: any }> {
-  if (!runtime) throw new Error('runtime not started');
-  const response = await runtime.fetch(`/appid-${APP_ID}${path}`, {
-    method,
-    headers: { 'api-key': API_KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, text, json };
-}
+const call = coreCaller(() => runtime!, API_KEY);
+const core = (method: string, path: string, body?: unknown) => call(method, `/appid-${APP_ID}${path}`, body);
 
 function idOf(c: ImportCase): string {
   const id = ids.get(c);

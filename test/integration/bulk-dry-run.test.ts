@@ -4,36 +4,25 @@
  * the request, and nothing written.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ImportQueuePair } from '../../bin/local/sqs.js';
+import { describe, expect, it } from 'vitest';
 import {
   appItems,
   BCRYPT_HASH,
   call,
-  captureLogs,
   createApp,
   createRole,
   epUser,
-  expectNoSecrets,
   importUser,
   listAll,
   stage,
   stagedCount,
-  useOwnQueues,
+  useBulkTestFile,
   userCount,
   waitUntilDone,
   whilePipelineRuns,
 } from './bulk-support.js';
 
-const logs = captureLogs();
-let pair: ImportQueuePair;
-beforeAll(async () => {
-  pair = await useOwnQueues(2);
-});
-afterAll(() => {
-  logs.restore();
-  expectNoSecrets(logs.lines, [BCRYPT_HASH]);
-});
+const { pair } = useBulkTestFile([BCRYPT_HASH], 2);
 
 const dryRun = (appId: string, users: unknown[], headers: Record<string, string> = {}) =>
   call('POST', `/appid-${appId}/bulk-import/users?dryRun=true`, { body: { users }, headers });
@@ -163,7 +152,7 @@ describe('POST /bulk-import/users?dryRun=true', () => {
       (u: { loginMethods: { userId: string }[] }) => u.loginMethods[0]?.userId,
     );
     const before = await userCount(appId);
-    await whilePipelineRuns(pair, () => waitUntilDone(appId));
+    await whilePipelineRuns(pair(), () => waitUntilDone(appId));
     const failed = new Map(
       (await listAll(appId, 'FAILED')).map((row) => [row.id as string, row.errorMessage as string]),
     );

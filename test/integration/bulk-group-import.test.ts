@@ -4,7 +4,7 @@
  * core sees must be exactly what the one-by-one path gives: the same users, items, counts and
  * per-user failures.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { importUserGroup } from '#functions/domain/import/import-user.js';
 import { storesOf } from '#functions/wiring/stores.js';
 import { baseTable } from '#functions/wiring/tables.js';
@@ -13,33 +13,24 @@ import {
   appItems,
   BCRYPT_HASH,
   call,
-  captureLogs,
   createApp,
   createRole,
   epUser,
-  expectNoSecrets,
   importUser,
   listAll,
   signIn,
   sqsEvent,
   stage,
   stagedCount,
-  useOwnQueues,
+  useBulkTestFile,
   userCount,
 } from './bulk-support.js';
 
-const logs = captureLogs();
 const PLAIN = 'group-Plain-pw-1';
 const TOTP_SECRET = 'JBSWY3DPEHPK3PXPGROUP';
 
-beforeAll(async () => {
-  // Staging sends messages; this file invokes the worker itself and nobody consumes the queue.
-  await useOwnQueues(30);
-});
-afterAll(() => {
-  logs.restore();
-  expectNoSecrets(logs.lines, [BCRYPT_HASH, PLAIN, TOTP_SECRET]);
-});
+// Staging sends messages; this file invokes the worker itself and nobody consumes the queue.
+useBulkTestFile([BCRYPT_HASH, PLAIN, TOTP_SECRET]);
 
 /** Staged ids in request order (the list is newest first; staging gives one createdAt, so sort by email). */
 async function stagedIds(appId: string): Promise<string[]> {

@@ -6,7 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   IDEMPOTENCY_LEASE_MS,
   type KeyedStagingDeps,
@@ -23,33 +23,22 @@ import { importValidationContext } from '#functions/wiring/import.js';
 import { importPublisher } from '#functions/wiring/import-queue.js';
 import { loadRequestTenants } from '#functions/wiring/request.js';
 import { baseTable } from '#functions/wiring/tables.js';
-import type { ImportQueuePair } from '../../bin/local/sqs.js';
 import {
   appItems,
   BCRYPT_HASH,
   call,
-  captureLogs,
   createApp,
   createRole,
   epUser,
-  expectNoSecrets,
   listAll,
   stagedCount,
-  useOwnQueues,
+  useBulkTestFile,
   userCount,
   waitUntilDone,
   whilePipelineRuns,
 } from './bulk-support.js';
 
-const logs = captureLogs();
-let pair: ImportQueuePair;
-beforeAll(async () => {
-  pair = await useOwnQueues(2);
-});
-afterAll(() => {
-  logs.restore();
-  expectNoSecrets(logs.lines, [BCRYPT_HASH]);
-});
+const { pair } = useBulkTestFile([BCRYPT_HASH], 2);
 
 const REUSED = 'Idempotency-Key is already used with a different request body';
 const BUSY = 'A request with this Idempotency-Key is still being processed; retry later';
@@ -275,7 +264,7 @@ describe('Idempotency-Key after an attempt that stopped halfway', () => {
     expect(await stagedCount(appId, 'NEW')).toBe(early.length);
 
     // Those rows get imported (their messages were never sent: as the reconciler would send them).
-    await whilePipelineRuns(pair, async () => {
+    await whilePipelineRuns(pair(), async () => {
       await importPublisher.publish(early.map((r) => importMessage(appId, r.id)));
       await waitUntilDone(appId);
     });
@@ -292,7 +281,7 @@ describe('Idempotency-Key after an attempt that stopped halfway', () => {
     expect(rest.length + early.length).toBe(600);
     for (const row of rest) expect(earlyIds.has(row.id)).toBe(false);
 
-    await whilePipelineRuns(pair, () => waitUntilDone(appId));
+    await whilePipelineRuns(pair(), () => waitUntilDone(appId));
     expect(await userCount(appId)).toBe(600);
     expect(await stagedCount(appId, 'FAILED')).toBe(0);
     const replay = await stageWithKey(appId, 'crash-1', body);

@@ -1,6 +1,6 @@
 import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { importMessage } from '#functions/domain/bulk-import/message.js';
 import { reconcileStagedUsers } from '#functions/domain/bulk-import/reconcile.js';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
@@ -11,15 +11,12 @@ import { storesOf } from '#functions/wiring/stores.js';
 import { baseTable } from '#functions/wiring/tables.js';
 import { createImportWorker } from '#functions/workers/import-worker/handler.js';
 import { handler as reconcilerHandler } from '#functions/workers/reconciler/handler.js';
-import type { ImportQueuePair } from '../../bin/local/sqs.js';
 import {
   BCRYPT_HASH,
   call,
-  captureLogs,
   createApp,
   createRole,
   epUser,
-  expectNoSecrets,
   importUser,
   listAll,
   purgeQueue,
@@ -28,26 +25,17 @@ import {
   stage,
   stagedCount,
   startPipeline,
-  useOwnQueues,
+  useBulkTestFile,
   userCount,
   waitFor,
   waitUntilDone,
 } from './bulk-support.js';
 
-const logs = captureLogs();
 const SECRETS = [BCRYPT_HASH, 'plain-Secret-pw-1', 'JBSWY3DPEHPK3PXPSECRET'];
-let pair: ImportQueuePair;
-
-beforeAll(async () => {
-  pair = await useOwnQueues(2);
-});
-afterAll(() => {
-  logs.restore();
-  expectNoSecrets(logs.lines, SECRETS);
-});
+const { pair } = useBulkTestFile(SECRETS, 2);
 
 async function withPipeline<T>(run: () => Promise<T>, options: Parameters<typeof startPipeline>[1] = {}): Promise<T> {
-  const pipeline = await startPipeline(pair, options);
+  const pipeline = await startPipeline(pair(), options);
   try {
     return await run();
   } finally {
@@ -185,7 +173,7 @@ describe('import pipeline (BulkImportFlowTest, ProcessBulkImportUsersCronJobTest
     const ids = staged.json.users.map((u: any) => u.userId as string);
     // A worker claimed the first row and was killed; the queue (in memory) lost every message.
     await storesOf(baseTable).staging.claim(appId, ids[0], Date.now());
-    await purgeQueue(pair.queueUrl);
+    await purgeQueue(pair().queueUrl);
     expect(await stagedCount(appId, 'PROCESSING')).toBe(1);
     await withPipeline(async () => {
       const { resent } = await reconcileStagedUsers(reconcilerDeps(), Date.now() + 1);
@@ -200,7 +188,7 @@ describe('import pipeline (BulkImportFlowTest, ProcessBulkImportUsersCronJobTest
   });
 
   it('the scheduled reconciler leaves messages waiting in a backlog alone and re-sends only rows whose message is gone', async () => {
-    await purgeQueue(pair.queueUrl);
+    await purgeQueue(pair().queueUrl);
     const appId = await createApp({}, [], 'bulk');
     const staged = await stage(appId, [epUser(1, {}, 'q'), epUser(2, {}, 'q'), epUser(3, {}, 'q')]);
     const ids: string[] = staged.json.users.map((u: any) => u.userId as string);
@@ -237,14 +225,14 @@ describe('import pipeline (BulkImportFlowTest, ProcessBulkImportUsersCronJobTest
     for (const id of ids.slice(1)) expect(await sentAt(id)).toBeLessThan(before - HOUR / 2);
     // The queue loses its messages (a local runtime restarted): both queues are empty, so every
     // row sent more than 30 min ago is re-sent, and a row sent since is not.
-    await purgeQueue(pair.queueUrl);
+    await purgeQueue(pair().queueUrl);
     expect(await importBacklog.isDrained()).toBe(true);
     const lost = Date.now();
     await backdate(ids[0]!, HOUR);
     const fresh = await stage(appId, [epUser(4, {}, 'q')]);
     const freshId = fresh.json.users[0].userId as string;
     const freshSentAt = await sentAt(freshId);
-    await purgeQueue(pair.queueUrl);
+    await purgeQueue(pair().queueUrl);
     await reconcile();
     for (const id of ids) expect(await sentAt(id)).toBeGreaterThanOrEqual(lost);
     expect(await sentAt(freshId)).toBe(freshSentAt);
@@ -256,20 +244,22 @@ describe('import pipeline (BulkImportFlowTest, ProcessBulkImportUsersCronJobTest
   });
 
   it('sees the backlog: messages waiting, in flight and in the DLQ keep the queues from counting as empty', async () => {
-    await purgeQueue(pair.queueUrl);
-    await purgeQueue(pair.dlqUrl);
+    await purgeQueue(pair().queueUrl);
+    await purgeQueue(pair().dlqUrl);
     expect(await importBacklog.isDrained()).toBe(true);
-    await sqsClient().send(new SendMessageCommand({ QueueUrl: pair.dlqUrl, MessageBody: '{}' }));
+    await sqsClient().send(new SendMessageCommand({ QueueUrl: pair().dlqUrl, MessageBody: '{}' }));
     expect(await importBacklog.isDrained()).toBe(false);
-    await purgeQueue(pair.dlqUrl);
-    await sqsClient().send(new SendMessageCommand({ QueueUrl: pair.queueUrl, MessageBody: '{}' }));
+    await purgeQueue(pair().dlqUrl);
+    await sqsClient().send(new SendMessageCommand({ QueueUrl: pair().queueUrl, MessageBody: '{}' }));
     expect(await importBacklog.isDrained()).toBe(false);
-    const received = await sqsClient().send(new ReceiveMessageCommand({ QueueUrl: pair.queueUrl, WaitTimeSeconds: 1 }));
+    const received = await sqsClient().send(
+      new ReceiveMessageCommand({ QueueUrl: pair().queueUrl, WaitTimeSeconds: 1 }),
+    );
     expect(received.Messages).toHaveLength(1);
     // Received but not deleted: a worker is handling it.
     expect(await importBacklog.isDrained()).toBe(false);
     await sqsClient().send(
-      new DeleteMessageCommand({ QueueUrl: pair.queueUrl, ReceiptHandle: received.Messages![0]!.ReceiptHandle }),
+      new DeleteMessageCommand({ QueueUrl: pair().queueUrl, ReceiptHandle: received.Messages![0]!.ReceiptHandle }),
     );
     expect(await importBacklog.isDrained()).toBe(true);
   });

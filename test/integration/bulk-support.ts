@@ -8,10 +8,10 @@
 import { randomUUID } from 'node:crypto';
 import { PurgeQueueCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { createImportQueuePair, type ImportQueuePair, localSqsClient } from '../../bin/local/sqs.js';
 import { type SqsPoller, type SqsWorkerHandler, startSqsPoller } from '../../bin/local/sqs-poller.js';
-import { call } from './users-support.js';
+import { call, captureLogs, expectNoSecrets } from './users-support.js';
 
 export * from './users-support.js';
 
@@ -25,6 +25,32 @@ export async function useOwnQueues(visibilityTimeoutSeconds = 30): Promise<Impor
   process.env.IMPORT_QUEUE_URL = pair.queueUrl;
   process.env.IMPORT_DLQ_URL = pair.dlqUrl;
   return pair;
+}
+
+/**
+ * A bulk-import test file's set-up: every log line captured from now on, and the file's own queue
+ * pair (useOwnQueues) before its tests; afterwards, fails the file if any of `secrets` was logged.
+ */
+export function useBulkTestFile(
+  secrets: readonly string[],
+  visibilityTimeoutSeconds = 30,
+): { logs: { lines: string[] }; pair: () => ImportQueuePair } {
+  const logs = captureLogs();
+  let pair: ImportQueuePair | undefined;
+  beforeAll(async () => {
+    pair = await useOwnQueues(visibilityTimeoutSeconds);
+  });
+  afterAll(() => {
+    logs.restore();
+    expectNoSecrets(logs.lines, secrets);
+  });
+  return {
+    logs,
+    pair: () => {
+      if (!pair) throw new Error('the queue pair is created before the tests');
+      return pair;
+    },
+  };
 }
 
 /** The SQS event Lambda would hand the import worker for these staged ids (first receive). */

@@ -9,21 +9,11 @@
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { createImportWorker } from '#functions/workers/import-worker/handler.js';
-import {
-  call,
-  captureLogs,
-  epUser,
-  expectNoSecrets,
-  listAll,
-  sqsEvent,
-  stagedCount,
-  useOwnQueues,
-} from './bulk-support.js';
+import { call, epUser, listAll, sqsEvent, stagedCount, useBulkTestFile } from './bulk-support.js';
 
-const logs = captureLogs();
 const FILE_PREFIX = `fz${Math.random().toString(36).slice(2, 7)}`;
 let appCounter = 0;
 
@@ -32,13 +22,7 @@ const BCRYPT_20 = '$2a$20$GdJB9E9ce7G/H/5IYhrD0ON1CuVEmUoh/i7ewcot4ZStgHd83Ahbe'
 const ARGON2_T1000 = `$argon2id$v=19$m=16,t=1000,p=1$${'A'.repeat(22)}$${'B'.repeat(43)}`;
 const PLAIN = 'fuzz-Plain-password';
 
-beforeAll(async () => {
-  await useOwnQueues(30);
-});
-afterAll(() => {
-  logs.restore();
-  expectNoSecrets(logs.lines, [PLAIN, BCRYPT_20, ARGON2_T1000]);
-});
+useBulkTestFile([PLAIN, BCRYPT_20, ARGON2_T1000]);
 
 // ------------------------------------------------------------------------------------------------
 // Hostile values

@@ -4,7 +4,7 @@
  * store (integers, metadata, ids), and the worker's classification of such errors.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { importUser as importDirect } from '#functions/domain/import/import-user.js';
 import { storesOf } from '#functions/wiring/stores.js';
@@ -13,9 +13,7 @@ import { createImportWorker } from '#functions/workers/import-worker/handler.js'
 import {
   appItems,
   call,
-  captureLogs,
   createApp,
-  expectNoSecrets,
   importUser,
   keysOf,
   listAll,
@@ -23,11 +21,10 @@ import {
   sqsEvent,
   stage,
   stagedCount,
-  useOwnQueues,
+  useBulkTestFile,
 } from './bulk-support.js';
 
 const { users: userStore, staging } = storesOf(baseTable);
-const logs = captureLogs();
 
 const BCRYPT_20 = '$2a$20$GdJB9E9ce7G/H/5IYhrD0ON1CuVEmUoh/i7ewcot4ZStgHd83Ahbe';
 const ARGON2_T1000 = `$argon2id$v=19$m=16,t=1000,p=1$${Buffer.alloc(16, 3).toString('base64').replace(/=+$/, '')}$${Buffer.alloc(32, 4).toString('base64').replace(/=+$/, '')}`;
@@ -39,14 +36,8 @@ const SECRETS = [BCRYPT_20, ARGON2_T1000, OK_HASH, PLAIN, TOTP_SECRET];
 const BCRYPT_20_ERROR = 'Password hash is in invalid BCrypt format: cost 20 is above the limit of 14';
 const ARGON2_T1000_ERROR = 'Password hash is in invalid Argon2 format: t 1000 is above the limit of 10';
 
-beforeAll(async () => {
-  // Staging sends messages; this file runs the worker itself and nobody consumes the queue.
-  await useOwnQueues(30);
-});
-afterAll(() => {
-  logs.restore();
-  expectNoSecrets(logs.lines, SECRETS);
-});
+// Staging sends messages; this file runs the worker itself and nobody consumes the queue.
+const { logs } = useBulkTestFile(SECRETS);
 
 const ep = (email: string, extra: Record<string, unknown> = {}) => ({
   recipeId: 'emailpassword',
