@@ -17,6 +17,7 @@ import {
   thirdPartyIdFor,
   timeMs,
   truthy,
+  withMetadata,
 } from './common.js';
 
 export interface FirebaseHashConfig {
@@ -208,6 +209,6 @@ export function convertFirebase(record: unknown, options: FirebaseOptions): Conv
   const claims = jsonObject(record.customAttributes);
   if (claims !== undefined && Object.keys(claims).length > 0) metadata.customAttributes = claims;
   if (truthy(record.disabled)) metadata.disabled = true;
-  if (Object.keys(metadata).length > 0) user.userMetadata = metadata;
+  withMetadata(user, metadata);
   return converted(user, localId);
 }
