@@ -194,6 +194,22 @@ describe('firebase', () => {
     );
   });
 
+  it('never quotes the signer key when a pasted block runs the keys together', () => {
+    fc.assert(
+      fc.property(fc.base64String({ minLength: 8, maxLength: 88 }), (key) => {
+        const pasted = `hash_config { algorithm: SCRYPT base64_signer_key: ${key} base64_salt_separator: Bw== rounds: 8 }`;
+        expect(() => parseFirebaseHashConfig(pasted)).toThrow(/only Firebase's SCRYPT/);
+        let message = '';
+        try {
+          parseFirebaseHashConfig(pasted);
+        } catch (error) {
+          message = (error as Error).message;
+        }
+        expect(message).not.toContain(key);
+      }),
+    );
+  });
+
   it('maps a password user to FIREBASE_SCRYPT and providers, skipping password/phone entries', () => {
     const result = convertFirebase(
       {

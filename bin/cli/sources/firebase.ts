@@ -73,7 +73,9 @@ export function parseFirebaseHashConfig(content: string): FirebaseHashConfig {
   }
   const algorithm = values.get('algorithm');
   if (algorithm !== undefined && algorithm.toUpperCase() !== 'SCRYPT') {
-    throw new Error(`the hash config's algorithm is ${algorithm}; only Firebase's SCRYPT is supported`);
+    // Only a name is quoted: a block pasted without its line breaks reads the signer key into this value.
+    const named = /^[A-Za-z0-9_-]{1,32}$/.test(algorithm) ? algorithm : 'not SCRYPT';
+    throw new Error(`the hash config's algorithm is ${named}; only Firebase's SCRYPT is supported`);
   }
   const signerKey = values.get('base64_signer_key');
   const saltSeparator = values.get('base64_salt_separator');
