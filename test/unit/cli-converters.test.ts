@@ -447,6 +447,21 @@ describe('clerk', () => {
     expect(reasons('rot13', 'abc')).toEqual(["password_hasher rot13 is not one of Clerk's documented hashers"]);
     expect(reasons('', 'abc')).toEqual(['password_hasher is empty']);
   });
+
+  it('never quotes a digest found in the hasher column (columns swapped)', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^\$2[aby]\$1[0-2]\$[./A-Za-z0-9]{53}$/), (digest) => {
+        const result = convertClerk(
+          { id: 'u', primary_email_address: 'a@x.io', password_digest: 'bcrypt', password_hasher: digest },
+          base,
+        );
+        expect(result.ok).toBe(false);
+        const reasons = result.ok ? [] : result.reasons;
+        expect(reasons).toEqual(["password_hasher is not one of Clerk's documented hashers"]);
+        expect(reasons.join(' ')).not.toContain(digest.slice(7, 29));
+      }),
+    );
+  });
 });
 
 describe('common fields', () => {

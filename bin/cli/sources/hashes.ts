@@ -238,7 +238,10 @@ export function clerkHash(hasher: string, digest: string): HashConversion {
   const convert = Object.hasOwn(CLERK_CONVERTERS, hasher) ? CLERK_CONVERTERS[hasher] : undefined;
   if (convert) return convert(digest);
   const why = Object.hasOwn(CLERK_NOT_CONVERTED, hasher) ? CLERK_NOT_CONVERTED[hasher] : undefined;
-  return noHash(why ?? `password_hasher ${hasher.slice(0, 40)} is not one of Clerk's documented hashers`);
+  if (why !== undefined) return noHash(why);
+  // Only a hasher's name is quoted: with the columns swapped, the hasher column holds the digest.
+  const named = /^[a-z0-9_]{1,40}$/.test(hasher) ? `password_hasher ${hasher}` : 'password_hasher';
+  return noHash(`${named} is not one of Clerk's documented hashers`);
 }
 
 function clerkPbkdf2Parts(
