@@ -230,9 +230,6 @@ const CLERK_NOT_CONVERTED: Readonly<Record<string, string>> = {
   awscognito: 'an awscognito digest is a reference to a Cognito user pool, not a password hash',
 };
 
-/** The `password_hasher` values the migration converts. */
-export const CLERK_CONVERTED_HASHERS: readonly string[] = Object.keys(CLERK_CONVERTERS);
-
 /** A Clerk `password_digest` with its `password_hasher`. */
 export function clerkHash(hasher: string, digest: string): HashConversion {
   const convert = Object.hasOwn(CLERK_CONVERTERS, hasher) ? CLERK_CONVERTERS[hasher] : undefined;
