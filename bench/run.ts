@@ -19,7 +19,7 @@
  */
 import { WORKERS } from '#functions/workers.js';
 import { loadInProcess } from './lib/in-process.js';
-import { machineInfo, markdown, type Row, writeResults } from './lib/report.js';
+import { machineInfo, markdown, type Row, summaryRows, writeResults } from './lib/report.js';
 import { startRuntime } from './lib/runtime.js';
 import { measure, type RunPlan, round, summarise } from './lib/stats.js';
 import { cheapBcryptHash } from './lib/users.js';
@@ -176,56 +176,20 @@ async function main(): Promise<void> {
       );
       results.stagingAndImport = { users: SIZES.stageUsers, concurrency, runs: importRuns };
       rows.push(
-        {
-          measurement: `1. Staging ${SIZES.stageUsers} users`,
-          metric: 'POST latency',
-          unit: 'ms',
-          summary: importRuns.stageMs as never,
-        },
-        {
-          measurement: `1. Dry run of ${SIZES.stageUsers} users`,
-          metric: 'POST latency, no conflict',
-          unit: 'ms',
-          summary: importRuns.dryRunMs as never,
-        },
-        {
-          measurement: `1. Dry run of ${SIZES.stageUsers} users`,
-          metric: 'POST latency, every user conflicts',
-          unit: 'ms',
-          summary: importRuns.dryRunConflictsMs as never,
-        },
-        {
-          measurement: '2. Import, hashes given',
-          metric: 'end to end',
-          unit: 'users/s',
-          summary: importRuns.appUsersPerSecond as never,
-        },
-        {
-          measurement: '2. Import, hashes given',
-          metric: 'bare transactions',
-          unit: 'users/s',
-          summary: importRuns.bareUsersPerSecond as never,
-        },
-        {
-          measurement: '2. Import, hashes given',
-          metric: 'ratio',
-          unit: '×',
-          summary: importRuns.ratio as never,
-          target: '≥ 0.7',
-        },
-        {
-          measurement: '2b. Import, hashes given, app on its own table',
-          metric: 'end to end',
-          unit: 'users/s',
-          summary: importRuns.ownTableUsersPerSecond as never,
-        },
-        {
-          measurement: '2b. Import, hashes given, app on its own table',
-          metric: 'own ÷ base table',
-          unit: '×',
-          summary: importRuns.ownTableRatio as never,
-          target: '≈ 1 (same writes)',
-        },
+        ...summaryRows(`1. Staging ${SIZES.stageUsers} users`, importRuns, [['POST latency', 'ms', 'stageMs']]),
+        ...summaryRows(`1. Dry run of ${SIZES.stageUsers} users`, importRuns, [
+          ['POST latency, no conflict', 'ms', 'dryRunMs'],
+          ['POST latency, every user conflicts', 'ms', 'dryRunConflictsMs'],
+        ]),
+        ...summaryRows('2. Import, hashes given', importRuns, [
+          ['end to end', 'users/s', 'appUsersPerSecond'],
+          ['bare transactions', 'users/s', 'bareUsersPerSecond'],
+          ['ratio', '×', 'ratio', '≥ 0.7'],
+        ]),
+        ...summaryRows('2b. Import, hashes given, app on its own table', importRuns, [
+          ['end to end', 'users/s', 'ownTableUsersPerSecond'],
+          ['own ÷ base table', '×', 'ownTableRatio', '≈ 1 (same writes)'],
+        ]),
       );
     }
 
@@ -251,25 +215,11 @@ async function main(): Promise<void> {
           runs: plainRuns,
         };
         rows.push(
-          {
-            measurement: `3. Import, plain-text (bcrypt ${cost})`,
-            metric: 'end to end',
-            unit: 'users/s',
-            summary: plainRuns.appUsersPerSecond as never,
-          },
-          {
-            measurement: `3. Import, plain-text (bcrypt ${cost})`,
-            metric: `bare hashing ×${pool.workers}`,
-            unit: 'hashes/s',
-            summary: plainRuns.bareHashesPerSecond as never,
-          },
-          {
-            measurement: `3. Import, plain-text (bcrypt ${cost})`,
-            metric: 'ratio',
-            unit: '×',
-            summary: plainRuns.ratio as never,
-            target: '≥ 0.8',
-          },
+          ...summaryRows(`3. Import, plain-text (bcrypt ${cost})`, plainRuns, [
+            ['end to end', 'users/s', 'appUsersPerSecond'],
+            [`bare hashing ×${pool.workers}`, 'hashes/s', 'bareHashesPerSecond'],
+            ['ratio', '×', 'ratio', '≥ 0.8'],
+          ]),
         );
       } finally {
         await pool.close();
@@ -368,31 +318,19 @@ async function main(): Promise<void> {
         ['node', 'runtime node'],
         ['dynamodb', 'DynamoDB Local JVM'],
       ] as const) {
-        const measurement = `6. RSS, ${memoryUsers} users, ${label}`;
         rows.push(
-          { measurement, metric: 'peak', unit: 'MB', summary: memoryRuns[`${name}PeakMb`] as never },
-          {
-            measurement,
-            metric: 'slope of tenth peaks',
-            unit: 'MB per 10k users',
-            summary: memoryRuns[`${name}SlopeMbPer10k`] as never,
-            target: '≈ 0 (flat)',
-          },
-          {
-            measurement,
-            metric: 'last / first tenth peak',
-            unit: '×',
-            summary: memoryRuns[`${name}LastFirstRatio`] as never,
-            target: '≈ 1 (flat)',
-          },
+          ...summaryRows(`6. RSS, ${memoryUsers} users, ${label}`, memoryRuns, [
+            ['peak', 'MB', `${name}PeakMb`],
+            ['slope of tenth peaks', 'MB per 10k users', `${name}SlopeMbPer10k`, '≈ 0 (flat)'],
+            ['last / first tenth peak', '×', `${name}LastFirstRatio`, '≈ 1 (flat)'],
+          ]),
         );
       }
-      rows.push({
-        measurement: `6. RSS, ${memoryUsers} users`,
-        metric: 'import throughput',
-        unit: 'users/s',
-        summary: memoryRuns.usersPerSecond as never,
-      });
+      rows.push(
+        ...summaryRows(`6. RSS, ${memoryUsers} users`, memoryRuns, [
+          ['import throughput', 'users/s', 'usersPerSecond'],
+        ]),
+      );
     }
 
     // 8. Bundle size and import time vs a bundle of the DynamoDB document client alone.
@@ -414,26 +352,17 @@ async function main(): Promise<void> {
       const conversion = await measure('convert', migratePlan, () => conversionRun(m.convertRecords, m.batch), log);
       const endToEnd = await measure('migrate', migratePlan, () => commandVsDirect(runtime, m.users, m.batch), log);
       results.migrateCommand = { ...m, conversion, endToEnd };
-      const convert = `9. Converting ${m.convertRecords} Auth0 records`;
-      const e2e = `9. migrate of ${m.users} users (batch ${m.batch})`;
       rows.push(
-        { measurement: convert, metric: 'speed', unit: 'users/s', summary: conversion.usersPerSecond as never },
-        { measurement: convert, metric: 'peak RSS', unit: 'MB', summary: conversion.peakRssMb as never },
-        {
-          measurement: convert,
-          metric: 'RSS last / first tenth',
-          unit: '×',
-          summary: conversion.lastFirstRssRatio as never,
-          target: '≈ 1 (flat)',
-        },
-        { measurement: e2e, metric: 'command', unit: 'users/s', summary: endToEnd.commandUsersPerSecond as never },
-        {
-          measurement: e2e,
-          metric: 'posted directly',
-          unit: 'users/s',
-          summary: endToEnd.directUsersPerSecond as never,
-        },
-        { measurement: e2e, metric: 'ratio', unit: '×', summary: endToEnd.ratio as never, target: '≥ 0.9' },
+        ...summaryRows(`9. Converting ${m.convertRecords} Auth0 records`, conversion, [
+          ['speed', 'users/s', 'usersPerSecond'],
+          ['peak RSS', 'MB', 'peakRssMb'],
+          ['RSS last / first tenth', '×', 'lastFirstRssRatio', '≈ 1 (flat)'],
+        ]),
+        ...summaryRows(`9. migrate of ${m.users} users (batch ${m.batch})`, endToEnd, [
+          ['command', 'users/s', 'commandUsersPerSecond'],
+          ['posted directly', 'users/s', 'directUsersPerSecond'],
+          ['ratio', '×', 'ratio', '≥ 0.9'],
+        ]),
       );
     }
   } finally {

@@ -24,6 +24,21 @@ export interface Row {
   readonly target?: string;
 }
 
+/** One row per `[metric, unit, key, target?]`: the summary `measure` returned under `key`. */
+export function summaryRows(
+  measurement: string,
+  runs: Readonly<Record<string, Summary>>,
+  specs: ReadonlyArray<readonly [metric: string, unit: string, key: string, target?: string]>,
+): Row[] {
+  return specs.map(([metric, unit, key, target]) => ({
+    measurement,
+    metric,
+    unit,
+    summary: runs[key] as Summary,
+    ...(target !== undefined ? { target } : {}),
+  }));
+}
+
 export function markdown(meta: Record<string, unknown>, rows: readonly Row[], notes: readonly string[]): string {
   const head = [
     `# Benchmark results (${meta.mode} mode, ${meta.date})`,

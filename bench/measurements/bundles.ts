@@ -1,5 +1,5 @@
 /**
- * Measurement 7: what each function costs a cold start before its first line runs — the size of
+ * Measurement 8: what each function costs a cold start before its first line runs — the size of
  * its bundle and the time to import it — beside a reference bundle that holds only the DynamoDB
  * document client, in the same run.
  *

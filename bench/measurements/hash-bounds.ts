@@ -17,8 +17,8 @@ import {
   normaliseImportedHash,
   verifyPassword,
 } from '#functions/domain/passwords/index.js';
-import type { Row } from '../lib/report.js';
-import { measure, type RunPlan, type Summary } from '../lib/stats.js';
+import { type Row, summaryRows } from '../lib/report.js';
+import { measure, type RunPlan } from '../lib/stats.js';
 
 const ITOA64 = './0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const itoa64 = (length: number) => Array.from(randomBytes(length), (byte) => ITOA64[byte % 64]).join('');
@@ -186,20 +186,14 @@ export async function hashBoundsRun(plan: RunPlan, log: (line: string) => void) 
     },
     log,
   );
-  const rows: Row[] = [
-    {
-      measurement: '7. Verify, baseline: bcrypt cost 10',
-      metric: 'CPU',
-      unit: 'ms',
-      summary: runs[`${BASELINE.key}CpuMs`] as Summary,
-    },
-  ];
+  const rows: Row[] = summaryRows('7. Verify, baseline: bcrypt cost 10', runs, [['CPU', 'ms', `${BASELINE.key}CpuMs`]]);
   for (const c of cases) {
-    const measurement = `7. Verify at the bound: ${c.bound}`;
     rows.push(
-      { measurement, metric: 'CPU', unit: 'ms', summary: runs[`${c.key}CpuMs`] as Summary, target: '≲ 1000' },
-      { measurement, metric: 'wall', unit: 'ms', summary: runs[`${c.key}WallMs`] as Summary },
-      { measurement, metric: 'CPU ÷ bcrypt 10', unit: '×', summary: runs[`${c.key}Ratio`] as Summary },
+      ...summaryRows(`7. Verify at the bound: ${c.bound}`, runs, [
+        ['CPU', 'ms', `${c.key}CpuMs`, '≲ 1000'],
+        ['wall', 'ms', `${c.key}WallMs`],
+        ['CPU ÷ bcrypt 10', '×', `${c.key}Ratio`],
+      ]),
     );
   }
   return { runs, rows, cases: cases.map(({ key, family, bound }) => ({ key, family, bound })) };

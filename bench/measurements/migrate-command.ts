@@ -1,5 +1,5 @@
 /**
- * Measurement 7, the migration command (`auth-core migrate`):
+ * Measurement 9, the migration command (`auth-core migrate`):
  * - conversion: an Auth0 export (gzipped NDJSON) and its password-hash export streamed through the
  *   command's reader, hash index and converter into gzipped chunk bodies, in a child process, with its
  *   RSS at the end of every tenth of the records (flat = memory does not grow with the export);

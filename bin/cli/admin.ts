@@ -2,7 +2,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { CoreClient } from './core-client.js';
 import { coreError } from './errors.js';
-import { redact } from './redact.js';
+import { excerpt, redact } from './redact.js';
 
 export const STATUSES = ['NEW', 'PROCESSING', 'FAILED'] as const;
 export type StagedCounts = Record<(typeof STATUSES)[number], number>;
@@ -16,7 +16,7 @@ export async function stagedCounts(client: CoreClient): Promise<StagedCounts> {
       );
       const n = (reply.json as { count?: unknown } | undefined)?.count;
       if (reply.status !== 200 || typeof n !== 'number')
-        throw coreError(`unexpected count answer: ${reply.status} ${reply.text.slice(0, 200)}`);
+        throw coreError(`unexpected count answer: ${reply.status} ${excerpt(reply.text, 200)}`);
       return n;
     }),
   );
@@ -39,7 +39,7 @@ export async function* failedRows(client: CoreClient): AsyncGenerator<FailedRow>
     );
     const page = reply.json as { users?: unknown; nextPaginationToken?: unknown } | undefined;
     if (reply.status !== 200 || !Array.isArray(page?.users)) {
-      throw coreError(`unexpected answer listing FAILED rows: ${reply.status} ${reply.text.slice(0, 200)}`);
+      throw coreError(`unexpected answer listing FAILED rows: ${reply.status} ${excerpt(reply.text, 200)}`);
     }
     for (const row of page.users as FailedRow[]) if (typeof row?.id === 'string') yield row;
     token = typeof page.nextPaginationToken === 'string' ? page.nextPaginationToken : undefined;
@@ -86,7 +86,7 @@ export async function exportFailures(
     );
     const json = reply.json as { deletedIds?: unknown; invalidIds?: unknown } | undefined;
     if (reply.status !== 200 || !Array.isArray(json?.deletedIds)) {
-      throw coreError(`unexpected answer removing FAILED rows: ${reply.status} ${reply.text.slice(0, 200)}`);
+      throw coreError(`unexpected answer removing FAILED rows: ${reply.status} ${excerpt(reply.text, 200)}`);
     }
     const gone = new Set((json.deletedIds as unknown[]).map(String));
     const invalid = new Set(Array.isArray(json.invalidIds) ? (json.invalidIds as unknown[]).map(String) : []);

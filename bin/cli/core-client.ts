@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { coreError } from './errors.js';
-import { displayUrl, redact } from './redact.js';
+import { displayUrl, excerpt } from './redact.js';
 
 export interface CoreReply {
   readonly status: number;
@@ -86,7 +86,7 @@ export class CoreClient {
           }
           return { status: response.status, text: text.replace(/\n$/, ''), json, headers: response.headers };
         }
-        what = `${response.status} ${redact(text.trim()).slice(0, 200)}`;
+        what = `${response.status} ${excerpt(text.trim(), 200)}`;
         const retryAfter = Number(response.headers.get('retry-after'));
         if (Number.isFinite(retryAfter) && retryAfter > 0) retryAfterMs = Math.min(retryAfter * 1000, maxDelay);
       } catch (error) {
@@ -108,8 +108,7 @@ export class CoreClient {
     if (reply.status === 400 && reply.text.startsWith('AppId or tenantId not found')) {
       throw coreError(`the app ${this.options.appId} does not exist on the core at ${this.shownUrl} (${reply.text})`);
     }
-    if (reply.status >= 500)
-      throw coreError(`${what}: the core answered ${reply.status} ${redact(reply.text).slice(0, 300)}`);
+    if (reply.status >= 500) throw coreError(`${what}: the core answered ${reply.status} ${excerpt(reply.text, 300)}`);
     return reply;
   }
 }

@@ -13,7 +13,7 @@ import { FingerprintTable } from './fingerprints.js';
 import { type ByteCounter, fileDigest } from './input.js';
 import type { ImportUser } from './payload.js';
 import type { Progress } from './progress.js';
-import { registerSecret } from './redact.js';
+import { excerpt, registerSecret } from './redact.js';
 import { Report, type Stage } from './report.js';
 import { type SourceName, type SourceSettings, type SourceSetup, setupSource } from './sources/index.js';
 import { type RejectedEntry, StateFile } from './state.js';
@@ -310,7 +310,7 @@ async function run(
           local.delete(at);
         }
         if (refused.size === 0)
-          throw coreError(`the core refused chunk ${chunk.index} without naming a user: ${reply.text.slice(0, 300)}`);
+          throw coreError(`the core refused chunk ${chunk.index} without naming a user: ${excerpt(reply.text, 300)}`);
         remaining = remaining.filter((i) => !refused.has(i));
         continue;
       }
@@ -322,7 +322,7 @@ async function run(
       }
       if (reply.status === 413)
         throw usageError(`chunk ${chunk.index} is too large for the core (413): use a smaller --batch-size`);
-      throw coreError(`the core refused chunk ${chunk.index}: ${reply.status} ${reply.text.slice(0, 300)}`);
+      throw coreError(`the core refused chunk ${chunk.index}: ${reply.status} ${excerpt(reply.text, 300)}`);
     }
     // Every user of the chunk was refused.
     if (!options.dryRun) state?.record({ index: chunk.index, users: chunk.users.length, ids: [], rejected });
@@ -485,7 +485,7 @@ async function readAppConfig(client: CoreClient, tenantId: string): Promise<Reco
     throw coreError(`the app ${client.options.appId} does not exist on the core at ${client.shownUrl}`);
   }
   if (json?.status !== 'OK')
-    throw coreError(`unexpected answer reading the app: ${reply.status} ${reply.text.slice(0, 200)}`);
+    throw coreError(`unexpected answer reading the app: ${reply.status} ${excerpt(reply.text, 200)}`);
   if (tenantId !== 'public') {
     const tenant = client.checked(
       await client.request('GET', client.appPath('/recipe/multitenancy/tenant/v2', tenantId)),
@@ -527,7 +527,7 @@ async function ensureSignerKey(
   );
   if (reply.status !== 200) {
     throw coreError(
-      `could not set firebase_password_hashing_signer_key on app ${appId}: ${reply.status} ${reply.text.slice(0, 200)}`,
+      `could not set firebase_password_hashing_signer_key on app ${appId}: ${reply.status} ${excerpt(reply.text, 200)}`,
     );
   }
   progress.say(`set firebase_password_hashing_signer_key on app ${appId} from the hash config`);
@@ -540,7 +540,7 @@ async function rolesMissingFrom(client: CoreClient, used: ReadonlySet<string>): 
   const reply = client.checked(await client.request('GET', client.appPath('/recipe/roles')), 'listing the roles');
   const roles = (reply.json as { roles?: unknown } | undefined)?.roles;
   if (reply.status !== 200 || !Array.isArray(roles))
-    throw coreError(`unexpected answer listing the roles: ${reply.status} ${reply.text.slice(0, 200)}`);
+    throw coreError(`unexpected answer listing the roles: ${reply.status} ${excerpt(reply.text, 200)}`);
   const existing = new Set(roles.map(String));
   return [...used].filter((role) => !existing.has(role)).sort();
 }

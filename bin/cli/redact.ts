@@ -34,6 +34,11 @@ export function redact(text: string): string {
   return out;
 }
 
+/** At most `max` characters of a text from outside (the core's answers), redacted before it is cut. */
+export function excerpt(text: string, max: number): string {
+  return redact(text).slice(0, max);
+}
+
 /** A URL as it may be shown: without user name and password. */
 export function displayUrl(url: string): string {
   try {

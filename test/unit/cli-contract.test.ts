@@ -4,6 +4,7 @@
  * with the key runs, 422 for another body, dry run with per-index conflicts), so retries, replays,
  * resume and the dry run are checked without the core.
  */
+import { spawnSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -437,3 +438,16 @@ describe('the core refusing or missing', () => {
 function readState(): { key: string } {
   return JSON.parse(readFileSync(join(dir, 'state.ndjson'), 'utf8').split('\n')[0] as string);
 }
+
+describe('the command line', () => {
+  it('does not echo the value of a mistyped --api-key=<key> option', () => {
+    const secret = `sk-${randomUUID()}`;
+    const result = spawnSync(process.execPath, ['bin/auth-core.js', 'status', '--app', 'a', `--api_key=${secret}`], {
+      cwd: join(import.meta.dirname, '..', '..'),
+      encoding: 'utf8',
+    });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("error: unknown option '--api_key=<redacted>'");
+    expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
+  });
+});

@@ -194,6 +194,22 @@ describe('firebase', () => {
     );
   });
 
+  it('never quotes the signer key when a pasted block runs the keys together', () => {
+    fc.assert(
+      fc.property(fc.base64String({ minLength: 8, maxLength: 88 }), (key) => {
+        const pasted = `hash_config { algorithm: SCRYPT base64_signer_key: ${key} base64_salt_separator: Bw== rounds: 8 }`;
+        expect(() => parseFirebaseHashConfig(pasted)).toThrow(/only Firebase's SCRYPT/);
+        let message = '';
+        try {
+          parseFirebaseHashConfig(pasted);
+        } catch (error) {
+          message = (error as Error).message;
+        }
+        expect(message).not.toContain(key);
+      }),
+    );
+  });
+
   it('maps a password user to FIREBASE_SCRYPT and providers, skipping password/phone entries', () => {
     const result = convertFirebase(
       {
@@ -430,6 +446,21 @@ describe('clerk', () => {
     expect(reasons('pbkdf2_sha256', 'abc')).toEqual(['password_digest is not in pbkdf2_sha256 format']);
     expect(reasons('rot13', 'abc')).toEqual(["password_hasher rot13 is not one of Clerk's documented hashers"]);
     expect(reasons('', 'abc')).toEqual(['password_hasher is empty']);
+  });
+
+  it('never quotes a digest found in the hasher column (columns swapped)', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^\$2[aby]\$1[0-2]\$[./A-Za-z0-9]{53}$/), (digest) => {
+        const result = convertClerk(
+          { id: 'u', primary_email_address: 'a@x.io', password_digest: 'bcrypt', password_hasher: digest },
+          base,
+        );
+        expect(result.ok).toBe(false);
+        const reasons = result.ok ? [] : result.reasons;
+        expect(reasons).toEqual(["password_hasher is not one of Clerk's documented hashers"]);
+        expect(reasons.join(' ')).not.toContain(digest.slice(7, 29));
+      }),
+    );
   });
 });
 

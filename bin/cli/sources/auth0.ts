@@ -16,6 +16,7 @@ import {
   text,
   thirdPartyIdFor,
   timeMs,
+  withMetadata,
 } from './common.js';
 
 /** Auth0 connection/provider names → SuperTokens thirdPartyIds; others keep Auth0's name. */
@@ -175,6 +176,6 @@ export function convertAuth0(record: unknown, options: Auth0Options): Conversion
   if (isObject(record.app_metadata) && Object.keys(record.app_metadata).length > 0) {
     metadata.app_metadata = record.app_metadata;
   }
-  if (Object.keys(metadata).length > 0) user.userMetadata = metadata;
+  withMetadata(user, metadata);
   return converted(user, userId);
 }

@@ -15,7 +15,10 @@ import {
   listOf,
   normaliseEmail,
   normalisePhone,
+  passwordMethod,
   text,
+  textFields,
+  withMetadata,
 } from './common.js';
 import { clerkHash } from './hashes.js';
 
@@ -44,13 +47,7 @@ export function convertClerk(record: unknown, options: ConvertOptions): Conversi
     else if (email === undefined) {
       problems.push('the user has a password but no email address');
     } else {
-      methods.push({
-        recipeId: 'emailpassword',
-        email,
-        isVerified: emailVerified,
-        passwordHash: hash.passwordHash,
-        hashingAlgorithm: hash.hashingAlgorithm,
-      });
+      methods.push(passwordMethod(undefined, email, hash, emailVerified));
     }
   } else if (email !== undefined) {
     methods.push({ recipeId: 'passwordless', email });
@@ -68,11 +65,7 @@ export function convertClerk(record: unknown, options: ConvertOptions): Conversi
   if (methods.length === 0) return rejected(id, 'the user has no email address or phone number');
 
   const user: ImportUser = { externalUserId: id, loginMethods: finishLoginMethods(methods, options) };
-  const metadata: Record<string, unknown> = {};
-  for (const key of ['first_name', 'last_name', 'username'] as const) {
-    const value = text(record[key]);
-    if (value !== undefined) metadata[key] = value;
-  }
+  const metadata = textFields(record, ['first_name', 'last_name', 'username']);
   const otherEmails = [...verifiedEmails, ...unverifiedEmails].filter((e) => e !== email);
   if (otherEmails.length > 0) metadata.other_email_addresses = [...new Set(otherEmails)];
   const primaryPhone = methods.find((m) => m.phoneNumber !== undefined)?.phoneNumber;
@@ -80,7 +73,7 @@ export function convertClerk(record: unknown, options: ConvertOptions): Conversi
     .map((p) => normalisePhone(p) ?? p)
     .filter((p) => p !== primaryPhone);
   if (otherPhones.length > 0) metadata.other_phone_numbers = [...new Set(otherPhones)];
-  if (Object.keys(metadata).length > 0) user.userMetadata = metadata;
+  withMetadata(user, metadata);
   const totp = text(record.totp_secret);
   if (totp !== undefined)
     user.totpDevices = [{ secretKey: totp, period: CLERK_TOTP_PERIOD, skew: 1, deviceName: 'clerk' }];

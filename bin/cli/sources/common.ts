@@ -3,7 +3,7 @@
  * E.164, timestamps from the shapes providers write, third-party provider names.
  */
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
-import type { ImportUser, LoginMethod } from '../payload.js';
+import type { HashingAlgorithm, ImportUser, LoginMethod } from '../payload.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -172,6 +172,38 @@ export function methodAt(time: number | undefined): LoginMethod {
   const method: LoginMethod = { recipeId: 'emailpassword' };
   if (time !== undefined) method.timeJoinedInMSSinceEpoch = time;
   return method;
+}
+
+/** An email-and-password login method from a converted hash (`isVerified` only when the source says). */
+export function passwordMethod(
+  time: number | undefined,
+  email: string,
+  hash: { readonly passwordHash: string; readonly hashingAlgorithm: HashingAlgorithm },
+  isVerified?: boolean,
+): LoginMethod {
+  return {
+    ...methodAt(time),
+    email,
+    ...(isVerified !== undefined ? { isVerified } : {}),
+    passwordHash: hash.passwordHash,
+    hashingAlgorithm: hash.hashingAlgorithm,
+  };
+}
+
+/** The keys of `record` that hold non-blank text, trimmed (metadata copied as the source has it). */
+export function textFields(record: JsonObject, keys: readonly string[]): JsonObject {
+  const out: JsonObject = {};
+  for (const key of keys) {
+    const value = text(record[key]);
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+/** Sets the user's metadata unless it is empty (the payload carries no empty object); returns the user. */
+export function withMetadata(user: ImportUser, metadata: JsonObject): ImportUser {
+  if (Object.keys(metadata).length > 0) user.userMetadata = metadata;
+  return user;
 }
 
 const BCRYPT = /^\$2[abxy]\$\d{2}\$[./A-Za-z0-9]{53}$/;

@@ -3,16 +3,19 @@
  * object per user, `{"model": "auth.user", "pk": 1, "fields": {"password": …, "email": …,
  * "date_joined": …, "is_active": …, …}}`. A custom user model with the same fields reads the same.
  */
-import { type Conversion, converted, type ImportUser, rejected } from '../payload.js';
+import { type Conversion, converted, rejected } from '../payload.js';
 import {
   type ConvertOptions,
   finishLoginMethods,
   idText,
+  inPayloadOrder,
   isObject,
-  methodAt,
   normaliseEmail,
+  passwordMethod,
   text,
+  textFields,
   timeMs,
+  withMetadata,
 } from './common.js';
 import { djangoHash } from './hashes.js';
 
@@ -30,24 +33,11 @@ export function convertDjango(record: unknown, options: ConvertOptions): Convers
   const hash = djangoHash(typeof fields.password === 'string' ? fields.password : '');
   if (!hash.ok) return rejected(id, hash.reason);
 
-  const method = {
-    ...methodAt(timeMs(fields.date_joined)),
-    email,
-    passwordHash: hash.passwordHash,
-    hashingAlgorithm: hash.hashingAlgorithm,
-  };
-  const metadata: Record<string, unknown> = {};
-  for (const key of ['username', 'first_name', 'last_name'] as const) {
-    const value = text(fields[key]);
-    if (value !== undefined) metadata[key] = value;
-  }
+  const method = passwordMethod(timeMs(fields.date_joined), email, hash);
+  const metadata = textFields(fields, ['username', 'first_name', 'last_name']);
   for (const key of ['is_staff', 'is_superuser'] as const) if (fields[key] === true) metadata[key] = true;
   // Django refuses inactive users at sign-in; the core has no such flag, so the app reads it here.
   if (fields.is_active === false) metadata.is_active = false;
-  const user: ImportUser = {
-    externalUserId: id,
-    ...(Object.keys(metadata).length > 0 ? { userMetadata: metadata } : {}),
-    loginMethods: finishLoginMethods([method], options),
-  };
-  return converted(user, id);
+  const user = { externalUserId: id, loginMethods: finishLoginMethods([method], options) };
+  return converted(inPayloadOrder(withMetadata(user, metadata)), id);
 }

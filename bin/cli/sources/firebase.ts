@@ -17,6 +17,7 @@ import {
   thirdPartyIdFor,
   timeMs,
   truthy,
+  withMetadata,
 } from './common.js';
 
 export interface FirebaseHashConfig {
@@ -72,7 +73,9 @@ export function parseFirebaseHashConfig(content: string): FirebaseHashConfig {
   }
   const algorithm = values.get('algorithm');
   if (algorithm !== undefined && algorithm.toUpperCase() !== 'SCRYPT') {
-    throw new Error(`the hash config's algorithm is ${algorithm}; only Firebase's SCRYPT is supported`);
+    // Only a name is quoted: a block pasted without its line breaks reads the signer key into this value.
+    const named = /^[A-Za-z0-9_-]{1,32}$/.test(algorithm) ? algorithm : 'not SCRYPT';
+    throw new Error(`the hash config's algorithm is ${named}; only Firebase's SCRYPT is supported`);
   }
   const signerKey = values.get('base64_signer_key');
   const saltSeparator = values.get('base64_salt_separator');
@@ -208,6 +211,6 @@ export function convertFirebase(record: unknown, options: FirebaseOptions): Conv
   const claims = jsonObject(record.customAttributes);
   if (claims !== undefined && Object.keys(claims).length > 0) metadata.customAttributes = claims;
   if (truthy(record.disabled)) metadata.disabled = true;
-  if (Object.keys(metadata).length > 0) user.userMetadata = metadata;
+  withMetadata(user, metadata);
   return converted(user, localId);
 }

@@ -230,15 +230,15 @@ const CLERK_NOT_CONVERTED: Readonly<Record<string, string>> = {
   awscognito: 'an awscognito digest is a reference to a Cognito user pool, not a password hash',
 };
 
-/** The `password_hasher` values the migration converts. */
-export const CLERK_CONVERTED_HASHERS: readonly string[] = Object.keys(CLERK_CONVERTERS);
-
 /** A Clerk `password_digest` with its `password_hasher`. */
 export function clerkHash(hasher: string, digest: string): HashConversion {
   const convert = Object.hasOwn(CLERK_CONVERTERS, hasher) ? CLERK_CONVERTERS[hasher] : undefined;
   if (convert) return convert(digest);
   const why = Object.hasOwn(CLERK_NOT_CONVERTED, hasher) ? CLERK_NOT_CONVERTED[hasher] : undefined;
-  return noHash(why ?? `password_hasher ${hasher.slice(0, 40)} is not one of Clerk's documented hashers`);
+  if (why !== undefined) return noHash(why);
+  // Only a hasher's name is quoted: with the columns swapped, the hasher column holds the digest.
+  const named = /^[a-z0-9_]{1,40}$/.test(hasher) ? `password_hasher ${hasher}` : 'password_hasher';
+  return noHash(`${named} is not one of Clerk's documented hashers`);
 }
 
 function clerkPbkdf2Parts(

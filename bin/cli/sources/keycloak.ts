@@ -17,9 +17,12 @@ import {
   jsonObject,
   methodAt,
   normaliseEmail,
+  passwordMethod,
   text,
+  textFields,
   thirdPartyIdFor,
   timeMs,
+  withMetadata,
 } from './common.js';
 import {
   base64Bytes,
@@ -123,13 +126,7 @@ export function convertKeycloak(record: unknown, options: KeycloakOptions): Conv
     if (!hash.ok) problems.push(hash.reason);
     else if (email === undefined) problems.push('the user has a password but no email address');
     else {
-      methods.push({
-        ...methodAt(time),
-        email,
-        isVerified: record.emailVerified === true,
-        passwordHash: hash.passwordHash,
-        hashingAlgorithm: hash.hashingAlgorithm,
-      });
+      methods.push(passwordMethod(time, email, hash, record.emailVerified === true));
     }
   }
 
@@ -169,15 +166,12 @@ export function convertKeycloak(record: unknown, options: KeycloakOptions): Conv
   const metadata: Record<string, unknown> = {};
   const username = text(record.username);
   if (username !== undefined && username !== email) metadata.username = username;
-  for (const key of ['firstName', 'lastName'] as const) {
-    const value = text(record[key]);
-    if (value !== undefined) metadata[key] = value;
-  }
+  Object.assign(metadata, textFields(record, ['firstName', 'lastName']));
   if (isObject(record.attributes) && Object.keys(record.attributes).length > 0) metadata.attributes = record.attributes;
   const groups = Array.isArray(record.groups) ? record.groups.filter((g) => typeof g === 'string') : [];
   if (groups.length > 0) metadata.groups = groups;
   if (record.enabled === false) metadata.disabled = true;
-  if (Object.keys(metadata).length > 0) user.userMetadata = metadata;
+  withMetadata(user, metadata);
   if (options.withRoles) {
     const realmRoles = Array.isArray(record.realmRoles) ? record.realmRoles : [];
     const roles = [...new Set(realmRoles.flatMap((r) => (text(r) === undefined ? [] : [text(r) as string])))].filter(

@@ -19,6 +19,7 @@ import {
   thirdPartyIdFor,
   timeMs,
   truthy,
+  withMetadata,
 } from './common.js';
 
 /** Supabase provider names → SuperTokens thirdPartyIds where they differ; others keep Supabase's name. */
@@ -133,6 +134,6 @@ export function convertSupabase(record: unknown, options: SupabaseOptions): Conv
   if (userMeta !== undefined && Object.keys(userMeta).length > 0) metadata.user_metadata = userMeta;
   const appMeta = jsonObject(record.raw_app_meta_data);
   if (appMeta !== undefined && Object.keys(appMeta).length > 0) metadata.app_metadata = appMeta;
-  if (Object.keys(metadata).length > 0) user.userMetadata = metadata;
+  withMetadata(user, metadata);
   return converted(user, id);
 }

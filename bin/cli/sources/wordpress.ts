@@ -3,16 +3,19 @@
  * `user_email`, `user_registered`, `display_name`, …), e.g. `wp user list --fields=… --format=csv`
  * or a database tool's CSV export. `user_registered` is MySQL's `YYYY-MM-DD HH:MM:SS`, in UTC.
  */
-import { type Conversion, converted, type ImportUser, rejected } from '../payload.js';
+import { type Conversion, converted, rejected } from '../payload.js';
 import {
   type ConvertOptions,
   finishLoginMethods,
   idText,
+  inPayloadOrder,
   isObject,
-  methodAt,
   normaliseEmail,
+  passwordMethod,
   text,
+  textFields,
   timeMs,
+  withMetadata,
 } from './common.js';
 import { wordpressHash } from './hashes.js';
 
@@ -25,21 +28,8 @@ export function convertWordpress(record: unknown, options: ConvertOptions): Conv
   if (email === undefined) return rejected(id, 'the user has no email address');
   const hash = wordpressHash(text(record.user_pass) ?? '');
   if (!hash.ok) return rejected(id, hash.reason);
-  const method = {
-    ...methodAt(timeMs(record.user_registered)),
-    email,
-    passwordHash: hash.passwordHash,
-    hashingAlgorithm: hash.hashingAlgorithm,
-  };
-  const metadata: Record<string, unknown> = {};
-  for (const key of ['user_login', 'display_name', 'user_url'] as const) {
-    const value = text(record[key]);
-    if (value !== undefined) metadata[key] = value;
-  }
-  const user: ImportUser = {
-    externalUserId: id,
-    ...(Object.keys(metadata).length > 0 ? { userMetadata: metadata } : {}),
-    loginMethods: finishLoginMethods([method], options),
-  };
-  return converted(user, id);
+  const method = passwordMethod(timeMs(record.user_registered), email, hash);
+  const metadata = textFields(record, ['user_login', 'display_name', 'user_url']);
+  const user = { externalUserId: id, loginMethods: finishLoginMethods([method], options) };
+  return converted(inPayloadOrder(withMetadata(user, metadata)), id);
 }
