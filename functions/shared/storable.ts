@@ -52,5 +52,11 @@ export function jsonShapeProblem(value: unknown, maxDepth: number): JsonShapePro
   return other;
 }
 
+/**
+ * Whether parsed JSON is nested deeper than `max` (depth as in {@link jsonShapeProblem}), for
+ * values kept as JSON text, where only the depth matters.
+ */
+export const jsonDepthExceeds = (value: unknown, max: number): boolean => jsonShapeProblem(value, max) === 'depth';
+
 /** UTF-8 bytes of a value's JSON text. */
 export const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');

@@ -3,8 +3,7 @@
  * and staging (and again in the import worker). The reference has no limits (it fails on a row
  * too large for its column); this core answers 400 instead.
  */
-import { jsonDepthExceeds } from '#functions/shared/json-depth.js';
-import { jsonBytes } from '#functions/shared/storable.js';
+import { jsonBytes, jsonDepthExceeds } from '#functions/shared/storable.js';
 import { MAX_METADATA_BYTES, metadataSizeMessage } from './merge.js';
 
 export { MAX_METADATA_BYTES } from './merge.js';

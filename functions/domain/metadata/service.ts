@@ -5,7 +5,7 @@
  */
 import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.js';
 import { optionalObject, requiredQuery, requiredString } from '#functions/shared/input.js';
-import { jsonDepthExceeds } from '#functions/shared/json-depth.js';
+import { jsonDepthExceeds } from '#functions/shared/storable.js';
 import { MAX_METADATA_DEPTH, metadataProblem, metadataProblemMessage } from './limits.js';
 import { type Metadata, shallowMergeMetadata } from './merge.js';
 import type { MetadataStore } from './ports.js';
