@@ -149,6 +149,8 @@ describe('local runtime, in memory with API keys', () => {
       body: Buffer.alloc(10 * 1024 * 1024 + 1, 0x20),
     });
     expect(tooLarge.status).toBe(413);
+    expect(tooLarge.headers.get('content-type')).toContain('application/json');
+    expect(await text(tooLarge)).toBe('{"message":"Request Entity Too Large"}');
 
     runtime.kill('SIGTERM');
     expect(await runtime.exited).toEqual({ code: 0, signal: null });

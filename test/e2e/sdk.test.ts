@@ -96,6 +96,7 @@ describe('imported users through supertokens-node', () => {
   it('the core refuses requests without the API key (the SDK sends it)', async () => {
     const response = await runtime!.fetch(`/appid-${APP_ID}/apiversion`);
     expect(response.status).toBe(401);
+    expect((await response.text()).trim()).toBe('Invalid API key');
   });
 
   it('signs in every hash format and the plain-text user with the imported password', async () => {

@@ -235,7 +235,14 @@ describe('POST /bulk-import/users?dryRun=true', () => {
     expect(ok.status).toBe(200);
     expect(ok.json.wouldImport).toBe(151);
     const invalid = await dryRun(appId, [{ loginMethods: [] }], { 'idempotency-key': 'ignored-on-a-dry-run' });
-    expect(invalid.status).toBe(400);
+    expect([invalid.status, invalid.text]).toEqual([
+      400,
+      JSON.stringify({
+        error: 'Data has missing or invalid fields. Please check the users field for more details.',
+        users: [{ index: 0, errors: ['At least one loginMethod is required.'] }],
+      }),
+    ]);
+    expect(invalid.contentType).toContain('application/json');
     // An invalid key is ignored too: a dry run reads it nowhere.
     expect((await dryRun(appId, users, { 'idempotency-key': ' ' })).status).toBe(200);
     expect(await everyItem(appId)).toEqual(before);

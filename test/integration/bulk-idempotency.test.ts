@@ -87,7 +87,9 @@ describe('Idempotency-Key on POST /bulk-import/users', () => {
 
   it('the same key with another body is refused with 422 and stages nothing', async () => {
     const appId = await createApp({}, [], 'idem');
-    expect((await stageWithKey(appId, 'k1', { users: users(3, 'a') })).status).toBe(200);
+    const first = await stageWithKey(appId, 'k1', { users: users(3, 'a') });
+    expect(first.status, first.text).toBe(200);
+    const stagedFirst = sorted((await listAll(appId)).map((r) => r.id));
     const other = await stageWithKey(appId, 'k1', { users: users(3, 'b') });
     expect([other.status, other.text]).toEqual([422, REUSED]);
     expect(other.contentType).toContain('text/plain');
@@ -96,8 +98,14 @@ describe('Idempotency-Key on POST /bulk-import/users', () => {
       rawBody: JSON.stringify({ users: users(3, 'a') }, null, 1),
       headers: { 'idempotency-key': 'k1' },
     });
-    expect(reordered.status).toBe(422);
+    expect([reordered.status, reordered.text]).toEqual([422, REUSED]);
+    expect(reordered.contentType).toContain('text/plain');
+    // Nothing new staged, and the key still holds the first request's answer.
     expect(await stagedCount(appId)).toBe(3);
+    expect(sorted((await listAll(appId)).map((r) => r.id))).toEqual(stagedFirst);
+    const replay = await stageWithKey(appId, 'k1', { users: users(3, 'a') });
+    expect([replay.status, replay.text]).toEqual([200, first.text]);
+    expect(replay.headers['idempotency-replayed']).toBe('true');
     // Keys belong to an app: another app's k1 is a new request.
     const otherApp = await createApp({}, [], 'idem');
     expect((await stageWithKey(otherApp, 'k1', { users: users(3, 'b') })).status).toBe(200);
@@ -116,7 +124,8 @@ describe('Idempotency-Key on POST /bulk-import/users', () => {
     expect(await stagedCount(appId)).toBe(0);
     // A body the pre-checks refuse is refused before any key is claimed: nothing to remember.
     const tooMany = await stageWithKey(appId, 'v-2', { users: Array.from({ length: 10_001 }, () => ({})) });
-    expect(tooMany.status).toBe(400);
+    expect([tooMany.status, tooMany.text]).toEqual([400, '{"error":"You can only add 10000 users at a time."}']);
+    expect(tooMany.contentType).toContain('application/json');
     expect((await appItems(appId)).filter((i) => i.entityType === 'IDEMPOTENT_REQUEST')).toHaveLength(1);
   });
 

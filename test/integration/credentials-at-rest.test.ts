@@ -344,7 +344,8 @@ describe('credentials in app configuration', () => {
     for (const secret of SECRETS) expect(rowText(stored).includes(secret)).toBe(false);
 
     // The keys still work; the signer key still verifies Firebase hashes.
-    expect((await call('GET', `/appid-${appId}/recipe/roles`)).status).toBe(401);
+    const unkeyed = await call('GET', `/appid-${appId}/recipe/roles`);
+    expect([unkeyed.status, unkeyed.text]).toEqual([401, 'Invalid API key']);
     expect((await call('GET', `/appid-${appId}/recipe/roles`, keyed(API_KEY))).status).toBe(200);
     const imported = await call('POST', `/appid-${appId}/bulk-import/import`, {
       ...keyed(API_KEY),
@@ -431,7 +432,8 @@ describe('credentials in app configuration', () => {
         Item: { ...item, coreConfig: { api_keys: API_KEY, firebase_password_hashing_signer_key: FIREBASE.signerKey } },
       }),
     );
-    expect((await call('GET', `/appid-${appId}/recipe/roles`)).status).toBe(401);
+    const unkeyed = await call('GET', `/appid-${appId}/recipe/roles`);
+    expect([unkeyed.status, unkeyed.text]).toEqual([401, 'Invalid API key']);
     expect((await call('GET', `/appid-${appId}/recipe/roles`, keyed(API_KEY))).status).toBe(200);
     const shown = (await call('GET', `/appid-${appId}/recipe/multitenancy/tenant/v2`, keyed(API_KEY))).json.coreConfig;
     expect(shown).toEqual({

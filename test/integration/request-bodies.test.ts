@@ -43,6 +43,7 @@ describe('request bodies', () => {
     const over = await call('POST', path, { rawBody: bomb(MAX_STAGING_BODY_BYTES + 1), headers });
     expect(over.status).toBe(413);
     expect(over.text).toBe('Request body too large: more than 64 MiB once decompressed; send fewer users per request');
+    expect(over.contentType).toContain('text/plain');
 
     // Just under the cap (and far over Lambda's payload limit once inflated): decoded and read.
     const padding = ' '.repeat(MAX_STAGING_BODY_BYTES - 100);
@@ -71,7 +72,8 @@ describe('request bodies', () => {
 
     const missing = `/appid-${uniqueAppId('nobody')}/bulk-import/users`;
     const big = await call('POST', missing, { rawBody: bomb(LAMBDA_PAYLOAD_BYTES + 1), headers: gzipHeaders() });
-    expect(big.status).toBe(413);
+    expect([big.status, big.text]).toEqual([413, 'Request body too large: more than 6 MiB once decompressed']);
+    expect(big.contentType).toContain('text/plain');
     const small = await call('POST', missing, { body: { users: [{}] }, gzip: true });
     expect(small.status).toBe(400);
     expect(small.text).toMatch(/^AppId or tenantId not found/);

@@ -55,9 +55,10 @@ describe('path prefixes (spec §3.1)', () => {
       expect(reply.status, path).toBe(200);
       expect(reply.text).toBe('Hello');
     }
-    expect((await call('GET', `/appid-${appId}/t9/hello`)).status).toBe(404);
+    const unknownTenant = await call('GET', `/appid-${appId}/t9/hello`);
+    expect([unknownTenant.status, unknownTenant.text]).toEqual([404, 'Not found']);
     const unknownApp = await call('GET', '/appid-nope-nope/hello');
-    expect(unknownApp.status).toBe(400);
+    expect([unknownApp.status, unknownApp.text]).toEqual([400, notFoundText('nope-nope', 'public')]);
   });
 
   it('answers 405 for a known path with an unsupported method', async () => {
@@ -76,13 +77,16 @@ describe('API keys', () => {
     const none = await call('GET', path);
     expect(none.status).toBe(401);
     expect(none.text).toBe('Invalid API key');
-    expect((await call('GET', path, { headers: { 'api-key': 'wrong-key-wrong-key-wrong' } })).status).toBe(401);
+    const wrong = await call('GET', path, { headers: { 'api-key': 'wrong-key-wrong-key-wrong' } });
+    expect([wrong.status, wrong.text]).toEqual([401, 'Invalid API key']);
+    expect(wrong.contentType).toContain('text/plain');
     expect((await call('GET', path, { headers: { 'api-key': key } })).json.status).toBe('OK');
     expect((await call('GET', path, { headers: { authorization: `Bearer ${key}` } })).json.status).toBe('OK');
     expect((await call('GET', path, { headers: { authorization: key } })).json.status).toBe('OK');
     expect((await call('GET', `/appid-${keyed}/hello`)).text).toBe('Hello');
     // The app's own keys apply to its other tenants too.
-    expect((await call('GET', `/appid-${keyed}/t9/recipe/multitenancy/tenant/v2`)).status).toBe(401);
+    const otherTenant = await call('GET', `/appid-${keyed}/t9/recipe/multitenancy/tenant/v2`);
+    expect([otherTenant.status, otherTenant.text]).toEqual([401, 'Invalid API key']);
   });
 
   it('checks the key before the body is decoded: a caller without the key learns nothing from its body', async () => {
@@ -97,7 +101,13 @@ describe('API keys', () => {
     }
     // Not valid gzip either: still the key first.
     const gzipped = await call('PUT', path, { rawBody: 'not gzip', headers: { 'content-encoding': 'gzip' } });
-    expect(gzipped.status).toBe(401);
+    expect([gzipped.status, gzipped.text]).toEqual([401, 'Invalid API key']);
+    expect(gzipped.contentType).toContain('text/plain');
+    // A well-formed body without the key changes nothing: the role does not exist afterwards.
+    const unkeyedRole = await call('PUT', path, { body: { role: 'made-without-key' } });
+    expect([unkeyedRole.status, unkeyedRole.text]).toEqual([401, 'Invalid API key']);
+    const roles = await call('GET', `/appid-${keyed}/recipe/roles`, { headers: { 'api-key': key } });
+    expect(roles.json).toEqual({ status: 'OK', roles: [] });
     // With the key, the body is decoded and refused as the core refuses it.
     const withKey = await call('PUT', path, { rawBody: '{"role":', headers: { 'api-key': key } });
     expect(withKey.status).toBe(400);
@@ -180,6 +190,6 @@ describe('GET /apiversion', () => {
     expect(fromTenant.status).toBe(403);
     expect(fromTenant.text).toBe('Only public tenantId can call this app specific API');
     const unknown = await call('GET', '/appid-nope-nope/apiversion');
-    expect(unknown.status).toBe(400);
+    expect([unknown.status, unknown.text]).toEqual([400, notFoundText('nope-nope', 'public')]);
   });
 });
