@@ -4,19 +4,22 @@
  * with the key runs, 422 for another body, dry run with per-index conflicts), so retries, replays,
  * resume and the dry run are checked without the core.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CoreClient, credentialFingerprint, sameCredential } from '../../bin/cli/core-client.js';
 import { CliError } from '../../bin/cli/errors.js';
 import { chunkKey, type MigrateOptions, migrate } from '../../bin/cli/migrate.js';
 import { Progress } from '../../bin/cli/progress.js';
+import { displayUrl, REDACTED } from '../../bin/cli/redact.js';
 
 interface Staged {
   id: string;
@@ -29,7 +32,7 @@ class ContractCore {
   url = '';
   staged: Staged[] = [];
   keys = new Map<string, { digest: string; status: number; body: string } | 'running'>();
-  requests: Array<{ path: string; key?: string }> = [];
+  requests: Array<{ path: string; key?: string; authorization?: string; query: URLSearchParams }> = [];
   /** Answers to give before the real one, per request count (e.g. 429 once). */
   faults: Array<'429' | '503' | 'drop-after-staging' | 'slow'> = [];
   dryRunSupported = true;
@@ -61,7 +64,12 @@ class ContractCore {
     if (req.headers['content-encoding'] === 'gzip') raw = gunzipSync(raw);
     const url = new URL(req.url ?? '/', this.url);
     const key = req.headers['idempotency-key'] as string | undefined;
-    this.requests.push({ path: `${req.method} ${url.pathname}${url.search}`, key });
+    this.requests.push({
+      path: `${req.method} ${url.pathname}${url.search}`,
+      key,
+      authorization: req.headers.authorization,
+      query: url.searchParams,
+    });
     if (req.headers['api-key'] !== this.apiKey) return this.send(res, 401, 'Invalid API key');
     if (!url.pathname.startsWith('/appid-shop/')) {
       return this.send(
@@ -450,4 +458,174 @@ describe('the command line', () => {
     expect(result.stderr).toContain("error: unknown option '--api_key=<redacted>'");
     expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
   });
+});
+
+const REPO_ROOT = join(import.meta.dirname, '..', '..');
+
+/** The command as a child process (asynchronous: the contract core answers from this process). */
+function command(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, ['bin/auth-core.js', ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, AUTH_CORE_URL: '', AUTH_CORE_API_KEY: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  return new Promise((done) => child.on('close', (code) => done({ code, out })));
+}
+
+/** A port nothing listens on (a server bound to it, then closed). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('URLs are shown without credentials', () => {
+  it('displayUrl drops user name, password, query string and fragment; an unparseable URL is not echoed', () => {
+    expect(displayUrl('https://ops:hunter2@core.example.com:8443/prod/?token=t0k#frag')).toBe(
+      'https://core.example.com:8443/prod',
+    );
+    expect(displayUrl('http://localhost:3567')).toBe('http://localhost:3567');
+    expect(displayUrl('http://ops:hunter2@[::1')).toBe('<unparseable URL>');
+    expect(displayUrl('not a url ops:hunter2')).toBe('<unparseable URL>');
+  });
+
+  it('user name, password and query token of the core URL: used for the requests, absent from everything written', async () => {
+    const port = Number(new URL(core.url).port);
+    const deadPort = await closedPort();
+    const file = payloadFile(emails(2), [{ externalUserId: 'bad-1', loginMethods: [] }]);
+    // Everything one scenario prints or writes: summaries, progress, error messages, report and state.
+    const scenario = async (url: (host: string) => string): Promise<string> => {
+      const out: string[] = [];
+      const sink = new PassThrough();
+      sink.on('data', (chunk: Buffer) => out.push(chunk.toString()));
+      const over = { baseDelayMs: 1, maxDelayMs: 2, attempts: 2 };
+      const fresh = () => {
+        rmSync(join(dir, 'state.ndjson'), { force: true });
+        rmSync(join(dir, 'report.ndjson'), { force: true });
+      };
+      fresh();
+      const summary = await migrate(
+        options(file),
+        client({ url: url(`127.0.0.1:${port}`), ...over }),
+        new Progress('plain', sink),
+      );
+      out.push(JSON.stringify(summary), readFileSync(join(dir, 'report.ndjson'), 'utf8'));
+      out.push(readFileSync(join(dir, 'state.ndjson'), 'utf8'));
+      core.dryRunSupported = false;
+      fresh();
+      const dry = await migrate(
+        options(file, { dryRun: true }),
+        client({ url: url(`127.0.0.1:${port}`), ...over }),
+        new Progress('json', sink),
+      );
+      core.dryRunSupported = true;
+      out.push(JSON.stringify(dry));
+      for (const failing of [
+        client({ url: url(`127.0.0.1:${port}`), apiKey: 'wrong-key-wrong-key', ...over }),
+        client({ url: url(`127.0.0.1:${port}`), appId: 'nope', ...over }),
+        client({ url: url(`127.0.0.1:${deadPort}`), ...over }),
+      ]) {
+        fresh();
+        const error = await migrate(options(file), failing, new Progress('plain', sink)).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(CliError);
+        out.push((error as CliError).message);
+      }
+      return out.join('\n');
+    };
+    const baseline = await scenario((host) => `http://${host}`);
+    expect(baseline).toContain(`the core at http://127.0.0.1:${deadPort} is unreachable`);
+    expect(baseline).toContain(`does not exist on the core at http://127.0.0.1:${port}`);
+    // A string the run prints anyway (or the redaction marker) cannot tell whether a credential leaked.
+    const secret = fc
+      .string({ unit: 'grapheme', minLength: 6, maxLength: 20 })
+      .filter((s) => !baseline.includes(s) && !REDACTED.includes(s));
+    await fc.assert(
+      fc.asyncProperty(secret, secret, secret, async (user, password, token) => {
+        core.requests = [];
+        const withCredentials = (host: string) => {
+          const url = new URL(`http://${host}/?token=x#${encodeURIComponent(token)}`);
+          url.username = user;
+          url.password = password;
+          url.searchParams.set('token', token);
+          return url.toString();
+        };
+        const written = await scenario(withCredentials);
+        const sample = new URL(withCredentials('h'));
+        for (const value of [user, password, token, sample.username, sample.password, sample.search.slice(1)]) {
+          expect(written).not.toContain(value);
+        }
+        // The credentials went to the core: Basic authorization from the user info, the query on every request.
+        const sent = core.requests.filter((r) => r.authorization !== undefined);
+        expect(sent.length).toBeGreaterThan(0);
+        expect(sent.length).toBe(core.requests.length);
+        const basic = Buffer.from(sent[0]?.authorization?.replace(/^Basic /, '') ?? '', 'base64').toString('utf8');
+        // The user info as percent-decoded (a lone `%` stays as it is: the URL parser does not encode it).
+        const decoded = (value: string) => {
+          try {
+            return decodeURIComponent(value);
+          } catch {
+            return value;
+          }
+        };
+        expect(basic).toBe(`${decoded(sample.username)}:${decoded(sample.password)}`);
+        expect(core.requests.every((r) => r.query.get('token') === token)).toBe(true);
+      }),
+      { numRuns: 15 },
+    );
+  }, 60_000);
+
+  it('the command line: text and --json output, status, and a URL that does not parse', async () => {
+    const report = join(dir, 'cli-report.ndjson');
+    const state = join(dir, 'cli-state.ndjson');
+    const file = payloadFile(emails(2), [{ externalUserId: 'bad-1', loginMethods: [] }]);
+    const user = 'ops-user-7f3a';
+    const password = 'pw:hunter2/%?';
+    const token = 'tok-9c1e5b';
+    const url = new URL(core.url);
+    url.username = user;
+    url.password = password;
+    url.search = `token=${token}`;
+    url.hash = 'frag-d41d';
+    const secrets = [user, password, encodeURIComponent(password), token, 'frag-d41d'];
+    const args = ['--app', 'shop', '--api-key', core.apiKey];
+    const migrateArgs = ['migrate', file, '--from', 'supertokens', '--report', report, '--state', state];
+    const runs = [
+      await command([...migrateArgs, ...args, '--core', url.toString()]),
+      await command([...migrateArgs, ...args, '--json'], { AUTH_CORE_URL: url.toString() }),
+      await command(['status', ...args, '--core', url.toString()]),
+      await command(['status', ...args, '--json'], { AUTH_CORE_URL: url.toString() }),
+      await command([...migrateArgs, '--app', 'nope', '--api-key', core.apiKey, '--core', url.toString()]),
+    ];
+    expect(runs.map((r) => r.code)).toEqual([1, 1, 0, 0, 3]);
+    expect(runs[4]?.out).toContain(`does not exist on the core at ${core.url}`);
+    const written = [...runs.map((r) => r.out), readFileSync(report, 'utf8'), readFileSync(state, 'utf8')].join('\n');
+    for (const secret of secrets) expect(written).not.toContain(secret);
+    expect(core.requests.every((r) => r.query.get('token') === token)).toBe(true);
+
+    for (const bad of [`http://${user}:${password}@[::1`, `http://${user}:${password}@`]) {
+      const refused = await command(['status', '--app', 'shop'], { AUTH_CORE_URL: bad });
+      expect(refused.code).toBe(2);
+      expect(refused.out).toBe(
+        "error: the core's URL (--core or AUTH_CORE_URL) does not parse as a URL: <unparseable URL> (not shown: it may hold a credential)\n",
+      );
+    }
+    const ftp = await command(['status', '--app', 'shop', '--core', `ftp://${user}:${token}@example.com/x?t=${token}`]);
+    expect(ftp).toEqual({
+      code: 2,
+      out: "error: the core's URL (--core or AUTH_CORE_URL) must be an http or https URL, got ftp://example.com/x\n",
+    });
+    const unknown = await command([`https://${user}:${token}@example.com/?t=${token}`]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.out).toContain("error: unknown command 'https://example.com'");
+    for (const secret of secrets) expect(unknown.out).not.toContain(secret);
+  }, 60_000);
 });
