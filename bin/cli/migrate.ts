@@ -222,7 +222,13 @@ async function run(
   if (state?.resumed)
     progress.say(`resuming: ${state.chunks.size} chunks already staged (state file ${options.statePath})`);
 
-  const report = new Report(options.reportPath);
+  let report: Report;
+  try {
+    report = new Report(options.reportPath);
+  } catch (error) {
+    state?.close();
+    throw error;
+  }
   const positions: number[] = [];
   const duplicates = options.dryRun ? new FingerprintTable(1 << 16) : undefined;
   /** Dry run: per chunk, users (chunk index → messages) that repeat a key of an earlier chunk. */

@@ -1,9 +1,11 @@
 /**
  * The failure report: one JSON line per user not imported (or, in a dry run, not importable): the
  * source record's position (1-based) and id, the external user id, the stage that stopped it
- * (`convert` | `check` | `import`) and the messages. Never a credential (every line is redacted).
+ * (`convert` | `check` | `import`) and the messages. Never a credential (every line is redacted);
+ * mode 0600.
  */
-import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, writeSync } from 'node:fs';
+import { openPrivate } from './private-file.js';
 import { redact } from './redact.js';
 
 export type Stage = 'convert' | 'check' | 'import';
@@ -21,7 +23,7 @@ export class Report {
   readonly counts: Record<Stage, number> = { convert: 0, check: 0, import: 0 };
 
   constructor(readonly path: string) {
-    this.fd = openSync(path, 'w', 0o600);
+    this.fd = openPrivate(path, 'w', 'report');
   }
 
   get total(): number {
@@ -41,7 +43,8 @@ export class Report {
   }
 
   close(): void {
-    fsyncSync(this.fd);
+    // A device or pipe (`--report /dev/null`) cannot be synced (EINVAL); there is nothing to keep.
+    if (fstatSync(this.fd).isFile()) fsyncSync(this.fd);
     closeSync(this.fd);
   }
 }

@@ -6,7 +6,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,6 +15,7 @@ import { PassThrough } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { exportFailures } from '../../bin/cli/admin.js';
 import { CoreClient, credentialFingerprint, sameCredential } from '../../bin/cli/core-client.js';
 import { CliError } from '../../bin/cli/errors.js';
 import { chunkKey, type MigrateOptions, migrate } from '../../bin/cli/migrate.js';
@@ -628,4 +629,60 @@ describe('URLs are shown without credentials', () => {
     expect(unknown.out).toContain("error: unknown command 'https://example.com'");
     for (const secret of secrets) expect(unknown.out).not.toContain(secret);
   }, 60_000);
+});
+
+describe('files the command writes are private (mode 0600)', () => {
+  const mode = (path: string) => statSync(path).mode & 0o777;
+  const loose = (path: string, content = 'left over\n') => {
+    writeFileSync(path, content, { mode: 0o644 });
+    chmodSync(path, 0o644);
+  };
+
+  it('the report and the state file, also when they already exist with mode 0644', async () => {
+    const file = payloadFile(emails(4), [{ externalUserId: 'bad-1', loginMethods: [] }]);
+    const report = join(dir, 'report.ndjson');
+    const state = join(dir, 'state.ndjson');
+    loose(report);
+    await run(file, { wait: false });
+    expect(mode(report)).toBe(0o600);
+    expect(mode(state)).toBe(0o600);
+    expect(readFileSync(report, 'utf8')).not.toContain('left over');
+
+    // A re-run resumes the journal it finds, and both files are private again.
+    chmodSync(report, 0o644);
+    chmodSync(state, 0o644);
+    const again = await run(file);
+    expect(again.resumedChunks).toBe(2);
+    expect(mode(report)).toBe(0o600);
+    expect(mode(state)).toBe(0o600);
+
+    // The dry run writes the report only.
+    chmodSync(report, 0o644);
+    await run(file, { dryRun: true });
+    expect(mode(report)).toBe(0o600);
+  });
+
+  it('failures --out, also when the file already exists with mode 0644', async () => {
+    core.existing.add('u1@example.com');
+    await run(payloadFile(emails(2)));
+    const out = join(dir, 'failed.ndjson');
+    loose(out);
+    const result = await exportFailures(client(), out, false);
+    expect(result.rows).toBe(1);
+    expect(mode(out)).toBe(0o600);
+    expect(readFileSync(out, 'utf8')).toContain('"status":"FAILED"');
+  });
+
+  it('a device is written as it is (--report /dev/null); a directory is refused with exit 2', async () => {
+    const devNull = mode('/dev/null');
+    const summary = await run(payloadFile(emails(1), [{ loginMethods: [] }]), { reportPath: '/dev/null' });
+    expect(summary.reportLines).toBe(1);
+    expect(mode('/dev/null')).toBe(devNull);
+    const error = await run(payloadFile(emails(1)), { reportPath: dir, statePath: join(dir, 'other.ndjson') }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).exitCode).toBe(2);
+    expect((error as CliError).message).toMatch(new RegExp(`^cannot write the report ${dir}: EISDIR`));
+  });
 });
