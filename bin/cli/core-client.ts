@@ -45,10 +45,7 @@ export function coreEndpoint(raw: string, what = "the core's URL (--core or AUTH
   const user = decoded(url.username);
   const password = decoded(url.password);
   for (const secret of [url.username, url.password, user, password]) registerSecret(secret);
-  for (const [name, value] of url.searchParams) {
-    registerSecret(value);
-    registerSecret(name);
-  }
+  for (const [, value] of url.searchParams) registerSecret(value);
   for (const secret of [url.search.slice(1), url.hash.slice(1)]) registerSecret(secret);
   const authorization =
     url.username === '' && url.password === ''

@@ -27,6 +27,11 @@ export function registerSecret(value: string | undefined): void {
   if (value !== undefined && value.length >= 4) secrets.add(value);
 }
 
+/** Forgets every registered value (a process runs one command; tests run several, each from none). */
+export function forgetSecrets(): void {
+  secrets.clear();
+}
+
 export function redact(text: string): string {
   let out = text;
   for (const pattern of HASH_PATTERNS) out = out.replace(pattern, REDACTED);

@@ -20,7 +20,7 @@ import { CoreClient, credentialFingerprint, sameCredential } from '../../bin/cli
 import { CliError } from '../../bin/cli/errors.js';
 import { chunkKey, type MigrateOptions, migrate } from '../../bin/cli/migrate.js';
 import { Progress } from '../../bin/cli/progress.js';
-import { displayUrl, REDACTED } from '../../bin/cli/redact.js';
+import { displayUrl, forgetSecrets, REDACTED } from '../../bin/cli/redact.js';
 
 interface Staged {
   id: string;
@@ -208,6 +208,8 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
+  // The values a test registered as secrets would be redacted from the next test's output.
+  forgetSecrets();
   await core.stop();
   rmSync(dir, { recursive: true, force: true });
 });
