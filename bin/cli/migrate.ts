@@ -12,6 +12,7 @@ import { CliError, coreError, EXIT, usageError } from './errors.js';
 import { FingerprintTable } from './fingerprints.js';
 import { type ByteCounter, fileDigest } from './input.js';
 import type { ImportUser } from './payload.js';
+import { maskPhones, phoneSpellings } from './personal.js';
 import type { Progress } from './progress.js';
 import { excerpt, registerSecret } from './redact.js';
 import { Report, type Stage } from './report.js';
@@ -252,6 +253,7 @@ async function run(
       externalUserId: chunk.users[local]?.externalUserId ?? sourceId,
       stage: 'check',
       messages,
+      phoneNumbers: phoneSpellings(chunk.users[local]?.loginMethods),
     });
     c.refused += 1;
   };
@@ -311,7 +313,9 @@ async function run(
           const at = remaining[entry.index];
           if (at === undefined || refused.has(at)) continue;
           refused.add(at);
-          rejected.push({ i: at, errors: entry.errors.map(String) });
+          // The journal keeps the core's reasons as the report shows them: phone numbers masked.
+          const phones = phoneSpellings(chunk.users[at]?.loginMethods);
+          rejected.push({ i: at, errors: entry.errors.map((e) => maskPhones(String(e), phones)) });
           reportCheck(chunk, at, entry.errors.map(String));
           local.delete(at);
         }
@@ -607,6 +611,7 @@ async function waitAndCollect(
       externalUserId: external,
       stage: 'import',
       messages: [typeof row.errorMessage === 'string' ? row.errorMessage : 'FAILED'],
+      phoneNumbers: phoneSpellings(row.loginMethods),
     });
   }
   c.failed = failed;

@@ -1,10 +1,11 @@
 /**
  * The failure report: one JSON line per user not imported (or, in a dry run, not importable): the
  * source record's position (1-based) and id, the external user id, the stage that stopped it
- * (`convert` | `check` | `import`) and the messages. Never a credential (every line is redacted);
- * mode 0600.
+ * (`convert` | `check` | `import`) and the messages. Never a credential (every line is redacted),
+ * phone numbers masked but for their last two digits (bin/cli/personal.ts); mode 0600.
  */
 import { closeSync, fstatSync, fsyncSync, writeSync } from 'node:fs';
+import { maskPhones } from './personal.js';
 import { openPrivate } from './private-file.js';
 import { redact } from './redact.js';
 
@@ -16,6 +17,8 @@ export interface ReportLine {
   readonly externalUserId: string | undefined;
   readonly stage: Stage;
   readonly messages: readonly string[];
+  /** The user's phone numbers as messages may quote them (`phoneSpellings`): masked in the messages. */
+  readonly phoneNumbers?: readonly string[];
 }
 
 export class Report {
@@ -37,7 +40,7 @@ export class Report {
       sourceId: line.sourceId ?? null,
       externalUserId: line.externalUserId ?? null,
       stage: line.stage,
-      messages: line.messages.map(redact),
+      messages: line.messages.map((m) => redact(maskPhones(m, line.phoneNumbers ?? []))),
     };
     writeSync(this.fd, `${redact(JSON.stringify(out))}\n`);
   }

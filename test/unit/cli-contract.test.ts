@@ -24,8 +24,21 @@ import { displayUrl, forgetSecrets, REDACTED } from '../../bin/cli/redact.js';
 
 interface Staged {
   id: string;
+  externalUserId?: string;
   email: string;
+  phoneNumber?: string;
   status: 'NEW' | 'FAILED' | 'IMPORTED';
+}
+
+type Body = {
+  users: Array<{ externalUserId?: string; loginMethods: Array<{ email?: string; phoneNumber?: string }> }>;
+};
+
+/** The core's message for a user whose email (emailpassword) or phone number (passwordless) exists. */
+function exists(login: { email?: string; phoneNumber?: string } | undefined): string {
+  return login?.phoneNumber !== undefined
+    ? `E007: A user with phoneNumber ${login.phoneNumber} already exists in passwordless loginMethod.`
+    : `E003: A user with email ${login?.email ?? ''} already exists in emailpassword loginMethod.`;
 }
 
 class ContractCore {
@@ -37,7 +50,7 @@ class ContractCore {
   /** Answers to give before the real one, per request count (e.g. 429 once). */
   faults: Array<'429' | '503' | 'drop-after-staging' | 'slow'> = [];
   dryRunSupported = true;
-  /** Emails that already exist in the app (dry-run conflicts, FAILED at import). */
+  /** Emails and phone numbers that already exist in the app (dry-run conflicts, FAILED at import). */
   existing = new Set<string>();
   apiKey = 'contract-test-key-0123456789';
 
@@ -107,13 +120,19 @@ class ContractCore {
           .filter((s) => s.status === 'FAILED')
           .map((s) => ({
             id: s.id,
+            externalUserId: s.externalUserId,
             status: 'FAILED',
-            errorMessage: `E003: A user with email ${s.email} already exists in emailpassword loginMethod.`,
+            errorMessage: exists(s),
+            loginMethods: [
+              s.phoneNumber === undefined
+                ? { recipeId: 'emailpassword', email: s.email }
+                : { recipeId: 'passwordless', phoneNumber: s.phoneNumber },
+            ],
           })),
       });
     }
     if (path === '/bulk-import/users' && req.method === 'POST') {
-      const body = JSON.parse(raw.toString('utf8')) as { users: Array<{ loginMethods: Array<{ email?: string }> }> };
+      const body = JSON.parse(raw.toString('utf8')) as Body;
       const fault = this.faults.shift();
       if (fault === '429') {
         res.writeHead(429, { 'retry-after': '0' });
@@ -123,9 +142,9 @@ class ContractCore {
       if (url.searchParams.get('dryRun') === 'true') {
         if (!this.dryRunSupported) return this.stage(res, body, fault);
         const conflicts = body.users.flatMap((u, index) => {
-          const email = u.loginMethods[0]?.email ?? '';
-          return this.existing.has(email)
-            ? [{ index, errors: [`E003: A user with email ${email} already exists in emailpassword loginMethod.`] }]
+          const login = u.loginMethods[0];
+          return this.existing.has(login?.phoneNumber ?? login?.email ?? '')
+            ? [{ index, errors: [exists(login)] }]
             : [];
         });
         return this.send(res, 200, {
@@ -135,9 +154,14 @@ class ContractCore {
           conflicts,
         });
       }
-      const invalid = body.users.flatMap((u, index) =>
-        u.loginMethods.length === 0 ? [{ index, errors: ['At least one loginMethod is required.'] }] : [],
-      );
+      const invalid = body.users.flatMap((u, index) => {
+        if (u.loginMethods.length === 0) return [{ index, errors: ['At least one loginMethod is required.'] }];
+        const phone = u.loginMethods[0]?.phoneNumber;
+        if (phone !== undefined && phone.length > 256) {
+          return [{ index, errors: [`phoneNumber ${phone} is too long. Max length is 256.`] }];
+        }
+        return [];
+      });
       const answerInvalid = () =>
         this.send(res, 400, {
           error: 'Data has missing or invalid fields. Please check the users field for more details.',
@@ -175,23 +199,27 @@ class ContractCore {
     this.send(res, 404, 'Not found');
   }
 
-  private stage(
-    res: ServerResponse,
-    body: { users: Array<{ loginMethods: Array<{ email?: string }> }> },
-    fault: unknown,
-  ): void {
+  private stage(res: ServerResponse, body: Body, fault: unknown): void {
     const answer = this.stageUsers(body);
     if (fault === 'drop-after-staging') return void res.socket?.destroy();
     this.send(res, 200, answer);
   }
 
-  private stageUsers(body: { users: Array<{ loginMethods: Array<{ email?: string }> }> }) {
+  private stageUsers(body: Body) {
     return {
       status: 'OK',
       users: body.users.map((u) => {
         const id = randomUUID();
         const email = u.loginMethods[0]?.email ?? '';
-        this.staged.push({ id, email, status: this.existing.has(email) ? 'FAILED' : 'NEW' });
+        const phoneNumber = u.loginMethods[0]?.phoneNumber;
+        const failed = this.existing.has(phoneNumber ?? email);
+        this.staged.push({
+          id,
+          externalUserId: u.externalUserId,
+          email,
+          phoneNumber,
+          status: failed ? 'FAILED' : 'NEW',
+        });
         return { userId: id, loginMethods: [{ recipeId: 'emailpassword', userId: id, tenants: ['public'], email }] };
       }),
     };
@@ -686,5 +714,78 @@ describe('files the command writes are private (mode 0600)', () => {
     expect(error).toBeInstanceOf(CliError);
     expect((error as CliError).exitCode).toBe(2);
     expect((error as CliError).message).toMatch(new RegExp(`^cannot write the report ${dir}: EISDIR`));
+  });
+});
+
+describe('phone numbers in the report and the state file', () => {
+  const phoneUser = (id: string, phoneNumber: string) => ({
+    externalUserId: id,
+    loginMethods: [{ recipeId: 'passwordless', phoneNumber }],
+  });
+  const LONG = `+1${'5'.repeat(300)}`;
+  const written = () =>
+    `${readFileSync(join(dir, 'report.ndjson'), 'utf8')}${readFileSync(join(dir, 'state.ndjson'), 'utf8')}`;
+
+  it("check and import: the core's reasons keep their wording, the number is masked but for its last two digits", async () => {
+    core.existing.add('+14155550123');
+    core.existing.add('u0@example.com');
+    const file = payloadFile(emails(2), [phoneUser('p-1', '+14155550123'), phoneUser('p-2', LONG)]);
+    const summary = await run(file, { batchSize: 4 });
+    expect(summary).toMatchObject({ staged: 3, imported: 1, failed: 2, refused: { check: 1 }, exitCode: 1 });
+    expect(reportLines().sort((a, b) => a.position - b.position)).toEqual([
+      {
+        position: 1,
+        sourceId: null,
+        externalUserId: null,
+        stage: 'import',
+        messages: ['E003: A user with email u0@example.com already exists in emailpassword loginMethod.'],
+      },
+      {
+        position: 3,
+        sourceId: 'p-1',
+        externalUserId: 'p-1',
+        stage: 'import',
+        messages: ['E007: A user with phoneNumber +*********23 already exists in passwordless loginMethod.'],
+      },
+      {
+        position: 4,
+        sourceId: 'p-2',
+        externalUserId: 'p-2',
+        stage: 'check',
+        messages: [`phoneNumber +${'*'.repeat(299)}55 is too long. Max length is 256.`],
+      },
+    ]);
+    // The journal keeps the refusal as the report shows it.
+    expect(written()).not.toContain('4155550123');
+    expect(written()).not.toContain('5'.repeat(20));
+    expect(readFileSync(join(dir, 'state.ndjson'), 'utf8')).toContain('is too long. Max length is 256.');
+  });
+
+  it('dry run: conflicts with the app and duplicates across chunks are masked', async () => {
+    core.existing.add('+14155550123');
+    const file = payloadFile(
+      [],
+      [phoneUser('p-1', '+14155550123'), phoneUser('p-2', '+44 20 7946 0958'), phoneUser('p-3', '+44 20 7946 0958')],
+    );
+    const summary = await run(file, { dryRun: true, batchSize: 2 });
+    expect(summary).toMatchObject({ wouldImport: 1, exitCode: 1 });
+    expect(reportLines()).toEqual([
+      {
+        position: 1,
+        sourceId: 'p-1',
+        externalUserId: 'p-1',
+        stage: 'check',
+        messages: ['E007: A user with phoneNumber +*********23 already exists in passwordless loginMethod.'],
+      },
+      {
+        position: 3,
+        sourceId: 'p-3',
+        externalUserId: 'p-3',
+        stage: 'check',
+        messages: [
+          'duplicate: the same phone number +** ** **** **58 in tenant public as record 2 (in an earlier chunk)',
+        ],
+      },
+    ]);
   });
 });
