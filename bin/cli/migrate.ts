@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
+import { normaliseImportPhoneNumber } from '#functions/domain/bulk-import/validate-user.js';
 import { failedRows, stagedCounts } from './admin.js';
 import { type CoreClient, sameCredential } from './core-client.js';
 import { CliError, coreError, EXIT, usageError } from './errors.js';
@@ -117,17 +118,21 @@ export function chunkKey(migration: string, index: number, round = 0): string {
   return round === 0 ? `auth-core-migrate-${migration}-${index}` : `auth-core-migrate-${migration}-${index}-r${round}`;
 }
 
-/** Keys under which two users of one tenant cannot coexist (for the dry run's duplicate check). */
+/**
+ * Keys under which two users of one tenant cannot coexist (for the dry run's duplicate check), with
+ * emails and phone numbers normalised as the core stores them: an export passed through as written
+ * (`--from supertokens`) may spell one number two ways.
+ */
 function uniquenessKeys(user: ImportUser, fallbackTenant: string): string[] {
   const keys: string[] = [];
   if (user.externalUserId !== undefined) keys.push(`external id ${user.externalUserId.trim()}`);
   for (const method of user.loginMethods ?? []) {
+    const email = typeof method.email === 'string' ? method.email.trim().toLowerCase() : undefined;
+    const phone = typeof method.phoneNumber === 'string' ? normaliseImportPhoneNumber(method.phoneNumber) : undefined;
     for (const tenant of method.tenantIds ?? [fallbackTenant]) {
-      if (method.recipeId === 'emailpassword' && method.email)
-        keys.push(`email ${method.email} (emailpassword) in tenant ${tenant}`);
-      if (method.recipeId === 'passwordless' && method.email)
-        keys.push(`email ${method.email} (passwordless) in tenant ${tenant}`);
-      if (method.phoneNumber) keys.push(`phone number ${method.phoneNumber} in tenant ${tenant}`);
+      if (method.recipeId === 'emailpassword' && email) keys.push(`email ${email} (emailpassword) in tenant ${tenant}`);
+      if (method.recipeId === 'passwordless' && email) keys.push(`email ${email} (passwordless) in tenant ${tenant}`);
+      if (phone) keys.push(`phone number ${phone} in tenant ${tenant}`);
       if (method.recipeId === 'thirdparty' && method.thirdPartyId) {
         keys.push(`third-party id ${method.thirdPartyId} ${method.thirdPartyUserId} in tenant ${tenant}`);
       }

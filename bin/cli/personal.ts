@@ -5,7 +5,7 @@
  * apart and keeps the shape (`+`, separators, length) that explains why a number was refused.
  * Emails stay: they are how the core's messages say which login method conflicts.
  */
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { normaliseImportPhoneNumber } from '#functions/domain/bulk-import/validate-user.js';
 
 /** Fewer digits than this is no phone number: such a value is neither masked nor searched for. */
 const MIN_DIGITS = 5;
@@ -39,20 +39,12 @@ export function phoneSpellings(methods: unknown): string[] {
   for (const method of methods) {
     const phone = (method as { phoneNumber?: unknown } | null)?.phoneNumber;
     if (typeof phone !== 'string') continue;
-    for (const form of [phone, phone.trim(), e164(phone)]) {
-      if (form !== undefined && [...form].filter(isDigit).length >= MIN_DIGITS) spellings.add(form);
+    for (const form of [phone, phone.trim(), normaliseImportPhoneNumber(phone)]) {
+      if ([...form].filter(isDigit).length >= MIN_DIGITS) spellings.add(form);
     }
   }
   // Longest first: a spelling inside another (trimmed inside untrimmed) is masked with it.
   return [...spellings].sort((a, b) => b.length - a.length);
-}
-
-function e164(phone: string): string | undefined {
-  try {
-    return parsePhoneNumberFromString(phone.trim())?.number;
-  } catch {
-    return undefined;
-  }
 }
 
 /** `text` with each of `spellings` (from `phoneSpellings`) masked. */
