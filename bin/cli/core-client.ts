@@ -4,7 +4,7 @@
  * Idempotency-Key still being processed), timeouts and lost connections.
  */
 import { createHash } from 'node:crypto';
-import { coreError, usageError } from './errors.js';
+import { CliError, coreError, usageError } from './errors.js';
 import { displayUrl, excerpt, registerSecret, UNPARSEABLE_URL } from './redact.js';
 
 /** The core's URL taken apart: where requests go, what may be shown, and the credentials it carried. */
@@ -134,12 +134,29 @@ export class CoreClient {
       let what: string;
       let retryAfterMs: number | undefined;
       try {
-        const response = await fetch(this.urlFor(path), {
+        const url = this.urlFor(path);
+        const response = await fetch(url, {
           method,
           headers,
           body: options.body,
+          // A redirect is not followed: fetch would send the api-key header to wherever it points.
+          redirect: 'manual',
           signal: AbortSignal.timeout(this.options.timeoutMs ?? 120_000),
         });
+        if (response.status >= 300 && response.status < 400) {
+          await response.body?.cancel();
+          const location = response.headers.get('location');
+          const target =
+            location === null
+              ? 'nowhere'
+              : URL.canParse(location, url)
+                ? displayUrl(new URL(location, url).toString())
+                : UNPARSEABLE_URL;
+          throw coreError(
+            `the core at ${this.shownUrl} answered ${method} ${stripQuery(path)} with ${response.status}, a redirect to ${target}: ` +
+              'give the address of the core itself as --core (redirects are not followed: the API key would go along)',
+          );
+        }
         const text = await response.text();
         if (!RETRY_STATUSES.has(response.status) || attempt >= attempts) {
           let json: unknown;
@@ -154,6 +171,7 @@ export class CoreClient {
         const retryAfter = Number(response.headers.get('retry-after'));
         if (Number.isFinite(retryAfter) && retryAfter > 0) retryAfterMs = Math.min(retryAfter * 1000, maxDelay);
       } catch (error) {
+        if (error instanceof CliError) throw error;
         what = describeFetchError(error);
         if (attempt >= attempts) {
           throw coreError(`the core at ${this.shownUrl} is unreachable (${method} ${stripQuery(path)}: ${what})`);

@@ -466,6 +466,31 @@ describe('the core refusing or missing', () => {
     }
   });
 
+  it('a redirect is not followed (the API key would go along): exit 3, naming where it pointed without credentials', async () => {
+    const elsewhere = new ContractCore();
+    await elsewhere.start();
+    const redirecting = createServer((_, res) => {
+      res.writeHead(307, { location: `${elsewhere.url.replace('//', '//ops:hunter2@')}/moved?token=t0k` });
+      res.end();
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`;
+      const error = await run(payloadFile(emails(1)), {}, client({ url })).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CliError);
+      expect((error as CliError).exitCode).toBe(3);
+      expect((error as CliError).message).toBe(
+        `the core at ${url} answered GET /appid-shop/public/recipe/multitenancy/tenant/v2 with 307, a redirect to ` +
+          `${elsewhere.url}/moved: give the address of the core itself as --core (redirects are not followed: the API key would go along)`,
+      );
+      expect(elsewhere.requests).toEqual([]);
+    } finally {
+      redirecting.closeAllConnections();
+      await new Promise((resolve) => redirecting.close(resolve));
+      await elsewhere.stop();
+    }
+  });
+
   it('compares a signer key with the fingerprint the core shows, or with the value in clear', () => {
     expect(credentialFingerprint('c2lnbmVy')).toMatch(/^sha256:[0-9a-f]{16}$/);
     expect(sameCredential(credentialFingerprint('c2lnbmVy'), 'c2lnbmVy')).toBe(true);
