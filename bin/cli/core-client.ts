@@ -32,7 +32,8 @@ function decoded(value: string): string {
  * password and query values are registered as secrets (never printed, even if a server echoes them).
  * A URL that does not parse, or is not http(s), is refused (exit 2) without being echoed.
  */
-export function coreEndpoint(raw: string, what = "the core's URL (--core or AUTH_CORE_URL)"): CoreEndpoint {
+export function coreEndpoint(raw: string): CoreEndpoint {
+  const what = "the core's URL (--core or AUTH_CORE_URL)";
   let url: URL;
   try {
     url = new URL(raw);
