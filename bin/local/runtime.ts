@@ -392,7 +392,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       `  URL:       ${url}${anyInterface ? ` (listening on all interfaces, port ${address.port})` : ''}`,
       `  API keys:  ${apiKeyStatus(base.api_keys)}`,
       `  Handlers:  ${handlerSource}`,
-      `  Data:      ${external ? `in the DynamoDB at ${external.url}` : (options.dataDir ?? 'in memory (lost when the runtime stops)')}`,
+      `  Data:      ${external ? `in the DynamoDB at ${displayUrl(external.url)}` : (options.dataDir ?? 'in memory (lost when the runtime stops)')}`,
       `  Key:       ${
         localKey?.path === undefined
           ? 'in memory (seals staged credentials; lost when the runtime stops, like the data)'
