@@ -10,7 +10,7 @@ import { CoreClient } from './cli/core-client.js';
 import { CliError, EXIT } from './cli/errors.js';
 import { MAX_BATCH_SIZE, type MigrateSummary, migrate } from './cli/migrate.js';
 import { Progress, type ProgressMode } from './cli/progress.js';
-import { REDACTED, redact, registerSecret } from './cli/redact.js';
+import { REDACTED, redact, registerSecret, shownArgument } from './cli/redact.js';
 import { parseProviderMap } from './cli/sources/common.js';
 import { SOURCES, type SourceName } from './cli/sources/index.js';
 
@@ -90,9 +90,17 @@ const program = new Command('auth-core')
     'Migrate users from Auth0, Firebase, Supabase, Clerk, Keycloak, Django, WordPress or an import payload into the auth core.',
   )
   .exitOverride()
-  // A mistyped `--api_key=<key>` comes back in "unknown option '…'": its value is not shown.
+  // A mistyped `--api_key=<key>` comes back in "unknown option '…'": its value is not shown. A URL
+  // quoted back (e.g. as an unknown command) is shown without user name, password, query or fragment.
   .configureOutput({
-    outputError: (text, write) => write(text.replace(/(unknown option '[^'=]*)=[^']*'/, `$1=${REDACTED}'`)),
+    outputError: (text, write) =>
+      write(
+        redact(
+          text
+            .replace(/(unknown option '[^'=]*)=[^']*'/, `$1=${REDACTED}'`)
+            .replace(/'([^'\s]*)'/g, (_, token: string) => `'${shownArgument(token)}'`),
+        ),
+      ),
   })
   .showHelpAfterError('(run with --help for usage)');
 

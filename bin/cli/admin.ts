@@ -1,7 +1,8 @@
 /** `auth-core status` and `auth-core failures`: staged counts, and every FAILED row (optionally removed). */
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, writeSync } from 'node:fs';
 import type { CoreClient } from './core-client.js';
 import { coreError } from './errors.js';
+import { openPrivate } from './private-file.js';
 import { excerpt, redact } from './redact.js';
 
 export const STATUSES = ['NEW', 'PROCESSING', 'FAILED'] as const;
@@ -62,7 +63,7 @@ export async function exportFailures(
   out: string | undefined,
   remove: boolean,
 ): Promise<RemovalResult> {
-  const fd = out === undefined ? undefined : openSync(out, 'w', 0o600);
+  const fd = out === undefined ? undefined : openPrivate(out, 'w', 'failures file');
   const write = (line: string) => (fd === undefined ? process.stdout.write(line) : writeSync(fd, line));
   const ids: string[] = [];
   try {

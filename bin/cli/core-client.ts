@@ -4,8 +4,61 @@
  * Idempotency-Key still being processed), timeouts and lost connections.
  */
 import { createHash } from 'node:crypto';
-import { coreError } from './errors.js';
-import { displayUrl, excerpt } from './redact.js';
+import { CliError, coreError, usageError } from './errors.js';
+import { displayUrl, excerpt, registerSecret, UNPARSEABLE_URL } from './redact.js';
+
+/** The core's URL taken apart: where requests go, what may be shown, and the credentials it carried. */
+export interface CoreEndpoint {
+  /** Origin and path prefix, no trailing slash: request paths are appended to it. */
+  readonly base: string;
+  /** The query string (without `?`) sent with every request, or '' (a gateway may want a token there). */
+  readonly query: string;
+  /** `Basic …` from the URL's user name and password (fetch refuses a URL that holds them). */
+  readonly authorization: string | undefined;
+  /** The URL as it may be shown: no user name, password, query string or fragment. */
+  readonly shown: string;
+}
+
+function decoded(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+/**
+ * Parses the core's URL (`--core`, `AUTH_CORE_URL`) with the WHATWG URL parser. Its user name,
+ * password and query values are registered as secrets (never printed, even if a server echoes them).
+ * A URL that does not parse, or is not http(s), is refused (exit 2) without being echoed.
+ */
+export function coreEndpoint(raw: string): CoreEndpoint {
+  const what = "the core's URL (--core or AUTH_CORE_URL)";
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw usageError(`${what} does not parse as a URL: ${UNPARSEABLE_URL} (not shown: it may hold a credential)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw usageError(`${what} must be an http or https URL, got ${displayUrl(raw)}`);
+  }
+  const user = decoded(url.username);
+  const password = decoded(url.password);
+  for (const secret of [url.username, url.password, user, password]) registerSecret(secret);
+  for (const [, value] of url.searchParams) registerSecret(value);
+  for (const secret of [url.search.slice(1), url.hash.slice(1)]) registerSecret(secret);
+  const authorization =
+    url.username === '' && url.password === ''
+      ? undefined
+      : `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
+  return {
+    base: `${url.origin}${url.pathname.replace(/\/+$/, '')}`,
+    query: url.search.slice(1),
+    authorization,
+    shown: displayUrl(raw),
+  };
+}
 
 export interface CoreReply {
   readonly status: number;
@@ -42,12 +95,23 @@ const RETRY_STATUSES = new Set([409, 429, 502, 503, 504]);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class CoreClient {
-  readonly base: string;
-  readonly shownUrl: string;
+  private readonly endpoint: CoreEndpoint;
 
+  /** Throws a usage error (exit 2) for a URL that does not parse or is not http(s). */
   constructor(readonly options: CoreClientOptions) {
-    this.base = options.url.replace(/\/+$/, '');
-    this.shownUrl = displayUrl(options.url);
+    this.endpoint = coreEndpoint(options.url);
+  }
+
+  /** The core's URL as it may be shown (no user name, password, query string or fragment). */
+  get shownUrl(): string {
+    return this.endpoint.shown;
+  }
+
+  /** The URL a request for `path` (which may have its own query) goes to. */
+  private urlFor(path: string): string {
+    const { base, query } = this.endpoint;
+    if (query === '') return `${base}${path}`;
+    return `${base}${path}${path.includes('?') ? '&' : '?'}${query}`;
   }
 
   /** Path of an app-specific API: `/appid-<app>[/<tenant>]<path>`. */
@@ -62,6 +126,7 @@ export class CoreClient {
     const maxDelay = this.options.maxDelayMs ?? 30_000;
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     if (this.options.apiKey) headers['api-key'] = this.options.apiKey;
+    if (this.endpoint.authorization) headers.authorization = this.endpoint.authorization;
     if (options.body !== undefined) {
       headers['content-type'] = 'application/json; charset=utf-8';
       if (options.gzip) headers['content-encoding'] = 'gzip';
@@ -70,12 +135,29 @@ export class CoreClient {
       let what: string;
       let retryAfterMs: number | undefined;
       try {
-        const response = await fetch(`${this.base}${path}`, {
+        const url = this.urlFor(path);
+        const response = await fetch(url, {
           method,
           headers,
           body: options.body,
+          // A redirect is not followed: fetch would send the api-key header to wherever it points.
+          redirect: 'manual',
           signal: AbortSignal.timeout(this.options.timeoutMs ?? 120_000),
         });
+        if (response.status >= 300 && response.status < 400) {
+          await response.body?.cancel();
+          const location = response.headers.get('location');
+          const target =
+            location === null
+              ? 'nowhere'
+              : URL.canParse(location, url)
+                ? displayUrl(new URL(location, url).toString())
+                : UNPARSEABLE_URL;
+          throw coreError(
+            `the core at ${this.shownUrl} answered ${method} ${stripQuery(path)} with ${response.status}, a redirect to ${target}: ` +
+              'give the address of the core itself as --core (redirects are not followed: the API key would go along)',
+          );
+        }
         const text = await response.text();
         if (!RETRY_STATUSES.has(response.status) || attempt >= attempts) {
           let json: unknown;
@@ -90,6 +172,7 @@ export class CoreClient {
         const retryAfter = Number(response.headers.get('retry-after'));
         if (Number.isFinite(retryAfter) && retryAfter > 0) retryAfterMs = Math.min(retryAfter * 1000, maxDelay);
       } catch (error) {
+        if (error instanceof CliError) throw error;
         what = describeFetchError(error);
         if (attempt >= attempts) {
           throw coreError(`the core at ${this.shownUrl} is unreachable (${method} ${stripQuery(path)}: ${what})`);

@@ -6,12 +6,14 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
+import { normaliseImportPhoneNumber } from '#functions/domain/bulk-import/validate-user.js';
 import { failedRows, stagedCounts } from './admin.js';
 import { type CoreClient, sameCredential } from './core-client.js';
 import { CliError, coreError, EXIT, usageError } from './errors.js';
 import { FingerprintTable } from './fingerprints.js';
 import { type ByteCounter, fileDigest } from './input.js';
 import type { ImportUser } from './payload.js';
+import { maskPhones, phoneSpellings } from './personal.js';
 import type { Progress } from './progress.js';
 import { excerpt, registerSecret } from './redact.js';
 import { Report, type Stage } from './report.js';
@@ -116,17 +118,21 @@ export function chunkKey(migration: string, index: number, round = 0): string {
   return round === 0 ? `auth-core-migrate-${migration}-${index}` : `auth-core-migrate-${migration}-${index}-r${round}`;
 }
 
-/** Keys under which two users of one tenant cannot coexist (for the dry run's duplicate check). */
+/**
+ * Keys under which two users of one tenant cannot coexist (for the dry run's duplicate check), with
+ * emails and phone numbers normalised as the core stores them: an export passed through as written
+ * (`--from supertokens`) may spell one number two ways.
+ */
 function uniquenessKeys(user: ImportUser, fallbackTenant: string): string[] {
   const keys: string[] = [];
   if (user.externalUserId !== undefined) keys.push(`external id ${user.externalUserId.trim()}`);
   for (const method of user.loginMethods ?? []) {
+    const email = typeof method.email === 'string' ? method.email.trim().toLowerCase() : undefined;
+    const phone = typeof method.phoneNumber === 'string' ? normaliseImportPhoneNumber(method.phoneNumber) : undefined;
     for (const tenant of method.tenantIds ?? [fallbackTenant]) {
-      if (method.recipeId === 'emailpassword' && method.email)
-        keys.push(`email ${method.email} (emailpassword) in tenant ${tenant}`);
-      if (method.recipeId === 'passwordless' && method.email)
-        keys.push(`email ${method.email} (passwordless) in tenant ${tenant}`);
-      if (method.phoneNumber) keys.push(`phone number ${method.phoneNumber} in tenant ${tenant}`);
+      if (method.recipeId === 'emailpassword' && email) keys.push(`email ${email} (emailpassword) in tenant ${tenant}`);
+      if (method.recipeId === 'passwordless' && email) keys.push(`email ${email} (passwordless) in tenant ${tenant}`);
+      if (phone) keys.push(`phone number ${phone} in tenant ${tenant}`);
       if (method.recipeId === 'thirdparty' && method.thirdPartyId) {
         keys.push(`third-party id ${method.thirdPartyId} ${method.thirdPartyUserId} in tenant ${tenant}`);
       }
@@ -222,7 +228,13 @@ async function run(
   if (state?.resumed)
     progress.say(`resuming: ${state.chunks.size} chunks already staged (state file ${options.statePath})`);
 
-  const report = new Report(options.reportPath);
+  let report: Report;
+  try {
+    report = new Report(options.reportPath);
+  } catch (error) {
+    state?.close();
+    throw error;
+  }
   const positions: number[] = [];
   const duplicates = options.dryRun ? new FingerprintTable(1 << 16) : undefined;
   /** Dry run: per chunk, users (chunk index → messages) that repeat a key of an earlier chunk. */
@@ -246,6 +258,7 @@ async function run(
       externalUserId: chunk.users[local]?.externalUserId ?? sourceId,
       stage: 'check',
       messages,
+      phoneNumbers: phoneSpellings(chunk.users[local]?.loginMethods),
     });
     c.refused += 1;
   };
@@ -305,7 +318,9 @@ async function run(
           const at = remaining[entry.index];
           if (at === undefined || refused.has(at)) continue;
           refused.add(at);
-          rejected.push({ i: at, errors: entry.errors.map(String) });
+          // The journal keeps the core's reasons as the report shows them: phone numbers masked.
+          const phones = phoneSpellings(chunk.users[at]?.loginMethods);
+          rejected.push({ i: at, errors: entry.errors.map((e) => maskPhones(String(e), phones)) });
           reportCheck(chunk, at, entry.errors.map(String));
           local.delete(at);
         }
@@ -601,6 +616,7 @@ async function waitAndCollect(
       externalUserId: external,
       stage: 'import',
       messages: [typeof row.errorMessage === 'string' ? row.errorMessage : 'FAILED'],
+      phoneNumbers: phoneSpellings(row.loginMethods),
     });
   }
   c.failed = failed;

@@ -27,6 +27,11 @@ export function registerSecret(value: string | undefined): void {
   if (value !== undefined && value.length >= 4) secrets.add(value);
 }
 
+/** Forgets every registered value (a process runs one command; tests run several, each from none). */
+export function forgetSecrets(): void {
+  secrets.clear();
+}
+
 export function redact(text: string): string {
   let out = text;
   for (const pattern of HASH_PATTERNS) out = out.replace(pattern, REDACTED);
@@ -39,14 +44,29 @@ export function excerpt(text: string, max: number): string {
   return redact(text).slice(0, max);
 }
 
-/** A URL as it may be shown: without user name and password. */
+/** What is shown in place of a URL that does not parse (it is not echoed: it may hold a credential). */
+export const UNPARSEABLE_URL = '<unparseable URL>';
+
+/**
+ * A URL as it may be shown: without user name and password, query string and fragment (any of which
+ * may carry a credential); `<unparseable URL>` when it does not parse.
+ */
 export function displayUrl(url: string): string {
+  let parsed: URL;
   try {
-    const parsed = new URL(url);
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.toString().replace(/\/$/, '');
+    parsed = new URL(url);
   } catch {
-    return '(invalid URL)';
+    return UNPARSEABLE_URL;
   }
+  parsed.username = '';
+  parsed.password = '';
+  parsed.search = '';
+  parsed.hash = '';
+  return parsed.toString().replace(/\/$/, '');
+}
+
+/** An argument quoted back to the user: shown as a URL (`displayUrl`) when it is or looks like one. */
+export function shownArgument(token: string): string {
+  if (URL.canParse(token)) return displayUrl(token);
+  return token.includes('://') ? UNPARSEABLE_URL : token;
 }

@@ -1,9 +1,12 @@
 /**
  * The failure report: one JSON line per user not imported (or, in a dry run, not importable): the
  * source record's position (1-based) and id, the external user id, the stage that stopped it
- * (`convert` | `check` | `import`) and the messages. Never a credential (every line is redacted).
+ * (`convert` | `check` | `import`) and the messages. Never a credential (every line is redacted),
+ * phone numbers masked but for their last two digits (bin/cli/personal.ts); mode 0600.
  */
-import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, writeSync } from 'node:fs';
+import { maskPhones } from './personal.js';
+import { openPrivate } from './private-file.js';
 import { redact } from './redact.js';
 
 export type Stage = 'convert' | 'check' | 'import';
@@ -14,6 +17,8 @@ export interface ReportLine {
   readonly externalUserId: string | undefined;
   readonly stage: Stage;
   readonly messages: readonly string[];
+  /** The user's phone numbers as messages may quote them (`phoneSpellings`): masked in the messages. */
+  readonly phoneNumbers?: readonly string[];
 }
 
 export class Report {
@@ -21,7 +26,7 @@ export class Report {
   readonly counts: Record<Stage, number> = { convert: 0, check: 0, import: 0 };
 
   constructor(readonly path: string) {
-    this.fd = openSync(path, 'w', 0o600);
+    this.fd = openPrivate(path, 'w', 'report');
   }
 
   get total(): number {
@@ -35,13 +40,14 @@ export class Report {
       sourceId: line.sourceId ?? null,
       externalUserId: line.externalUserId ?? null,
       stage: line.stage,
-      messages: line.messages.map(redact),
+      messages: line.messages.map((m) => redact(maskPhones(m, line.phoneNumbers ?? []))),
     };
     writeSync(this.fd, `${redact(JSON.stringify(out))}\n`);
   }
 
   close(): void {
-    fsyncSync(this.fd);
+    // A device or pipe (`--report /dev/null`) cannot be synced (EINVAL); there is nothing to keep.
+    if (fstatSync(this.fd).isFile()) fsyncSync(this.fd);
     closeSync(this.fd);
   }
 }

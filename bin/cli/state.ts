@@ -2,10 +2,11 @@
  * The state file: an append-only journal (one JSON object per line, each written and fsynced as it
  * happens) of which chunks the core staged and with which ids. A re-run reads it and sends only the
  * chunks not yet recorded; a line torn by a crash is ignored. It holds ids, counts and the core's
- * messages, never a credential.
+ * messages, never a credential; mode 0600.
  */
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, readFileSync, writeSync } from 'node:fs';
 import { usageError } from './errors.js';
+import { openPrivate } from './private-file.js';
 import { redact } from './redact.js';
 
 export interface StateHeader {
@@ -77,9 +78,9 @@ export class StateFile {
         }
       }
       state.resumedChunks = state.chunks.size;
-      state.fd = openSync(path, 'a', 0o600);
+      state.fd = openPrivate(path, 'a', 'state file');
     } else {
-      state.fd = openSync(path, 'a', 0o600);
+      state.fd = openPrivate(path, 'a', 'state file');
       state.append(header);
     }
     return state;

@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { isAwsEndpoint } from '#functions/shared/clients.js';
 import { parseThrottlingFraction } from '#functions/shared/simulated-throttling.js';
+import { displayUrl } from '../cli/redact.js';
 
 /** Settings of one local runtime, from the command line and the environment. */
 export interface LocalOptions {
@@ -163,7 +164,10 @@ function externalDynamoDb(value: string | undefined): ExternalDynamoDb | undefin
     url = undefined;
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
-    throw new OptionsError(`DYNAMODB_ENDPOINT must be an http(s) URL such as http://localhost:8000, got '${value}'`);
+    // Shown without user name, password, query or fragment (or not at all when it does not parse).
+    throw new OptionsError(
+      `DYNAMODB_ENDPOINT must be an http(s) URL such as http://localhost:8000, got '${displayUrl(value)}'`,
+    );
   }
   return { url: value.replace(/\/+$/, ''), aws: isAwsEndpoint(value) };
 }

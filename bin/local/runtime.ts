@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { RouteDefinition } from '#functions/routes.js';
 import { ENV } from '#functions/shared/env.js';
 import { WORKERS } from '#functions/workers.js';
+import { displayUrl } from '../cli/redact.js';
 import { describeHandlerSource } from './bundles.js';
 import { createRouter, loadHandler, useHandler } from './dispatch.js';
 import { type DynamoDbLocal, ensureTable, freePort, startDynamoDbLocal } from './dynamodb.js';
@@ -91,16 +92,17 @@ async function preloadHandlers(routes: readonly RouteDefinition[]) {
 async function useExternalDynamoDb(external: ExternalDynamoDb, tableName: string): Promise<string> {
   const { createTableIfMissing, tableNamed, tableProblem } = await import('#functions/storage/kit/index.js');
   const table = tableNamed(tableName);
+  const shown = displayUrl(external.url);
   try {
     if (!external.aws) await createTableIfMissing(table);
     const problem = await tableProblem(table);
     if (problem !== undefined) throw new Error(`the base table cannot be used: ${problem}`);
   } catch (error) {
-    throw new Error(`DynamoDB at ${external.url} (DYNAMODB_ENDPOINT): ${describe(error)}`);
+    throw new Error(`DynamoDB at ${shown} (DYNAMODB_ENDPOINT): ${describe(error)}`);
   }
   return external.aws
-    ? `${external.url} (AWS, region ${process.env.AWS_REGION}; tables are checked, not created), table ${tableName}`
-    : `${external.url} (DynamoDB Local; tables are created as needed), table ${tableName}`;
+    ? `${shown} (AWS, region ${process.env.AWS_REGION}; tables are checked, not created), table ${tableName}`
+    : `${shown} (DynamoDB Local; tables are created as needed), table ${tableName}`;
 }
 
 /** Runs the runtime until a signal stops it; resolves with the process exit code. */
@@ -390,7 +392,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       `  URL:       ${url}${anyInterface ? ` (listening on all interfaces, port ${address.port})` : ''}`,
       `  API keys:  ${apiKeyStatus(base.api_keys)}`,
       `  Handlers:  ${handlerSource}`,
-      `  Data:      ${external ? `in the DynamoDB at ${external.url}` : (options.dataDir ?? 'in memory (lost when the runtime stops)')}`,
+      `  Data:      ${external ? `in the DynamoDB at ${displayUrl(external.url)}` : (options.dataDir ?? 'in memory (lost when the runtime stops)')}`,
       `  Key:       ${
         localKey?.path === undefined
           ? 'in memory (seals staged credentials; lost when the runtime stops, like the data)'

@@ -382,15 +382,17 @@ describe('DYNAMODB_ENDPOINT', () => {
     }
   });
 
-  it('stops at start-up with a clear message when nothing answers there', async () => {
+  it('stops at start-up with a clear message when nothing answers there (the URL shown without credentials)', async () => {
     const port = await freePort();
     const runtime = await LocalProcess.start({
       dataDir: dataDir(),
-      env: { DYNAMODB_ENDPOINT: `http://127.0.0.1:${port}` },
+      env: { DYNAMODB_ENDPOINT: `http://ops:pw-5e1c@127.0.0.1:${port}/?token=tok-8d2f` },
     });
     started.push(runtime);
     const { code } = await runtime.exited;
     expect(code).toBe(1);
     expect(runtime.stderr).toContain(`DynamoDB at http://127.0.0.1:${port} (DYNAMODB_ENDPOINT):`);
+    for (const secret of ['ops:', 'pw-5e1c', 'tok-8d2f'])
+      expect(`${runtime.stdout}${runtime.stderr}`).not.toContain(secret);
   });
 });

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import supertokens from 'supertokens-node';
@@ -173,6 +173,65 @@ describe('import failures, status and failures --remove', () => {
     expect(rows[0]).toMatchObject({ externalUserId: taken.id, status: 'FAILED' });
     expectNoCredential(failures, [out], built.secrets);
     expect(await stagedCount(appId, 'FAILED')).toBe(0);
+  });
+});
+
+describe('credentials in the URL, phone numbers and file modes, against the core', () => {
+  it("user info of AUTH_CORE_URL never shown; the core's refusals quote numbers masked; report and state 0600", async () => {
+    const appId = `ph-${randomBytes(3).toString('hex')}`;
+    await createApp(appId);
+    const sub = mkdtempSync(join(dir, 'phone-'));
+    const existing = await core('POST', `/appid-${appId}/bulk-import/import`, {
+      loginMethods: [{ recipeId: 'passwordless', phoneNumber: '+14155550123' }],
+    });
+    expect(existing.status, existing.text).toBe(200);
+    const file = join(sub, 'users.ndjson');
+    const users = [
+      { externalUserId: 'ph-1', loginMethods: [{ recipeId: 'passwordless', phoneNumber: ' +1 415 555 0123' }] },
+      { externalUserId: 'ph-2', loginMethods: [{ recipeId: 'passwordless', phoneNumber: `+1${'5'.repeat(300)}` }] },
+      { externalUserId: 'ph-3', loginMethods: [{ recipeId: 'passwordless', phoneNumber: '+442079460958' }] },
+    ];
+    writeFileSync(file, `${users.map((u) => JSON.stringify(u)).join('\n')}\n`);
+    const report = join(sub, 'report.ndjson');
+    const state = join(sub, 'state.ndjson');
+    writeFileSync(report, 'left over\n');
+    chmodSync(report, 0o644);
+    const url = new URL(runtime!.url);
+    url.username = 'gateway-user';
+    url.password = 'gateway-pass-4d1f';
+    const result = await runCommand(
+      ['migrate', file, '--from', 'supertokens', '--app', appId, '--report', report, '--state', state, '--json'],
+      { AUTH_CORE_URL: url.toString(), AUTH_CORE_API_KEY: API_KEY },
+    );
+    expect(result.code, result.stderr).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ imported: 1, failed: 1, refused: { check: 1 } });
+    expect(readNdjson(readFileSync(report, 'utf8')).sort((a, b) => a.position - b.position)).toEqual([
+      {
+        position: 1,
+        sourceId: 'ph-1',
+        externalUserId: 'ph-1',
+        stage: 'import',
+        messages: ['E007: A user with phoneNumber +*********23 already exists in passwordless loginMethod.'],
+      },
+      {
+        position: 2,
+        sourceId: 'ph-2',
+        externalUserId: 'ph-2',
+        stage: 'check',
+        messages: [`phoneNumber +${'*'.repeat(299)}55 is too long. Max length is 256.`],
+      },
+    ]);
+    expect(statSync(report).mode & 0o777).toBe(0o600);
+    expect(statSync(state).mode & 0o777).toBe(0o600);
+    expectNoCredential(result, [report, state], ['gateway-user', 'gateway-pass-4d1f', '4155550123', '5'.repeat(20)]);
+
+    // The first request (reading the app) is tried 3 times only.
+    const unreachable = await runCommand(['migrate', file, '--from', 'supertokens', '--app', appId], {
+      AUTH_CORE_URL: 'http://gateway-user:gateway-pass-4d1f@127.0.0.1:9/?token=tok-77ab',
+    });
+    expect(unreachable.code).toBe(3);
+    expect(unreachable.stderr).toContain('the core at http://127.0.0.1:9 is unreachable');
+    expectNoCredential(unreachable, [], ['gateway-user', 'gateway-pass-4d1f', 'tok-77ab']);
   });
 });
 

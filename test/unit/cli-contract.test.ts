@@ -4,24 +4,41 @@
  * with the key runs, 422 for another body, dry run with per-index conflicts), so retries, replays,
  * resume and the dry run are checked without the core.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { exportFailures } from '../../bin/cli/admin.js';
 import { CoreClient, credentialFingerprint, sameCredential } from '../../bin/cli/core-client.js';
 import { CliError } from '../../bin/cli/errors.js';
 import { chunkKey, type MigrateOptions, migrate } from '../../bin/cli/migrate.js';
 import { Progress } from '../../bin/cli/progress.js';
+import { displayUrl, forgetSecrets, REDACTED } from '../../bin/cli/redact.js';
 
 interface Staged {
   id: string;
+  externalUserId?: string;
   email: string;
+  phoneNumber?: string;
   status: 'NEW' | 'FAILED' | 'IMPORTED';
+}
+
+type Body = {
+  users: Array<{ externalUserId?: string; loginMethods: Array<{ email?: string; phoneNumber?: string }> }>;
+};
+
+/** The core's message for a user whose email (emailpassword) or phone number (passwordless) exists. */
+function exists(login: { email?: string; phoneNumber?: string } | undefined): string {
+  return login?.phoneNumber !== undefined
+    ? `E007: A user with phoneNumber ${login.phoneNumber} already exists in passwordless loginMethod.`
+    : `E003: A user with email ${login?.email ?? ''} already exists in emailpassword loginMethod.`;
 }
 
 class ContractCore {
@@ -29,11 +46,11 @@ class ContractCore {
   url = '';
   staged: Staged[] = [];
   keys = new Map<string, { digest: string; status: number; body: string } | 'running'>();
-  requests: Array<{ path: string; key?: string }> = [];
+  requests: Array<{ path: string; key?: string; authorization?: string; query: URLSearchParams }> = [];
   /** Answers to give before the real one, per request count (e.g. 429 once). */
   faults: Array<'429' | '503' | 'drop-after-staging' | 'slow'> = [];
   dryRunSupported = true;
-  /** Emails that already exist in the app (dry-run conflicts, FAILED at import). */
+  /** Emails and phone numbers that already exist in the app (dry-run conflicts, FAILED at import). */
   existing = new Set<string>();
   apiKey = 'contract-test-key-0123456789';
 
@@ -61,7 +78,12 @@ class ContractCore {
     if (req.headers['content-encoding'] === 'gzip') raw = gunzipSync(raw);
     const url = new URL(req.url ?? '/', this.url);
     const key = req.headers['idempotency-key'] as string | undefined;
-    this.requests.push({ path: `${req.method} ${url.pathname}${url.search}`, key });
+    this.requests.push({
+      path: `${req.method} ${url.pathname}${url.search}`,
+      key,
+      authorization: req.headers.authorization,
+      query: url.searchParams,
+    });
     if (req.headers['api-key'] !== this.apiKey) return this.send(res, 401, 'Invalid API key');
     if (!url.pathname.startsWith('/appid-shop/')) {
       return this.send(
@@ -98,13 +120,19 @@ class ContractCore {
           .filter((s) => s.status === 'FAILED')
           .map((s) => ({
             id: s.id,
+            externalUserId: s.externalUserId,
             status: 'FAILED',
-            errorMessage: `E003: A user with email ${s.email} already exists in emailpassword loginMethod.`,
+            errorMessage: exists(s),
+            loginMethods: [
+              s.phoneNumber === undefined
+                ? { recipeId: 'emailpassword', email: s.email }
+                : { recipeId: 'passwordless', phoneNumber: s.phoneNumber },
+            ],
           })),
       });
     }
     if (path === '/bulk-import/users' && req.method === 'POST') {
-      const body = JSON.parse(raw.toString('utf8')) as { users: Array<{ loginMethods: Array<{ email?: string }> }> };
+      const body = JSON.parse(raw.toString('utf8')) as Body;
       const fault = this.faults.shift();
       if (fault === '429') {
         res.writeHead(429, { 'retry-after': '0' });
@@ -114,9 +142,9 @@ class ContractCore {
       if (url.searchParams.get('dryRun') === 'true') {
         if (!this.dryRunSupported) return this.stage(res, body, fault);
         const conflicts = body.users.flatMap((u, index) => {
-          const email = u.loginMethods[0]?.email ?? '';
-          return this.existing.has(email)
-            ? [{ index, errors: [`E003: A user with email ${email} already exists in emailpassword loginMethod.`] }]
+          const login = u.loginMethods[0];
+          return this.existing.has(login?.phoneNumber ?? login?.email ?? '')
+            ? [{ index, errors: [exists(login)] }]
             : [];
         });
         return this.send(res, 200, {
@@ -126,9 +154,14 @@ class ContractCore {
           conflicts,
         });
       }
-      const invalid = body.users.flatMap((u, index) =>
-        u.loginMethods.length === 0 ? [{ index, errors: ['At least one loginMethod is required.'] }] : [],
-      );
+      const invalid = body.users.flatMap((u, index) => {
+        if (u.loginMethods.length === 0) return [{ index, errors: ['At least one loginMethod is required.'] }];
+        const phone = u.loginMethods[0]?.phoneNumber;
+        if (phone !== undefined && phone.length > 256) {
+          return [{ index, errors: [`phoneNumber ${phone} is too long. Max length is 256.`] }];
+        }
+        return [];
+      });
       const answerInvalid = () =>
         this.send(res, 400, {
           error: 'Data has missing or invalid fields. Please check the users field for more details.',
@@ -166,23 +199,27 @@ class ContractCore {
     this.send(res, 404, 'Not found');
   }
 
-  private stage(
-    res: ServerResponse,
-    body: { users: Array<{ loginMethods: Array<{ email?: string }> }> },
-    fault: unknown,
-  ): void {
+  private stage(res: ServerResponse, body: Body, fault: unknown): void {
     const answer = this.stageUsers(body);
     if (fault === 'drop-after-staging') return void res.socket?.destroy();
     this.send(res, 200, answer);
   }
 
-  private stageUsers(body: { users: Array<{ loginMethods: Array<{ email?: string }> }> }) {
+  private stageUsers(body: Body) {
     return {
       status: 'OK',
       users: body.users.map((u) => {
         const id = randomUUID();
         const email = u.loginMethods[0]?.email ?? '';
-        this.staged.push({ id, email, status: this.existing.has(email) ? 'FAILED' : 'NEW' });
+        const phoneNumber = u.loginMethods[0]?.phoneNumber;
+        const failed = this.existing.has(phoneNumber ?? email);
+        this.staged.push({
+          id,
+          externalUserId: u.externalUserId,
+          email,
+          phoneNumber,
+          status: failed ? 'FAILED' : 'NEW',
+        });
         return { userId: id, loginMethods: [{ recipeId: 'emailpassword', userId: id, tenants: ['public'], email }] };
       }),
     };
@@ -199,6 +236,8 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
+  // The values a test registered as secrets would be redacted from the next test's output.
+  forgetSecrets();
   await core.stop();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -427,6 +466,31 @@ describe('the core refusing or missing', () => {
     }
   });
 
+  it('a redirect is not followed (the API key would go along): exit 3, naming where it pointed without credentials', async () => {
+    const elsewhere = new ContractCore();
+    await elsewhere.start();
+    const redirecting = createServer((_, res) => {
+      res.writeHead(307, { location: `${elsewhere.url.replace('//', '//ops:hunter2@')}/moved?token=t0k` });
+      res.end();
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`;
+      const error = await run(payloadFile(emails(1)), {}, client({ url })).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CliError);
+      expect((error as CliError).exitCode).toBe(3);
+      expect((error as CliError).message).toBe(
+        `the core at ${url} answered GET /appid-shop/public/recipe/multitenancy/tenant/v2 with 307, a redirect to ` +
+          `${elsewhere.url}/moved: give the address of the core itself as --core (redirects are not followed: the API key would go along)`,
+      );
+      expect(elsewhere.requests).toEqual([]);
+    } finally {
+      redirecting.closeAllConnections();
+      await new Promise((resolve) => redirecting.close(resolve));
+      await elsewhere.stop();
+    }
+  });
+
   it('compares a signer key with the fingerprint the core shows, or with the value in clear', () => {
     expect(credentialFingerprint('c2lnbmVy')).toMatch(/^sha256:[0-9a-f]{16}$/);
     expect(sameCredential(credentialFingerprint('c2lnbmVy'), 'c2lnbmVy')).toBe(true);
@@ -449,5 +513,302 @@ describe('the command line', () => {
     expect(result.status).toBe(2);
     expect(result.stderr).toContain("error: unknown option '--api_key=<redacted>'");
     expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
+  });
+});
+
+const REPO_ROOT = join(import.meta.dirname, '..', '..');
+
+/** The command as a child process (asynchronous: the contract core answers from this process). */
+function command(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, ['bin/auth-core.js', ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, AUTH_CORE_URL: '', AUTH_CORE_API_KEY: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  return new Promise((done) => child.on('close', (code) => done({ code, out })));
+}
+
+/** A port nothing listens on (a server bound to it, then closed). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('URLs are shown without credentials', () => {
+  it('displayUrl drops user name, password, query string and fragment; an unparseable URL is not echoed', () => {
+    expect(displayUrl('https://ops:hunter2@core.example.com:8443/prod/?token=t0k#frag')).toBe(
+      'https://core.example.com:8443/prod',
+    );
+    expect(displayUrl('http://localhost:3567')).toBe('http://localhost:3567');
+    expect(displayUrl('http://ops:hunter2@[::1')).toBe('<unparseable URL>');
+    expect(displayUrl('not a url ops:hunter2')).toBe('<unparseable URL>');
+  });
+
+  it('user name, password and query token of the core URL: used for the requests, absent from everything written', async () => {
+    const port = Number(new URL(core.url).port);
+    const deadPort = await closedPort();
+    const file = payloadFile(emails(2), [{ externalUserId: 'bad-1', loginMethods: [] }]);
+    // Everything one scenario prints or writes: summaries, progress, error messages, report and state.
+    const scenario = async (url: (host: string) => string): Promise<string> => {
+      const out: string[] = [];
+      const sink = new PassThrough();
+      sink.on('data', (chunk: Buffer) => out.push(chunk.toString()));
+      const over = { baseDelayMs: 1, maxDelayMs: 2, attempts: 2 };
+      const fresh = () => {
+        rmSync(join(dir, 'state.ndjson'), { force: true });
+        rmSync(join(dir, 'report.ndjson'), { force: true });
+      };
+      fresh();
+      const summary = await migrate(
+        options(file),
+        client({ url: url(`127.0.0.1:${port}`), ...over }),
+        new Progress('plain', sink),
+      );
+      out.push(JSON.stringify(summary), readFileSync(join(dir, 'report.ndjson'), 'utf8'));
+      out.push(readFileSync(join(dir, 'state.ndjson'), 'utf8'));
+      core.dryRunSupported = false;
+      fresh();
+      const dry = await migrate(
+        options(file, { dryRun: true }),
+        client({ url: url(`127.0.0.1:${port}`), ...over }),
+        new Progress('json', sink),
+      );
+      core.dryRunSupported = true;
+      out.push(JSON.stringify(dry));
+      for (const failing of [
+        client({ url: url(`127.0.0.1:${port}`), apiKey: 'wrong-key-wrong-key', ...over }),
+        client({ url: url(`127.0.0.1:${port}`), appId: 'nope', ...over }),
+        client({ url: url(`127.0.0.1:${deadPort}`), ...over }),
+      ]) {
+        fresh();
+        const error = await migrate(options(file), failing, new Progress('plain', sink)).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(CliError);
+        out.push((error as CliError).message);
+      }
+      return out.join('\n');
+    };
+    const baseline = await scenario((host) => `http://${host}`);
+    expect(baseline).toContain(`the core at http://127.0.0.1:${deadPort} is unreachable`);
+    expect(baseline).toContain(`does not exist on the core at http://127.0.0.1:${port}`);
+    // A string the run prints anyway (or the redaction marker) cannot tell whether a credential leaked.
+    const secret = fc
+      .string({ unit: 'grapheme', minLength: 6, maxLength: 20 })
+      .filter((s) => !baseline.includes(s) && !REDACTED.includes(s));
+    await fc.assert(
+      fc.asyncProperty(secret, secret, secret, async (user, password, token) => {
+        core.requests = [];
+        const withCredentials = (host: string) => {
+          const url = new URL(`http://${host}/?token=x#${encodeURIComponent(token)}`);
+          url.username = user;
+          url.password = password;
+          url.searchParams.set('token', token);
+          return url.toString();
+        };
+        const written = await scenario(withCredentials);
+        const sample = new URL(withCredentials('h'));
+        for (const value of [user, password, token, sample.username, sample.password, sample.search.slice(1)]) {
+          expect(written).not.toContain(value);
+        }
+        // The credentials went to the core: Basic authorization from the user info, the query on every request.
+        const sent = core.requests.filter((r) => r.authorization !== undefined);
+        expect(sent.length).toBeGreaterThan(0);
+        expect(sent.length).toBe(core.requests.length);
+        const basic = Buffer.from(sent[0]?.authorization?.replace(/^Basic /, '') ?? '', 'base64').toString('utf8');
+        // The user info as percent-decoded (a lone `%` stays as it is: the URL parser does not encode it).
+        const decoded = (value: string) => {
+          try {
+            return decodeURIComponent(value);
+          } catch {
+            return value;
+          }
+        };
+        expect(basic).toBe(`${decoded(sample.username)}:${decoded(sample.password)}`);
+        expect(core.requests.every((r) => r.query.get('token') === token)).toBe(true);
+      }),
+      { numRuns: 15 },
+    );
+  }, 60_000);
+
+  it('the command line: text and --json output, status, and a URL that does not parse', async () => {
+    const report = join(dir, 'cli-report.ndjson');
+    const state = join(dir, 'cli-state.ndjson');
+    const file = payloadFile(emails(2), [{ externalUserId: 'bad-1', loginMethods: [] }]);
+    const user = 'ops-user-7f3a';
+    const password = 'pw:hunter2/%?';
+    const token = 'tok-9c1e5b';
+    const url = new URL(core.url);
+    url.username = user;
+    url.password = password;
+    url.search = `token=${token}`;
+    url.hash = 'frag-d41d';
+    const secrets = [user, password, encodeURIComponent(password), token, 'frag-d41d'];
+    const args = ['--app', 'shop', '--api-key', core.apiKey];
+    const migrateArgs = ['migrate', file, '--from', 'supertokens', '--report', report, '--state', state];
+    const runs = [
+      await command([...migrateArgs, ...args, '--core', url.toString()]),
+      await command([...migrateArgs, ...args, '--json'], { AUTH_CORE_URL: url.toString() }),
+      await command(['status', ...args, '--core', url.toString()]),
+      await command(['status', ...args, '--json'], { AUTH_CORE_URL: url.toString() }),
+      await command([...migrateArgs, '--app', 'nope', '--api-key', core.apiKey, '--core', url.toString()]),
+    ];
+    expect(runs.map((r) => r.code)).toEqual([1, 1, 0, 0, 3]);
+    expect(runs[4]?.out).toContain(`does not exist on the core at ${core.url}`);
+    const written = [...runs.map((r) => r.out), readFileSync(report, 'utf8'), readFileSync(state, 'utf8')].join('\n');
+    for (const secret of secrets) expect(written).not.toContain(secret);
+    expect(core.requests.every((r) => r.query.get('token') === token)).toBe(true);
+
+    for (const bad of [`http://${user}:${password}@[::1`, `http://${user}:${password}@`]) {
+      const refused = await command(['status', '--app', 'shop'], { AUTH_CORE_URL: bad });
+      expect(refused.code).toBe(2);
+      expect(refused.out).toBe(
+        "error: the core's URL (--core or AUTH_CORE_URL) does not parse as a URL: <unparseable URL> (not shown: it may hold a credential)\n",
+      );
+    }
+    const ftp = await command(['status', '--app', 'shop', '--core', `ftp://${user}:${token}@example.com/x?t=${token}`]);
+    expect(ftp).toEqual({
+      code: 2,
+      out: "error: the core's URL (--core or AUTH_CORE_URL) must be an http or https URL, got ftp://example.com/x\n",
+    });
+    const unknown = await command([`https://${user}:${token}@example.com/?t=${token}`]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.out).toContain("error: unknown command 'https://example.com'");
+    for (const secret of secrets) expect(unknown.out).not.toContain(secret);
+  }, 60_000);
+});
+
+describe('files the command writes are private (mode 0600)', () => {
+  const mode = (path: string) => statSync(path).mode & 0o777;
+  const loose = (path: string, content = 'left over\n') => {
+    writeFileSync(path, content, { mode: 0o644 });
+    chmodSync(path, 0o644);
+  };
+
+  it('the report and the state file, also when they already exist with mode 0644', async () => {
+    const file = payloadFile(emails(4), [{ externalUserId: 'bad-1', loginMethods: [] }]);
+    const report = join(dir, 'report.ndjson');
+    const state = join(dir, 'state.ndjson');
+    loose(report);
+    await run(file, { wait: false });
+    expect(mode(report)).toBe(0o600);
+    expect(mode(state)).toBe(0o600);
+    expect(readFileSync(report, 'utf8')).not.toContain('left over');
+
+    // A re-run resumes the journal it finds, and both files are private again.
+    chmodSync(report, 0o644);
+    chmodSync(state, 0o644);
+    const again = await run(file);
+    expect(again.resumedChunks).toBe(2);
+    expect(mode(report)).toBe(0o600);
+    expect(mode(state)).toBe(0o600);
+
+    // The dry run writes the report only.
+    chmodSync(report, 0o644);
+    await run(file, { dryRun: true });
+    expect(mode(report)).toBe(0o600);
+  });
+
+  it('failures --out, also when the file already exists with mode 0644', async () => {
+    core.existing.add('u1@example.com');
+    await run(payloadFile(emails(2)));
+    const out = join(dir, 'failed.ndjson');
+    loose(out);
+    const result = await exportFailures(client(), out, false);
+    expect(result.rows).toBe(1);
+    expect(mode(out)).toBe(0o600);
+    expect(readFileSync(out, 'utf8')).toContain('"status":"FAILED"');
+  });
+
+  it('a device is written as it is (--report /dev/null); a directory is refused with exit 2', async () => {
+    const devNull = mode('/dev/null');
+    const summary = await run(payloadFile(emails(1), [{ loginMethods: [] }]), { reportPath: '/dev/null' });
+    expect(summary.reportLines).toBe(1);
+    expect(mode('/dev/null')).toBe(devNull);
+    const error = await run(payloadFile(emails(1)), { reportPath: dir, statePath: join(dir, 'other.ndjson') }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).exitCode).toBe(2);
+    expect((error as CliError).message).toMatch(new RegExp(`^cannot write the report ${dir}: EISDIR`));
+  });
+});
+
+describe('phone numbers in the report and the state file', () => {
+  const phoneUser = (id: string, phoneNumber: string) => ({
+    externalUserId: id,
+    loginMethods: [{ recipeId: 'passwordless', phoneNumber }],
+  });
+  const LONG = `+1${'5'.repeat(300)}`;
+  const written = () =>
+    `${readFileSync(join(dir, 'report.ndjson'), 'utf8')}${readFileSync(join(dir, 'state.ndjson'), 'utf8')}`;
+
+  it("check and import: the core's reasons keep their wording, the number is masked but for its last two digits", async () => {
+    core.existing.add('+14155550123');
+    core.existing.add('u0@example.com');
+    const file = payloadFile(emails(2), [phoneUser('p-1', '+14155550123'), phoneUser('p-2', LONG)]);
+    const summary = await run(file, { batchSize: 4 });
+    expect(summary).toMatchObject({ staged: 3, imported: 1, failed: 2, refused: { check: 1 }, exitCode: 1 });
+    expect(reportLines().sort((a, b) => a.position - b.position)).toEqual([
+      {
+        position: 1,
+        sourceId: null,
+        externalUserId: null,
+        stage: 'import',
+        messages: ['E003: A user with email u0@example.com already exists in emailpassword loginMethod.'],
+      },
+      {
+        position: 3,
+        sourceId: 'p-1',
+        externalUserId: 'p-1',
+        stage: 'import',
+        messages: ['E007: A user with phoneNumber +*********23 already exists in passwordless loginMethod.'],
+      },
+      {
+        position: 4,
+        sourceId: 'p-2',
+        externalUserId: 'p-2',
+        stage: 'check',
+        messages: [`phoneNumber +${'*'.repeat(299)}55 is too long. Max length is 256.`],
+      },
+    ]);
+    // The journal keeps the refusal as the report shows it.
+    expect(written()).not.toContain('4155550123');
+    expect(written()).not.toContain('5'.repeat(20));
+    expect(readFileSync(join(dir, 'state.ndjson'), 'utf8')).toContain('is too long. Max length is 256.');
+  });
+
+  it('dry run: conflicts with the app and duplicates across chunks (one number spelled two ways) are masked', async () => {
+    core.existing.add('+14155550123');
+    const file = payloadFile(
+      [],
+      [phoneUser('p-1', '+14155550123'), phoneUser('p-2', '+442079460958'), phoneUser('p-3', ' +44 20 7946 0958')],
+    );
+    const summary = await run(file, { dryRun: true, batchSize: 2 });
+    expect(summary).toMatchObject({ wouldImport: 1, exitCode: 1 });
+    expect(reportLines()).toEqual([
+      {
+        position: 1,
+        sourceId: 'p-1',
+        externalUserId: 'p-1',
+        stage: 'check',
+        messages: ['E007: A user with phoneNumber +*********23 already exists in passwordless loginMethod.'],
+      },
+      {
+        position: 3,
+        sourceId: 'p-3',
+        externalUserId: 'p-3',
+        stage: 'check',
+        messages: ['duplicate: the same phone number +**********58 in tenant public as record 2 (in an earlier chunk)'],
+      },
+    ]);
   });
 });

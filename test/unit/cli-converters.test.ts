@@ -480,6 +480,25 @@ describe('common fields', () => {
     expect(normalisePhone('12')).toBeUndefined();
   });
 
+  it('a refused phone number is quoted masked but for its last two digits (the record is named by its id)', () => {
+    const bad = '+1 999 000 45671234567';
+    expect(convertFirebase({ localId: 'f1', phoneNumber: bad }, firebase)).toEqual({
+      ok: false,
+      sourceId: 'f1',
+      reasons: ['phoneNumber +* *** *** *********67 is not a valid international number'],
+    });
+    expect(convertSupabase({ id: 's1', phone: '99900045671234567' }, supabase)).toMatchObject({
+      ok: false,
+      sourceId: 's1',
+      reasons: ['phone ***************67 is not a valid international number'],
+    });
+    expect(convertClerk({ id: 'c1', primary_phone_number: bad }, base)).toMatchObject({
+      ok: false,
+      sourceId: 'c1',
+      reasons: ['primary_phone_number +* *** *** *********67 is not a valid international number'],
+    });
+  });
+
   it('refuses a malformed --provider-map', () => {
     expect([...parseProviderMap('a=b, c = d')]).toEqual([
       ['a', 'b'],

@@ -54,16 +54,35 @@ describe('DYNAMODB_ENDPOINT', () => {
     );
   });
 
-  it('refuses anything but an http(s) URL, naming the variable', () => {
+  it('refuses anything but an http(s) URL, naming the variable; what does not parse is not echoed', () => {
+    const prefix = 'DYNAMODB_ENDPOINT must be an http(s) URL such as http://localhost:8000, got ';
     fc.assert(
       fc.property(
         fc.string({ minLength: 1 }).filter((s) => s.trim() !== '' && !/^https?:\/\/[^/\s]/i.test(s.trim())),
         (value) => {
-          expect(refusal({ DYNAMODB_ENDPOINT: value })).toBe(
-            `DYNAMODB_ENDPOINT must be an http(s) URL such as http://localhost:8000, got '${value.trim()}'`,
-          );
+          const message = refusal({ DYNAMODB_ENDPOINT: value });
+          if (URL.canParse(value.trim())) expect(message.startsWith(prefix)).toBe(true);
+          else expect(message).toBe(`${prefix}'<unparseable URL>'`);
         },
       ),
+    );
+    expect(refusal({ DYNAMODB_ENDPOINT: 'localhost:8000' })).toBe(`${prefix}'localhost:8000'`);
+  });
+
+  it('property: a user name, password or query in the URL is never in a message', () => {
+    const secret = fc.string({ unit: 'grapheme', minLength: 6, maxLength: 20 });
+    fc.assert(
+      fc.property(secret, secret, secret, fc.constantFrom('ftp:', 'ws:', 'file:'), (user, password, token, scheme) => {
+        const url = new URL(`${scheme}//example.com/x`);
+        url.username = user;
+        url.password = password;
+        url.searchParams.set('token', token);
+        url.hash = token;
+        const message = refusal({ DYNAMODB_ENDPOINT: url.toString() });
+        for (const value of [user, password, token, url.username, url.password, encodeURIComponent(token)]) {
+          if (value !== '') expect(message).not.toContain(value);
+        }
+      }),
     );
   });
 });

@@ -6,6 +6,7 @@
  * hashers the core verifies are converted to its forms (hashes.ts); the others are reported.
  */
 import { type Conversion, converted, type ImportUser, type LoginMethod, rejected } from '../payload.js';
+import { maskPhone } from '../personal.js';
 import {
   type ConvertOptions,
   finishLoginMethods,
@@ -57,7 +58,8 @@ export function convertClerk(record: unknown, options: ConvertOptions): Conversi
   const rawPhone = text(record.primary_phone_number) ?? verifiedPhones[0];
   if (rawPhone !== undefined) {
     const phone = normalisePhone(rawPhone);
-    if (phone === undefined) problems.push(`primary_phone_number ${rawPhone} is not a valid international number`);
+    if (phone === undefined)
+      problems.push(`primary_phone_number ${maskPhone(rawPhone)} is not a valid international number`);
     else methods.push({ recipeId: 'passwordless', phoneNumber: phone });
   }
 

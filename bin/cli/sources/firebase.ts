@@ -3,6 +3,7 @@
  * project's password-hash parameters (`--hash-config`) as the console shows them.
  */
 import { type Conversion, converted, type ImportUser, type LoginMethod, rejected } from '../payload.js';
+import { maskPhone } from '../personal.js';
 import {
   type ConvertOptions,
   finishLoginMethods,
@@ -192,7 +193,7 @@ export function convertFirebase(record: unknown, options: FirebaseOptions): Conv
   const rawPhone = text(record.phoneNumber);
   if (rawPhone !== undefined) {
     const phone = normalisePhone(rawPhone);
-    if (phone === undefined) problems.push(`phoneNumber ${rawPhone} is not a valid international number`);
+    if (phone === undefined) problems.push(`phoneNumber ${maskPhone(rawPhone)} is not a valid international number`);
     else methods.push({ ...base(), recipeId: 'passwordless', phoneNumber: phone });
   }
 

@@ -5,6 +5,7 @@
  * numbers without the leading `+`.
  */
 import { type Conversion, converted, type ImportUser, type LoginMethod, rejected } from '../payload.js';
+import { maskPhone } from '../personal.js';
 import {
   type ConvertOptions,
   finishLoginMethods,
@@ -114,7 +115,7 @@ export function convertSupabase(record: unknown, options: SupabaseOptions): Conv
   const rawPhone = idText(record.phone);
   if (rawPhone !== undefined) {
     const phone = normalisePhone(rawPhone, true);
-    if (phone === undefined) problems.push(`phone ${rawPhone} is not a valid international number`);
+    if (phone === undefined) problems.push(`phone ${maskPhone(rawPhone)} is not a valid international number`);
     else methods.push({ ...base(), recipeId: 'passwordless', phoneNumber: phone });
   }
 
