@@ -126,10 +126,11 @@ describe('the synthesized bundles', () => {
     const hashing = new Set(['signin', 'signup', 'bulk-import-import', 'import-worker']);
     for (const [id, file] of readBundleMap(cdkOut)) {
       const code = readFileSync(file, 'utf8');
-      // Error texts of hash-wasm's Argon2 and bcrypt, and of bcryptjs.
+      // Error texts of hash-wasm's Argon2 and bcrypt.
       expect(code.includes('Memory size should be at least 8 * parallelism'), id).toBe(hashing.has(id));
       expect(code.includes('Cost factor should be a number between 4 and 31'), id).toBe(hashing.has(id));
-      expect(code.includes('Illegal number of rounds'), id).toBe(hashing.has(id));
+      // bcryptjs (an error text of its own) is a test oracle only: hash-wasm hashes even the empty password.
+      expect(code.includes('Illegal number of rounds'), id).toBe(false);
     }
   });
 
