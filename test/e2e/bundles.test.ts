@@ -107,6 +107,18 @@ describe('the synthesized bundles', () => {
     }
   });
 
+  it("carry none of the local runtime's throttling rehearsal, only its refusing stand-in", () => {
+    for (const [id, file] of readBundleMap(cdkOut)) {
+      const code = readFileSync(file, 'utf8');
+      // The mark of every simulated error (functions/shared/simulated-throttling.ts).
+      expect(code.includes('simulated by --simulate-throttling'), id).toBe(false);
+      // Every function that makes a DynamoDB client (functions/shared/clients.ts) has the stand-in.
+      if (code.includes('DynamoDB_20120810')) {
+        expect(code.includes('Simulated throttling is not part of the function bundles'), id).toBe(true);
+      }
+    }
+  });
+
   it('carry no Secrets Manager client: the functions that load the base config read the API-keys secret through the extension', () => {
     for (const [id, file] of readBundleMap(cdkOut)) {
       const code = readFileSync(file, 'utf8');
