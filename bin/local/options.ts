@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { isAwsEndpoint } from '#functions/shared/clients.js';
 import { parseThrottlingFraction } from '#functions/shared/simulated-throttling.js';
 import { displayUrl } from '../cli/redact.js';
+import { BUNDLES_ENV } from './bundles.js';
 
 /** Settings of one local runtime, from the command line and the environment. */
 export interface LocalOptions {
@@ -105,6 +106,12 @@ export function parseCommand(argv: readonly string[], env: NodeJS.ProcessEnv, cw
         throw new OptionsError('--simulate-throttling needs a fraction, e.g. --simulate-throttling=0.3');
       }
     } else throw new OptionsError(`Unknown option '${arg}'`);
+  }
+  // The function bundles carry a refusing stand-in instead (lib/bundling/no-simulated-throttling.ts).
+  if (simulateThrottling !== undefined && nonEmpty(env[BUNDLES_ENV]) !== undefined) {
+    throw new OptionsError(
+      `--simulate-throttling runs the handlers from the sources: the function bundles leave it out (unset ${BUNDLES_ENV})`,
+    );
   }
   const dataDirSetting = nonEmpty(env.DATA_DIR) ?? DEFAULT_DATA_DIR;
   const tableName = nonEmpty(env.TABLE_NAME) ?? DEFAULT_TABLE_NAME;

@@ -1,8 +1,10 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+// Through the package import: the function bundles replace this module (never used on Lambda)
+// by that name (SIMULATED_THROTTLING_IMPORT, lib/constructs/service-function.ts).
+import { parseThrottlingFraction, simulateThrottling } from '#functions/shared/simulated-throttling.js';
 import { ENV, optionalEnv, requireEnv } from './env.js';
-import { parseThrottlingFraction, simulateThrottling } from './simulated-throttling.js';
 
 /**
  * AWS clients, created once per process and reused across invocations. Endpoint overrides come

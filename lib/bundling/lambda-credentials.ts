@@ -1,6 +1,6 @@
 /**
- * Stands in for `@aws-sdk/credential-provider-node` inside the function bundles (see
- * LAMBDA_BUNDLING in lib/constructs/service-function.ts), with the same exports.
+ * Stands in for `@aws-sdk/credential-provider-node` inside the function bundles (the bundling
+ * options of ServiceFunction, lib/constructs/service-function.ts), with the same exports.
  *
  * The SDK's default chain tries the environment first, then SSO, shared ini files, credential
  * processes, web identity tokens and the container/instance metadata services; the later links

@@ -63,6 +63,14 @@ export const LAMBDA_CREDENTIALS_MODULE = join(REPO_ROOT, 'lib', 'bundling', 'lam
 export const NO_KMS_MODULE = join(REPO_ROOT, 'lib', 'bundling', 'no-kms.ts');
 
 /**
+ * The module of the local runtime's throttling rehearsal, as functions/shared/clients.ts imports
+ * it, and what every bundle gets in its place: on Lambda it is never used
+ * (lib/bundling/no-simulated-throttling.ts).
+ */
+export const SIMULATED_THROTTLING_IMPORT = '#functions/shared/simulated-throttling.js';
+export const NO_SIMULATED_THROTTLING_MODULE = join(REPO_ROOT, 'lib', 'bundling', 'no-simulated-throttling.ts');
+
+/**
  * The AWS Parameters and Secrets Lambda Extension, through which the functions given the API-keys
  * secret read it (functions/config/secrets-extension.ts): an AWS-published layer, so no Secrets
  * Manager client in any bundle. The function loads its base config once per execution environment,
@@ -144,6 +152,7 @@ export class ServiceFunction extends NodejsFunction {
         esbuildArgs: {
           '--alias': [
             `@aws-sdk/credential-provider-node=${LAMBDA_CREDENTIALS_MODULE}`,
+            `${SIMULATED_THROTTLING_IMPORT}=${NO_SIMULATED_THROTTLING_MODULE}`,
             // Only functions with credentials access carry the KMS client (~38 KB).
             ...(credentials === undefined ? [`@aws-sdk/client-kms=${NO_KMS_MODULE}`] : []),
           ],

@@ -51,10 +51,13 @@ type Input = { TransactItems?: { Put?: unknown; Update?: unknown; Delete?: unkno
 const writesPuts = (command: string | undefined, input: unknown) =>
   command === 'TransactWriteItemsCommand' && ((input as Input).TransactItems ?? []).some((item) => item.Put);
 
-/** Throttles the calls `decide` picks, from now until the test ends. */
-function throttle(decide: (command: string | undefined, input: unknown) => boolean) {
+/**
+ * Throttles the calls `decide` picks, from now until the test ends; `random` picks which of
+ * DynamoDB's throttling errors each gets (simulated-throttling.ts), at random by default.
+ */
+function throttle(decide: (command: string | undefined, input: unknown) => boolean, random?: () => number) {
   unthrottle?.();
-  unthrottle = throttleCalls(getDocumentClient(), decide);
+  unthrottle = throttleCalls(getDocumentClient(), decide, random);
 }
 
 const purge = async () => {
@@ -215,7 +218,8 @@ describe('the import worker under throttling', () => {
       }),
     );
     // The import's writes (they put the user's items) stay throttled; status changes go through.
-    throttle(writesPuts);
+    // Each is cancelled for a throttled item, so the last error the message names is known.
+    throttle(writesPuts, () => 0);
     const [message] = await receiveAll(pair.queueUrl, 1);
     const answer = await invoke(createImportWorker(), pair.queueUrl, [message as Message]);
     expect(answer.batchItemFailures).toEqual([]);

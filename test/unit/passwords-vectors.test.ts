@@ -1,6 +1,8 @@
 import { createHash, createHmac } from 'node:crypto';
 import bcryptjs from 'bcryptjs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { compareBcrypt, hashBcrypt } from '../../functions/domain/passwords/bcrypt-kdf.js';
 import {
   HASH_FORMAT_ERRORS,
   type HashingAlgorithm,
@@ -159,6 +161,54 @@ describe('scrypt', () => {
   });
 });
 
+describe('bcrypt', () => {
+  const WRONG = { ok: false, reason: 'WRONG_PASSWORD' };
+
+  it("the empty password: jBCrypt's and OpenBSD's published vector", async () => {
+    const hash = '$2a$06$DCq7YPn5Rq63x1Lad4cll.TV4S6ytwfsfvkgY8jIucDrjc8deX1s.';
+    // The independent implementation agrees with the published value.
+    expect(bcryptjs.hashSync('', hash.slice(0, 29))).toBe(hash);
+    expect(importOk('BCRYPT', hash)).toBe(hash);
+    expect(await verifyPassword('', hash, NO_KEY)).toEqual({ ok: true });
+    expect(await verifyPassword(' ', hash, NO_KEY)).toEqual(WRONG);
+    expect(await verifyPassword('x', hash, NO_KEY)).toEqual(WRONG);
+    // bcrypt's key is the password and a NUL: "" and "\0" are the same key, for bcrypt itself too.
+    expect(bcryptjs.compareSync('\0', hash)).toBe(true);
+    expect(await verifyPassword('\0', hash, NO_KEY)).toEqual({ ok: true });
+  });
+
+  it('hashes the empty password as bcrypt does', async () => {
+    const hash = await hashBcrypt('', 4);
+    expect(hash).toMatch(/^\$2a\$04\$[./A-Za-z0-9]{53}$/);
+    expect(bcryptjs.hashSync('', hash.slice(0, 29))).toBe(hash);
+  });
+
+  /** Well-formed text of every kind bcrypt treats specially: empty, NUL bytes, over 72 UTF-8 bytes, non-ASCII. */
+  const password = fc.oneof(
+    fc.constant(''),
+    fc.string({ unit: 'grapheme', maxLength: 40 }),
+    fc.string({ unit: fc.constantFrom('\0', 'a', 'é', '€', '😀'), maxLength: 90 }),
+    fc.string({ unit: 'grapheme-ascii', minLength: 70, maxLength: 120 }),
+  );
+
+  it('hashBcrypt and compareBcrypt agree with bcryptjs on any password at cost 4', async () => {
+    await fc.assert(
+      fc.asyncProperty(password, password, async (plain, other) => {
+        const ours = await hashBcrypt(plain, 4);
+        // The same salt and cost give bcryptjs's exact string.
+        expect(bcryptjs.hashSync(plain, ours.slice(0, 29))).toBe(ours);
+        const theirs = bcryptjs.hashSync(plain, 4);
+        for (const hash of [ours, theirs]) {
+          expect(await compareBcrypt(plain, hash)).toEqual({ ok: true });
+          const otherMatches = bcryptjs.compareSync(other, hash);
+          expect(await compareBcrypt(other, hash)).toEqual(otherMatches ? { ok: true } : WRONG);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
 describe('phpass, Drupal 7, WordPress', () => {
   it.each([
     // hashcat's example hashes (modes 400 and 7900), password "hashcat".
@@ -185,7 +235,7 @@ describe('phpass, Drupal 7, WordPress', () => {
 
   it('WordPress ≥ 6.8: $wp + bcrypt of Base64(HMAC-SHA-384(password, "wp-sha384"))', async () => {
     // Computed here as wp_hash_password does (wp-includes/pluggable.php, 6.8): node:crypto's HMAC,
-    // then bcryptjs (an implementation this core does not use for short inputs) at cost 4.
+    // then bcryptjs (an implementation this core does not use) at cost 4.
     const password = 'correct horse battery staple, and then some more words than bcrypt reads';
     const prehash = createHmac('sha384', 'wp-sha384').update(password).digest('base64');
     const hash = `$wp${bcryptjs.hashSync(prehash, bcryptjs.genSaltSync(4)).replace(/^\$2b\$/, '$2y$')}`;

@@ -157,6 +157,19 @@ describe('the rehearsal (--simulate-throttling)', () => {
   });
 });
 
+describe('the rehearsal and the function bundles', () => {
+  it('is refused at start-up with HANDLER_BUNDLES (the bundles leave it out), and accepted without', () => {
+    const bundled = { HANDLER_BUNDLES: '/tmp/cdk.out' };
+    expect(() => parseCommand(['--simulate-throttling=0.3'], bundled, '/tmp')).toThrow(
+      '--simulate-throttling runs the handlers from the sources: the function bundles leave it out (unset HANDLER_BUNDLES)',
+    );
+    // Off (0) or absent, the bundles run as ever.
+    expect(() => parseCommand(['--simulate-throttling=0'], bundled, '/tmp')).not.toThrow();
+    expect(() => parseCommand([], bundled, '/tmp')).not.toThrow();
+    expect(() => parseCommand(['--simulate-throttling=0.3'], { HANDLER_BUNDLES: ' ' }, '/tmp')).not.toThrow();
+  });
+});
+
 describe('returning messages with a delay', () => {
   const policy = { firstDelaySeconds: 30, maxDelaySeconds: 900, giveUpAfterSeconds: 3600 };
   const message = (id: string): ImportMessage => ({ v: 1, appId: 'a', id });

@@ -8,6 +8,7 @@ import { dlqDeps } from '#functions/wiring/dead-letters.js';
 import { importPublisher } from '#functions/wiring/import-queue.js';
 import { historyAttributes, historyOf } from '../backpressure.js';
 import { forEachRecord } from '../sqs-batch.js';
+import { dlqConsumerDeadline } from './budget.js';
 
 /**
  * Dead-letter queue consumer: a message whose retries ran out turns its staged row FAILED with its
@@ -18,7 +19,7 @@ export const handler = async (
   event: SQSEvent,
   context?: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<SQSBatchResponse> => {
-  const deadline = Date.now() + (context?.getRemainingTimeInMillis?.() ?? 30_000) - 5_000;
+  const deadline = dlqConsumerDeadline(Date.now(), context);
   const deps = dlqDeps();
   let failed = 0;
   let requeued = 0;
