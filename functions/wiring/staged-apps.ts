@@ -60,8 +60,7 @@ export function appRoutedStagingStore(configOf: (appId: string) => Promise<Effec
     claim: async (appId, id, now) => (await storeOf(appId))?.claim(appId, id, now),
     claimMany: async (appId, ids, now) =>
       (await (await storeOf(appId))?.claimMany(appId, ids, now)) ?? new Map(ids.map((id) => [id, undefined])),
-    fail: async (appId, id, from, message, now) =>
-      (await (await storeOf(appId))?.fail(appId, id, from, message, now)) ?? false,
+    fail: async (row, message, now) => (await (await storeOf(row.appId))?.fail(row, message, now)) ?? false,
     noteTransientError: async (appId, id, message, now, kind) =>
       (await storeOf(appId))?.noteTransientError(appId, id, message, now, kind),
     removeImported: async (appId, id) => (await (await storeOf(appId))?.removeImported(appId, id)) ?? false,

@@ -53,20 +53,26 @@ function fakeStore(rows: Record<string, StagedStatus>) {
     const row = data.get(id);
     if (!row || row.status === 'FAILED') return undefined;
     row.status = 'PROCESSING';
-    return row;
+    return { ...row };
   };
   const store: StagingStore = {
     insertNew: async () => ({ collidedIds: [] }),
     insertNewOnce: async () => ({ collidedIds: [] }),
-    get: async (_a, id) => data.get(id),
+    // Copies, as a database read gives: a later change does not show in a row already read.
+    get: async (_a, id) => {
+      const row = data.get(id);
+      return row && { ...row };
+    },
     claim: async (_a, id) => claimOne(id),
     claimMany: async (_a, ids) => {
       claims.push([...ids]);
       return new Map(ids.map((id) => [id, claimOne(id)] as const));
     },
-    fail: async (_a, id, from, message) => {
-      const row = data.get(id);
-      if (!row || row.status !== from) return false;
+    fail: async (seen, message) => {
+      const row = data.get(seen.id);
+      if (!row || seen.status === 'FAILED' || row.status !== seen.status || row.createdAt !== seen.createdAt) {
+        return false;
+      }
       Object.assign(row, { status: 'FAILED', errorMessage: message });
       return true;
     },

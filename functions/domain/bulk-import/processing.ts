@@ -113,11 +113,11 @@ export async function processStagedUser(
 ): Promise<ProcessingResult> {
   const { appId, id } = message;
   let user: Parameters<typeof scrubSecrets>[1];
-  let claimed = false;
+  let claimed: StagedUserRecord | undefined;
   try {
     const row = await deps.store.claim(appId, id, deps.now());
     if (!row) return { kind: 'skipped', reason: 'no NEW or PROCESSING row' };
-    claimed = true;
+    claimed = row;
     user = row.user;
     const app = await deps.loadApp(appId);
     if (!app) return { kind: 'skipped', reason: 'app does not exist' };
@@ -129,7 +129,7 @@ export async function processStagedUser(
     );
     if (!validation.ok) {
       const text = scrubSecrets(javaList(validation.errors), user);
-      const marked = await deps.store.fail(appId, id, 'PROCESSING', text, deps.now());
+      const marked = await deps.store.fail(row, text, deps.now());
       return marked ? { kind: 'failed', message: text } : { kind: 'skipped', reason: 'row changed meanwhile' };
     }
 
@@ -152,7 +152,7 @@ export async function processStagedUser(
         return { kind: 'skipped', reason: 'row removed or failed meanwhile' };
       case 'failed': {
         const text = scrubSecrets(outcome.errors.join(', '), user);
-        const marked = await deps.store.fail(appId, id, 'PROCESSING', text, deps.now());
+        const marked = await deps.store.fail(row, text, deps.now());
         return marked ? { kind: 'failed', message: text } : { kind: 'skipped', reason: 'row changed meanwhile' };
       }
     }
@@ -164,7 +164,7 @@ export async function processStagedUser(
     // Any other error after the claim, but a write that kept meeting changes, would fail the same
     // way again: the row turns FAILED now, never retried.
     if (claimed && !(error instanceof TransientWriteError)) {
-      const failed = await failPermanently(deps, appId, id, `${PERMANENT_ERROR_PREFIX}${text}`);
+      const failed = await failPermanently(deps, claimed, `${PERMANENT_ERROR_PREFIX}${text}`);
       if (failed) return failed;
     }
     try {
@@ -177,15 +177,14 @@ export async function processStagedUser(
   }
 }
 
-/** Marks a PROCESSING row FAILED; undefined when that write fails too (the message is retried). */
+/** Marks the claimed (PROCESSING) row FAILED; undefined when that write fails too (the message is retried). */
 async function failPermanently(
   deps: ProcessingDeps,
-  appId: string,
-  id: string,
+  row: StagedUserRecord,
   message: string,
 ): Promise<ProcessingResult | undefined> {
   try {
-    return (await deps.store.fail(appId, id, 'PROCESSING', message, deps.now()))
+    return (await deps.store.fail(row, message, deps.now()))
       ? { kind: 'failed', message }
       : { kind: 'skipped', reason: 'row changed meanwhile' };
   } catch {
@@ -314,7 +313,7 @@ async function failPendingRow(
   for (let attempt = 0; attempt < 3; attempt++) {
     const row = await deps.store.get(message.appId, message.id);
     if (!row || row.status === 'FAILED') return 'skipped';
-    if (await deps.store.fail(message.appId, message.id, row.status, textOf(row), deps.now())) return 'failed';
+    if (await deps.store.fail(row, textOf(row), deps.now())) return 'failed';
   }
   return 'retry';
 }

@@ -71,10 +71,11 @@ export interface StagingStore {
   /** {@link claim} for several rows at once (fewer writes); by id, undefined where `claim` would be. */
   claimMany(appId: string, ids: readonly string[], now: number): Promise<Map<string, StagedUserRecord | undefined>>;
   /**
-   * `from` → FAILED with `message`, its credentials erased in the same write; false when the row
-   * is gone or no longer in `from`.
+   * The row, as the caller read it (`get`, `claim`), → FAILED with `message`, its credentials
+   * erased in the same write; nothing is read again. False when the row is gone, FAILED already,
+   * or no longer in `row.status` (a concurrent change wins: the write is conditioned on it).
    */
-  fail(appId: string, id: string, from: 'NEW' | 'PROCESSING', message: string, now: number): Promise<boolean>;
+  fail(row: StagedUserRecord, message: string, now: number): Promise<boolean>;
   /** Remembers a transient error and its kind (default `error`) on a NEW/PROCESSING row (best effort). */
   noteTransientError(
     appId: string,

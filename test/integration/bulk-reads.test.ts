@@ -1,0 +1,78 @@
+/**
+ * What operations of the bulk-import pipeline read from DynamoDB, recorded with the bench's call
+ * recorder against DynamoDB Local; the writes that skip a read stay conditional (a concurrent
+ * change still wins).
+ */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { getDocumentClient, tableName } from '#functions/shared/clients.js';
+import { STAGED_SK, stagedUserPartition } from '#functions/storage/keys/staging.js';
+import { storesOf } from '#functions/wiring/stores.js';
+import { baseTable } from '#functions/wiring/tables.js';
+import {
+  BCRYPT_HASH,
+  createApp,
+  epUser,
+  listAll,
+  readsOf,
+  stage,
+  stagedCount,
+  useBulkTestFile,
+} from './bulk-support.js';
+
+useBulkTestFile([BCRYPT_HASH]);
+
+const staging = () => storesOf(baseTable).staging;
+const rowItem = async (appId: string, id: string) =>
+  (
+    await getDocumentClient().send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: { PK: stagedUserPartition(appId, id), SK: STAGED_SK },
+        ConsistentRead: true,
+      }),
+    )
+  ).Item;
+
+async function stageOne(prefix: string): Promise<{ appId: string; id: string }> {
+  const appId = await createApp({}, [], prefix);
+  const staged = await stage(appId, [epUser(1, {}, prefix)]);
+  expect(staged.status, staged.text).toBe(200);
+  return { appId, id: staged.json.users[0].userId as string };
+}
+
+describe('marking a staged row FAILED', () => {
+  it('writes from the row its caller read, reading nothing; a row changed since that read is left as it is', async () => {
+    const { appId, id } = await stageOne('fail');
+    const seen = await staging().get(appId, id);
+    expect(seen?.status).toBe('NEW');
+    // A worker claims the row after it was read.
+    const claimed = await staging().claim(appId, id, Date.now());
+    expect(claimed?.status).toBe('PROCESSING');
+
+    const stale = await readsOf(async () => {
+      expect(await staging().fail(seen!, 'stale', Date.now())).toBe(false);
+    });
+    expect(stale).toEqual([]);
+    expect(await stagedCount(appId, 'PROCESSING')).toBe(1);
+    expect(await stagedCount(appId, 'FAILED')).toBe(0);
+    expect((await rowItem(appId, id))?.credentials).toBeInstanceOf(Uint8Array);
+
+    const current = await readsOf(async () => {
+      expect(await staging().fail(claimed!, 'Import failed: nope', Date.now())).toBe(true);
+    });
+    expect(current).toEqual([]);
+    const [failed] = await listAll(appId, 'FAILED');
+    expect(failed).toMatchObject({ id, status: 'FAILED', errorMessage: 'Import failed: nope' });
+    expect(await stagedCount(appId, 'PROCESSING')).toBe(0);
+    expect(await stagedCount(appId)).toBe(1);
+    // The sealed credentials are erased with the status change; the clear JSON carries none.
+    const item = await rowItem(appId, id);
+    expect(item?.credentials).toBeUndefined();
+    expect(item?.dataKey).toBeUndefined();
+    expect(item?.user).not.toContain(BCRYPT_HASH);
+    expect(JSON.parse(item?.user as string).loginMethods[0].email).toBe('fail1@example.com');
+    // FAILED already: nothing to do.
+    expect(await staging().fail({ ...claimed!, status: 'FAILED' }, 'again', Date.now())).toBe(false);
+  });
+});
