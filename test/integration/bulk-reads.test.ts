@@ -6,15 +6,19 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
+import { appPartition } from '#functions/storage/keys/apps.js';
 import { STAGED_SK, stagedUserPartition } from '#functions/storage/keys/staging.js';
 import { storesOf } from '#functions/wiring/stores.js';
 import { baseTable } from '#functions/wiring/tables.js';
+import { handler as dlqHandler } from '#functions/workers/dlq-consumer/handler.js';
 import {
   BCRYPT_HASH,
   createApp,
   epUser,
   listAll,
+  readsNaming,
   readsOf,
+  sqsEvent,
   stage,
   stagedCount,
   useBulkTestFile,
@@ -74,5 +78,30 @@ describe('marking a staged row FAILED', () => {
     expect(JSON.parse(item?.user as string).loginMethods[0].email).toBe('fail1@example.com');
     // FAILED already: nothing to do.
     expect(await staging().fail({ ...claimed!, status: 'FAILED' }, 'again', Date.now())).toBe(false);
+  });
+});
+
+describe('one dead letter', () => {
+  it('reads its staged row once, then turns it FAILED with the last error', async () => {
+    const { appId, id } = await stageOne('dlq');
+    await staging().claim(appId, id, Date.now());
+    await staging().noteTransientError(appId, id, 'Error: storage unavailable', Date.now());
+
+    const reads = await readsOf(async () => {
+      const out = await dlqHandler(sqsEvent(appId, [id]));
+      expect(out.batchItemFailures).toEqual([]);
+    });
+    expect(readsNaming(reads, stagedUserPartition(appId, id))).toEqual(['GetItem STAGED']);
+    // Besides: the app's public tenant (its configuration says which table holds its rows).
+    expect(readsNaming(reads, appPartition(appId))).toEqual(['GetItem TENANT#public']);
+    expect(reads).toHaveLength(2);
+    expect(reads.reduce((sum, r) => sum + r.readUnits, 0)).toBe(2);
+
+    const [failed] = await listAll(appId, 'FAILED');
+    expect(failed).toMatchObject({
+      id,
+      errorMessage: 'Import failed after repeated attempts: Error: storage unavailable',
+    });
+    expect(await stagedCount(appId, 'PROCESSING')).toBe(0);
   });
 });

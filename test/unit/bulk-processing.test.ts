@@ -460,4 +460,46 @@ describe('handleDeadLetter', () => {
     expect(data.get('broken')?.errorMessage).toBe('Import failed after repeated attempts: Error: bug');
     expect(await handleDeadLetter(d, msg('gone'), undefined)).toEqual({ kind: 'skipped' });
   });
+
+  it('reads the row once; a change between that read and the FAILED write wins, and the row is read again', async () => {
+    const { store, data } = fakeStore({ moved: 'NEW', imported: 'PROCESSING', still: 'PROCESSING' });
+    for (const id of ['moved', 'imported', 'still']) await store.noteTransientError('a', id, 'Error: bug', 0);
+    let reads = 0;
+    let interfere: (() => void) | undefined;
+    const counted: StagingStore = {
+      ...store,
+      get: async (appId, id) => {
+        reads++;
+        return store.get(appId, id);
+      },
+      fail: async (row, message, now) => {
+        interfere?.();
+        interfere = undefined;
+        return store.fail(row, message, now);
+      },
+    };
+    const d = { store: counted, now: () => 10_000_000, policy };
+
+    // A worker claims the row (NEW → PROCESSING) after the dead letter read it as NEW.
+    interfere = () => Object.assign(data.get('moved') as StagedUserRecord, { status: 'PROCESSING' });
+    expect(await handleDeadLetter(d, msg('moved'), undefined)).toEqual({ kind: 'failed' });
+    expect(reads).toBe(2);
+    expect(data.get('moved')).toMatchObject({
+      status: 'FAILED',
+      errorMessage: 'Import failed after repeated attempts: Error: bug',
+    });
+
+    // The user is imported (its row deleted) after the read: nothing is marked.
+    reads = 0;
+    interfere = () => data.delete('imported');
+    expect(await handleDeadLetter(d, msg('imported'), undefined)).toEqual({ kind: 'skipped' });
+    expect(reads).toBe(2);
+    expect(data.has('imported')).toBe(false);
+
+    // Nothing changes meanwhile: one read, one write.
+    reads = 0;
+    expect(await handleDeadLetter(d, msg('still'), undefined)).toEqual({ kind: 'failed' });
+    expect(reads).toBe(1);
+    expect(data.get('still')?.status).toBe('FAILED');
+  });
 });

@@ -304,14 +304,20 @@ export async function processStagedUsers(
 export const RETRIES_EXHAUSTED_MESSAGE =
   'The import did not complete after repeated attempts (no error was recorded); stage the user again to retry.';
 
-/** Marks the message's row FAILED with the text `textOf(row)` gives, from whatever pending status it has. */
+/**
+ * Marks the message's row FAILED with the text `textOf(row)` gives, from whatever pending status it
+ * has. `read` is the row as the caller just read it, so the first try reads nothing; only when
+ * the row changed meanwhile (the conditional write refused) is it read again.
+ */
 async function failPendingRow(
   deps: Pick<ProcessingDeps, 'store' | 'now'>,
   message: ImportMessage,
   textOf: (row: StagedUserRecord) => string,
+  read?: StagedUserRecord,
 ): Promise<'failed' | 'skipped' | 'retry'> {
+  let row = read ?? (await deps.store.get(message.appId, message.id));
   for (let attempt = 0; attempt < 3; attempt++) {
-    const row = await deps.store.get(message.appId, message.id);
+    if (attempt > 0) row = await deps.store.get(message.appId, message.id);
     if (!row || row.status === 'FAILED') return 'skipped';
     if (await deps.store.fail(row, textOf(row), deps.now())) return 'failed';
   }
@@ -326,9 +332,13 @@ async function failPendingRow(
 export async function failExhaustedImport(
   deps: Pick<ProcessingDeps, 'store' | 'now'>,
   message: ImportMessage,
+  read?: StagedUserRecord,
 ): Promise<'failed' | 'skipped' | 'retry'> {
-  return failPendingRow(deps, message, (row) =>
-    row.lastError ? `Import failed after repeated attempts: ${row.lastError}` : RETRIES_EXHAUSTED_MESSAGE,
+  return failPendingRow(
+    deps,
+    message,
+    (row) => (row.lastError ? `Import failed after repeated attempts: ${row.lastError}` : RETRIES_EXHAUSTED_MESSAGE),
+    read,
   );
 }
 
@@ -394,8 +404,9 @@ export function failThrottledImport(
   message: ImportMessage,
   policy: BackpressurePolicy,
   lastError: string,
+  read?: StagedUserRecord,
 ): Promise<'failed' | 'skipped' | 'retry'> {
-  return failPendingRow(deps, message, () => throttledTooLongMessage(policy, lastError));
+  return failPendingRow(deps, message, () => throttledTooLongMessage(policy, lastError), read);
 }
 
 /**
@@ -432,10 +443,13 @@ export async function handleDeadLetter(
   message: ImportMessage,
   history: BackpressureHistory | undefined,
 ): Promise<DeadLetterDecision> {
+  // One read decides, and the FAILED write is conditioned on what it saw (read again only if refused).
   const row = await deps.store.get(message.appId, message.id);
   if (!row || row.status === 'FAILED') return { kind: 'skipped' };
-  if (row.lastErrorKind !== 'backpressure') return { kind: await failExhaustedImport(deps, message) };
+  if (row.lastErrorKind !== 'backpressure') return { kind: await failExhaustedImport(deps, message, row) };
   const plan = planBackpressure(history, deps.now(), deps.policy);
   if (plan.kind === 'later') return { kind: 'requeue', delaySeconds: plan.delaySeconds, history: plan.history };
-  return { kind: await failThrottledImport(deps, message, deps.policy, row.lastError ?? 'none recorded') };
+  return {
+    kind: await failThrottledImport(deps, message, deps.policy, row.lastError ?? 'none recorded', row),
+  };
 }
