@@ -7,12 +7,14 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { appPartition } from '#functions/storage/keys/apps.js';
+import { idempotencyPartition } from '#functions/storage/keys/idempotency.js';
 import { STAGED_SK, stagedUserPartition } from '#functions/storage/keys/staging.js';
 import { storesOf } from '#functions/wiring/stores.js';
 import { baseTable } from '#functions/wiring/tables.js';
 import { handler as dlqHandler } from '#functions/workers/dlq-consumer/handler.js';
 import {
   BCRYPT_HASH,
+  call,
   createApp,
   epUser,
   listAll,
@@ -103,5 +105,34 @@ describe('one dead letter', () => {
       errorMessage: 'Import failed after repeated attempts: Error: storage unavailable',
     });
     expect(await stagedCount(appId, 'PROCESSING')).toBe(0);
+  });
+});
+
+describe('one replay of an Idempotency-Key request', () => {
+  it('reads the key record once and its answer once', async () => {
+    const appId = await createApp({}, [], 'replay');
+    const send = () =>
+      call('POST', `/appid-${appId}/bulk-import/users`, {
+        body: { users: [epUser(1, {}, 'replay'), epUser(2, {}, 'replay')] },
+        headers: { 'idempotency-key': 'replay-key' },
+      });
+    const first = await send();
+    expect(first.status, first.text).toBe(200);
+
+    let again: Awaited<ReturnType<typeof send>> | undefined;
+    const reads = await readsOf(async () => {
+      again = await send();
+    });
+    expect(again?.status).toBe(200);
+    expect(again?.headers['idempotency-replayed']).toBe('true');
+    expect(again?.text).toBe(first.text);
+    expect(readsNaming(reads, idempotencyPartition(appId, 'replay-key'))).toEqual([
+      'GetItem REQUEST',
+      expect.stringMatching(/^Query ANSWER#[0-9a-f-]{36}#$/),
+    ]);
+    // Besides: the app's public tenant, for the API key check and the configuration.
+    expect(readsNaming(reads, appPartition(appId))).toEqual(['GetItem TENANT#public']);
+    expect(reads).toHaveLength(3);
+    expect(await stagedCount(appId)).toBe(2);
   });
 });

@@ -153,6 +153,12 @@ export interface RememberedAnswer {
   readonly body: unknown;
 }
 
+/** Where a DONE record's answer is kept, as the record names it. */
+export interface StoredAnswer {
+  readonly id: string;
+  readonly parts: number;
+}
+
 export type IdempotencyRecord =
   | ({ readonly state: 'RUNNING' } & IdempotencyClaim)
   | {
@@ -160,6 +166,7 @@ export type IdempotencyRecord =
       readonly digest: string;
       readonly generation: string;
       readonly expiresAt: number;
+      readonly answer: StoredAnswer;
     };
 
 /** Requests remembered under an Idempotency-Key, per app (one conditional write claims a key). */
@@ -186,6 +193,9 @@ export interface IdempotencyStore {
     answer: RememberedAnswer,
     expiresAt: number,
   ): Promise<boolean>;
-  /** The answer the DONE record of this key holds (undefined when the key has no DONE record). */
-  answer(appId: string, key: string): Promise<RememberedAnswer | undefined>;
+  /**
+   * The answer the DONE record of this key holds (undefined when the key has no DONE record).
+   * With `stored` (from a DONE record just read by `get`) the record is not read again.
+   */
+  answer(appId: string, key: string, stored?: StoredAnswer): Promise<RememberedAnswer | undefined>;
 }
