@@ -12,6 +12,7 @@ import { STAGED_SK, stagedUserPartition } from '#functions/storage/keys/staging.
 import { storesOf } from '#functions/wiring/stores.js';
 import { baseTable } from '#functions/wiring/tables.js';
 import { handler as dlqHandler } from '#functions/workers/dlq-consumer/handler.js';
+import { createImportWorker } from '#functions/workers/import-worker/handler.js';
 import {
   BCRYPT_HASH,
   call,
@@ -134,5 +135,54 @@ describe('one replay of an Idempotency-Key request', () => {
     expect(readsNaming(reads, appPartition(appId))).toEqual(['GetItem TENANT#public']);
     expect(reads).toHaveLength(3);
     expect(await stagedCount(appId)).toBe(2);
+  });
+});
+
+describe('one worker batch', () => {
+  it("reads the app's tenants once (its public tenant among them), and again in the next batch", async () => {
+    const appId = await createApp({}, ['t1', 't2'], 'batch');
+    const inTenant = (n: number, tenantId: string) =>
+      epUser(n, { loginMethods: [{ ...epUser(n, {}, 'batch').loginMethods[0], tenantIds: [tenantId] }] });
+    const first = await stage(
+      appId,
+      Array.from({ length: 4 }, (_, n) => inTenant(n, 't1')),
+    );
+    const second = await stage(appId, [inTenant(10, 't2'), inTenant(11, 't2')]);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const idsOf = (staged: typeof first) => staged.json.users.map((u: { userId: string }) => u.userId);
+    const worker = createImportWorker();
+    const usersIn = async (tenantId: string) => {
+      const res = await call('GET', `/appid-${appId}/${tenantId}/users/count`);
+      expect(res.status, res.text).toBe(200);
+      return res.json.count as number;
+    };
+
+    const reads = await readsOf(async () => {
+      expect((await worker(sqsEvent(appId, idsOf(first)))).batchItemFailures).toEqual([]);
+    });
+    // One Query of the tenants (the public one among them gives the configuration), one of the roles.
+    expect(readsNaming(reads, appPartition(appId)).sort()).toEqual(['Query ROLE#', 'Query TENANT#']);
+    // Besides: the four rows in one consistent BatchGet, and the data key that sealed them.
+    expect(reads.map((r) => r.command).sort()).toEqual(['BatchGetItem', 'GetItem', 'Query', 'Query']);
+    expect(reads.reduce((sum, r) => sum + r.readUnits, 0)).toBe(7);
+    expect(await usersIn('t1')).toBe(4);
+    expect(await stagedCount(appId)).toBe(2);
+
+    // Tenants may change between batches: the next batch reads them again and sees t2 gone.
+    const removed = await call('POST', `/appid-${appId}/recipe/multitenancy/tenant/remove`, {
+      body: { tenantId: 't2' },
+    });
+    expect(removed.status, removed.text).toBe(200);
+    const next = await readsOf(async () => {
+      expect((await worker(sqsEvent(appId, idsOf(second)))).batchItemFailures).toEqual([]);
+    });
+    expect(readsNaming(next, appPartition(appId)).sort()).toEqual(['Query ROLE#', 'Query TENANT#']);
+    const failed = await listAll(appId, 'FAILED');
+    expect(failed.map((f) => f.errorMessage)).toEqual([
+      '[Invalid tenantId: t2 for emailpassword recipe.]',
+      '[Invalid tenantId: t2 for emailpassword recipe.]',
+    ]);
+    expect(await stagedCount(appId, 'FAILED')).toBe(2);
+    expect(await usersIn('t1')).toBe(4);
   });
 });
