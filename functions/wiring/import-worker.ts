@@ -16,7 +16,7 @@ import {
   type AppSnapshot,
   appRoutedStagingStore,
   backpressurePolicy,
-  type configCache,
+  configCache,
   isBackpressure,
   perApp,
   snapshotCache,
@@ -70,7 +70,7 @@ export function processingDeps(
  * What the workers need to return messages that met backpressure (functions/workers/backpressure.ts):
  * the staged rows, the policy, delayed sends to the import queue and visibility changes on it.
  */
-export const returnDeps = (configOf: ReturnType<typeof configCache> = snapshotCache().configOf) => ({
+export const returnDeps = (configOf: ReturnType<typeof configCache> = configCache()) => ({
   store: appRoutedStagingStore(configOf),
   now: Date.now,
   policy: backpressurePolicy(),
