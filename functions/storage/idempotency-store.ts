@@ -121,7 +121,7 @@ function recordFromItem(item: Item | undefined, now: number): IdempotencyRecord 
     expiresAt: (item.expiresAt as number) * 1000,
   };
   return item.state === 'DONE'
-    ? { state: 'DONE', ...common }
+    ? { state: 'DONE', ...common, answer: { id: item.answerId as string, parts: item.parts as number } }
     : { state: 'RUNNING', ...common, leaseUntil: item.leaseUntil as number };
 }
 
@@ -208,18 +208,21 @@ export function createIdempotencyStore(table: Table): IdempotencyStore {
       return marked.ok;
     },
 
-    async answer(appId, key) {
-      const record = await getItem(table, recordKey(appId, key));
-      if (record?.state !== 'DONE') return undefined;
+    async answer(appId, key, stored) {
+      let where = stored;
+      if (!where) {
+        const record = await getItem(table, recordKey(appId, key));
+        if (record?.state !== 'DONE') return undefined;
+        where = { id: record.answerId as string, parts: record.parts as number };
+      }
+      // The parts are written before the record names them and never change: the record's word
+      // (read now or by the caller) is enough to find them all.
       const items = await queryAll(
         table,
-        {
-          pk: idempotencyPartition(appId, key),
-          sk: { beginsWith: idempotencyAnswerPrefix(record.answerId as string) },
-        },
+        { pk: idempotencyPartition(appId, key), sk: { beginsWith: idempotencyAnswerPrefix(where.id) } },
         { consistent: true },
       );
-      if (items.length !== record.parts) throw new Error('a remembered answer is missing parts');
+      if (items.length !== where.parts) throw new Error('a remembered answer is missing parts');
       const data = Buffer.concat(items.map((item) => Buffer.from(item.data as Uint8Array)));
       return JSON.parse(gunzipSync(data).toString('utf8')) as RememberedAnswer;
     },

@@ -3,7 +3,6 @@
  * name, and the return of messages that met backpressure to the import queue.
  */
 import { randomUUID } from 'node:crypto';
-import type { EffectiveConfig } from '#functions/config/index.js';
 import type { AppImportContext, ProcessingDeps } from '#functions/domain/bulk-import/processing.js';
 import { importUser, importUserGroup } from '#functions/domain/import/import-user.js';
 import { getSqsClient } from '#functions/shared/clients.js';
@@ -13,30 +12,40 @@ import { delayVisibility } from '#functions/shared/visibility.js';
 import { timeLeftMs } from '#functions/storage/kit/index.js';
 import { importValidationContext } from './import.js';
 import { importPublisher } from './import-queue.js';
-import { appRoutedStagingStore, backpressurePolicy, configCache, isBackpressure, perApp } from './staged-apps.js';
+import {
+  type AppSnapshot,
+  appRoutedStagingStore,
+  backpressurePolicy,
+  configCache,
+  isBackpressure,
+  perApp,
+  snapshotCache,
+} from './staged-apps.js';
 import { userStoreOf } from './stores.js';
 import { appTable } from './tables.js';
 
 const warn = (message: string, fields: Record<string, unknown>) => logger.warn(message, fields);
 
-async function importContextOf(appId: string, config: EffectiveConfig): Promise<AppImportContext> {
-  const { now: _now, newId: _newId, ...validation } = await importValidationContext(appId, config);
-  return { validation, config };
+async function importContextOf(appId: string, app: AppSnapshot): Promise<AppImportContext> {
+  const { now: _now, newId: _newId, ...validation } = await importValidationContext(appId, app.config, app.tenantIds);
+  return { validation, config: app.config };
 }
 
 /**
  * Dependencies of one worker invocation. The app is read once per app per batch: the state at the
- * start of the batch is "current" (the import transaction re-checks roles anyway). The app's
- * configuration also says which table holds its staged rows and its users; `configOf` is the
- * invocation's, shared with {@link returnDeps} so returning messages reads no app again.
+ * start of the batch is "current" (the import transaction re-checks roles anyway). One Query of
+ * its tenants gives both its configuration (its public tenant: which table holds its staged rows
+ * and its users) and the tenants re-validation checks; `apps` is the invocation's, shared with
+ * {@link returnDeps} (through its `configOf`) so returning messages reads no app again.
  */
 export function processingDeps(
   overrides: Partial<ProcessingDeps> = {},
-  configOf: ReturnType<typeof configCache> = configCache(),
+  apps: ReturnType<typeof snapshotCache> = snapshotCache(),
 ): ProcessingDeps {
+  const { snapshotOf, configOf } = apps;
   const contextOf = perApp(async (appId): Promise<AppImportContext | undefined> => {
-    const config = await configOf(appId);
-    return config ? importContextOf(appId, config) : undefined;
+    const app = await snapshotOf(appId);
+    return app ? importContextOf(appId, app) : undefined;
   });
   const importDepsOf = async (appId: string) => {
     const config = await configOf(appId);

@@ -12,15 +12,19 @@ import { appTable } from './tables.js';
 /**
  * What validating an import user needs to know about its app, read now: its roles, tenants and
  * switches. Used by the single-user import, the staging endpoint and the worker's re-validation.
+ * `tenantIds`: the app's tenants when the caller has just read them (then they are not read again).
  */
 export async function importValidationContext(
   appId: string,
   config: EffectiveConfig,
+  tenantIds?: ReadonlySet<string>,
 ): Promise<ImportValidationContext> {
   const table = appTable(config);
-  const [roles, tenants] = await Promise.all([roleStoreOf(table).listRoleNames(appId), tenantStore.listTenants(appId)]);
+  const [roles, tenantSet] = await Promise.all([
+    roleStoreOf(table).listRoleNames(appId),
+    tenantIds ?? tenantStore.listTenants(appId).then((tenants) => new Set(tenants.map((t) => t.tenantId))),
+  ]);
   const roleSet = new Set(roles);
-  const tenantSet = new Set(tenants.map((t) => t.tenantId));
   return {
     now: Date.now(),
     newId: randomUUID,

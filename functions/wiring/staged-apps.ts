@@ -7,6 +7,7 @@ import { type EffectiveConfig, getBaseConfig, resolveEffectiveConfig } from '#fu
 import type { BackpressurePolicy } from '#functions/domain/bulk-import/processing.js';
 import type { StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import { ENV } from '#functions/shared/env.js';
+import { PUBLIC } from '#functions/shared/prefix.js';
 import { classifyError, isTransient } from '#functions/storage/kit/index.js';
 import { IMPORT_BACKPRESSURE } from '#functions/workers.js';
 import { stagingStoreOf, tenantStore } from './stores.js';
@@ -35,6 +36,37 @@ export async function loadAppConfig(appId: string): Promise<EffectiveConfig | un
 /** An app's effective configuration, read at most once per invocation. */
 export const configCache = () => perApp(loadAppConfig);
 
+/** What the import worker needs to know about an app for one invocation. */
+export interface AppSnapshot {
+  /** Its effective configuration (its public tenant over the base). */
+  readonly config: EffectiveConfig;
+  /** Its tenants' ids, the public one among them (import validation checks users' tenants). */
+  readonly tenantIds: ReadonlySet<string>;
+}
+
+/**
+ * The app's configuration and its tenants from ONE consistent Query of its tenants (the public
+ * tenant is one of them: no second read of it); undefined when the app is gone.
+ */
+export async function loadAppSnapshot(appId: string): Promise<AppSnapshot | undefined> {
+  const [base, tenants] = await Promise.all([getBaseConfig(), tenantStore.listTenants(appId)]);
+  const app = tenants.find((t) => t.tenantId === PUBLIC);
+  if (!app) return undefined;
+  return {
+    config: resolveEffectiveConfig(base, app.coreConfig, undefined, appId),
+    tenantIds: new Set(tenants.map((t) => t.tenantId)),
+  };
+}
+
+/**
+ * Each app's {@link AppSnapshot}, read at most once per invocation (tenants may change between
+ * invocations: never kept longer), with its configuration for {@link appRoutedStagingStore}.
+ */
+export function snapshotCache() {
+  const snapshotOf = perApp(loadAppSnapshot);
+  return { snapshotOf, configOf: async (appId: string) => (await snapshotOf(appId))?.config };
+}
+
 /**
  * The staged rows of apps known only by id (the worker's and the DLQ consumer's messages): each
  * app's table comes from its configuration, resolved before any of its rows is touched. When the
@@ -60,8 +92,7 @@ export function appRoutedStagingStore(configOf: (appId: string) => Promise<Effec
     claim: async (appId, id, now) => (await storeOf(appId))?.claim(appId, id, now),
     claimMany: async (appId, ids, now) =>
       (await (await storeOf(appId))?.claimMany(appId, ids, now)) ?? new Map(ids.map((id) => [id, undefined])),
-    fail: async (appId, id, from, message, now) =>
-      (await (await storeOf(appId))?.fail(appId, id, from, message, now)) ?? false,
+    fail: async (row, message, now) => (await (await storeOf(row.appId))?.fail(row, message, now)) ?? false,
     noteTransientError: async (appId, id, message, now, kind) =>
       (await storeOf(appId))?.noteTransientError(appId, id, message, now, kind),
     removeImported: async (appId, id) => (await (await storeOf(appId))?.removeImported(appId, id)) ?? false,

@@ -9,6 +9,10 @@ import { randomUUID } from 'node:crypto';
 import { PurgeQueueCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { getDocumentClient } from '#functions/shared/clients.js';
+import type { RecordedCall } from '../../bench/lib/calls.js';
+import { createImageReader } from '../../bench/lib/item-images.js';
+import { recordCalls } from '../../bench/lib/recorder.js';
 import { createImportQueuePair, type ImportQueuePair, localSqsClient } from '../../bin/local/sqs.js';
 import { type SqsPoller, type SqsWorkerHandler, startSqsPoller } from '../../bin/local/sqs-poller.js';
 import { call, captureLogs, expectNoSecrets } from './users-support.js';
@@ -196,3 +200,62 @@ export function epUser(n: number, overrides: Record<string, unknown> = {}, prefi
     ...overrides,
   };
 }
+
+/**
+ * One DynamoDB read: its command (without `Command`), the partitions it named, the sort key it
+ * named (GetItem) or began with (Query), and its read units by AWS's rules.
+ */
+export interface RecordedRead {
+  readonly command: string;
+  readonly partitions: readonly string[];
+  readonly sortKey?: string;
+  readonly readUnits: number;
+}
+
+/** The partition keys a read call names (GetItem, BatchGetItem, Query; the table's own PK only). */
+function partitionsOf(call: RecordedCall): string[] {
+  const input = call.input as {
+    Key?: { PK?: string };
+    RequestItems?: Record<string, { Keys?: { PK?: string }[] }>;
+    IndexName?: string;
+    ExpressionAttributeValues?: Record<string, unknown>;
+  };
+  if (input.Key?.PK !== undefined) return [input.Key.PK];
+  if (input.RequestItems) {
+    return Object.values(input.RequestItems).flatMap((r) => (r.Keys ?? []).flatMap((k) => k.PK ?? []));
+  }
+  const pk = input.ExpressionAttributeValues?.[':kpk'];
+  return typeof pk === 'string' ? [input.IndexName ? `${input.IndexName}:${pk}` : pk] : [];
+}
+
+/**
+ * Runs `run` with the bench's call recorder (bench/lib/recorder.ts) on this process's DynamoDB
+ * client and returns the reads it made, each with its read units computed by AWS's rules. Only
+ * the calls of `run` are recorded: nothing else may use the client meanwhile (no pipeline running).
+ */
+export async function readsOf(run: () => Promise<unknown>): Promise<RecordedRead[]> {
+  const client = getDocumentClient();
+  const state = { calls: [] as RecordedCall[], phase: 'test', images: true };
+  recordCalls(client, state, createImageReader(process.env.DYNAMODB_ENDPOINT as string));
+  try {
+    await run();
+  } finally {
+    client.middlewareStack.remove('benchRecordCapacity');
+  }
+  return state.calls
+    .filter((c) => c.kind === 'read')
+    .map((c) => {
+      const input = c.input as { Key?: { SK?: unknown }; ExpressionAttributeValues?: Record<string, unknown> };
+      const sortKey = input.Key?.SK ?? input.ExpressionAttributeValues?.[':ksk'];
+      return {
+        command: c.command.replace(/Command$/, ''),
+        partitions: partitionsOf(c),
+        ...(typeof sortKey === 'string' ? { sortKey } : {}),
+        readUnits: c.computed?.readUnits ?? 0,
+      };
+    });
+}
+
+/** The reads naming `partition`, as `Command SortKey` strings (e.g. `['GetItem REQUEST']`). */
+export const readsNaming = (reads: readonly RecordedRead[], partition: string) =>
+  reads.filter((r) => r.partitions.includes(partition)).map((r) => `${r.command} ${r.sortKey ?? ''}`.trim());

@@ -53,20 +53,26 @@ function fakeStore(rows: Record<string, StagedStatus>) {
     const row = data.get(id);
     if (!row || row.status === 'FAILED') return undefined;
     row.status = 'PROCESSING';
-    return row;
+    return { ...row };
   };
   const store: StagingStore = {
     insertNew: async () => ({ collidedIds: [] }),
     insertNewOnce: async () => ({ collidedIds: [] }),
-    get: async (_a, id) => data.get(id),
+    // Copies, as a database read gives: a later change does not show in a row already read.
+    get: async (_a, id) => {
+      const row = data.get(id);
+      return row && { ...row };
+    },
     claim: async (_a, id) => claimOne(id),
     claimMany: async (_a, ids) => {
       claims.push([...ids]);
       return new Map(ids.map((id) => [id, claimOne(id)] as const));
     },
-    fail: async (_a, id, from, message) => {
-      const row = data.get(id);
-      if (!row || row.status !== from) return false;
+    fail: async (seen, message) => {
+      const row = data.get(seen.id);
+      if (!row || seen.status === 'FAILED' || row.status !== seen.status || row.createdAt !== seen.createdAt) {
+        return false;
+      }
       Object.assign(row, { status: 'FAILED', errorMessage: message });
       return true;
     },
@@ -453,5 +459,47 @@ describe('handleDeadLetter', () => {
     expect(await handleDeadLetter(d, msg('broken'), { since: now, retries: 1 })).toEqual({ kind: 'failed' });
     expect(data.get('broken')?.errorMessage).toBe('Import failed after repeated attempts: Error: bug');
     expect(await handleDeadLetter(d, msg('gone'), undefined)).toEqual({ kind: 'skipped' });
+  });
+
+  it('reads the row once; a change between that read and the FAILED write wins, and the row is read again', async () => {
+    const { store, data } = fakeStore({ moved: 'NEW', imported: 'PROCESSING', still: 'PROCESSING' });
+    for (const id of ['moved', 'imported', 'still']) await store.noteTransientError('a', id, 'Error: bug', 0);
+    let reads = 0;
+    let interfere: (() => void) | undefined;
+    const counted: StagingStore = {
+      ...store,
+      get: async (appId, id) => {
+        reads++;
+        return store.get(appId, id);
+      },
+      fail: async (row, message, now) => {
+        interfere?.();
+        interfere = undefined;
+        return store.fail(row, message, now);
+      },
+    };
+    const d = { store: counted, now: () => 10_000_000, policy };
+
+    // A worker claims the row (NEW → PROCESSING) after the dead letter read it as NEW.
+    interfere = () => Object.assign(data.get('moved') as StagedUserRecord, { status: 'PROCESSING' });
+    expect(await handleDeadLetter(d, msg('moved'), undefined)).toEqual({ kind: 'failed' });
+    expect(reads).toBe(2);
+    expect(data.get('moved')).toMatchObject({
+      status: 'FAILED',
+      errorMessage: 'Import failed after repeated attempts: Error: bug',
+    });
+
+    // The user is imported (its row deleted) after the read: nothing is marked.
+    reads = 0;
+    interfere = () => data.delete('imported');
+    expect(await handleDeadLetter(d, msg('imported'), undefined)).toEqual({ kind: 'skipped' });
+    expect(reads).toBe(2);
+    expect(data.has('imported')).toBe(false);
+
+    // Nothing changes meanwhile: one read, one write.
+    reads = 0;
+    expect(await handleDeadLetter(d, msg('still'), undefined)).toEqual({ kind: 'failed' });
+    expect(reads).toBe(1);
+    expect(data.get('still')?.status).toBe('FAILED');
   });
 });

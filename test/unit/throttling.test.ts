@@ -192,8 +192,8 @@ describe('returning messages with a delay', () => {
     const visibility: unknown[] = [];
     const store = {
       get: async (_a: string, id: string) => rows.get(id),
-      fail: async (_a: string, id: string, _from: string, text: string) => {
-        rows.set(id, { ...(rows.get(id) as StagedUserRecord), status: 'FAILED', errorMessage: text });
+      fail: async (row: StagedUserRecord, text: string) => {
+        rows.set(row.id, { ...(rows.get(row.id) as StagedUserRecord), status: 'FAILED', errorMessage: text });
         return true;
       },
       noteTransientError: async (

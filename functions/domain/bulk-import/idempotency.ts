@@ -186,7 +186,7 @@ export async function stageRequestOnce(
     }
     if (record.digest !== request.digest) throw new CoreHttpError(422, IDEMPOTENCY_KEY_REUSED_MESSAGE);
     if (record.state === 'DONE') {
-      const answer = await deps.requests.answer(appId, request.key);
+      const answer = await deps.requests.answer(appId, request.key, record.answer);
       if (answer) return { kind: 'answer', answer, replayed: true };
       continue;
     }

@@ -113,11 +113,11 @@ export async function processStagedUser(
 ): Promise<ProcessingResult> {
   const { appId, id } = message;
   let user: Parameters<typeof scrubSecrets>[1];
-  let claimed = false;
+  let claimed: StagedUserRecord | undefined;
   try {
     const row = await deps.store.claim(appId, id, deps.now());
     if (!row) return { kind: 'skipped', reason: 'no NEW or PROCESSING row' };
-    claimed = true;
+    claimed = row;
     user = row.user;
     const app = await deps.loadApp(appId);
     if (!app) return { kind: 'skipped', reason: 'app does not exist' };
@@ -129,7 +129,7 @@ export async function processStagedUser(
     );
     if (!validation.ok) {
       const text = scrubSecrets(javaList(validation.errors), user);
-      const marked = await deps.store.fail(appId, id, 'PROCESSING', text, deps.now());
+      const marked = await deps.store.fail(row, text, deps.now());
       return marked ? { kind: 'failed', message: text } : { kind: 'skipped', reason: 'row changed meanwhile' };
     }
 
@@ -152,7 +152,7 @@ export async function processStagedUser(
         return { kind: 'skipped', reason: 'row removed or failed meanwhile' };
       case 'failed': {
         const text = scrubSecrets(outcome.errors.join(', '), user);
-        const marked = await deps.store.fail(appId, id, 'PROCESSING', text, deps.now());
+        const marked = await deps.store.fail(row, text, deps.now());
         return marked ? { kind: 'failed', message: text } : { kind: 'skipped', reason: 'row changed meanwhile' };
       }
     }
@@ -164,7 +164,7 @@ export async function processStagedUser(
     // Any other error after the claim, but a write that kept meeting changes, would fail the same
     // way again: the row turns FAILED now, never retried.
     if (claimed && !(error instanceof TransientWriteError)) {
-      const failed = await failPermanently(deps, appId, id, `${PERMANENT_ERROR_PREFIX}${text}`);
+      const failed = await failPermanently(deps, claimed, `${PERMANENT_ERROR_PREFIX}${text}`);
       if (failed) return failed;
     }
     try {
@@ -177,15 +177,14 @@ export async function processStagedUser(
   }
 }
 
-/** Marks a PROCESSING row FAILED; undefined when that write fails too (the message is retried). */
+/** Marks the claimed (PROCESSING) row FAILED; undefined when that write fails too (the message is retried). */
 async function failPermanently(
   deps: ProcessingDeps,
-  appId: string,
-  id: string,
+  row: StagedUserRecord,
   message: string,
 ): Promise<ProcessingResult | undefined> {
   try {
-    return (await deps.store.fail(appId, id, 'PROCESSING', message, deps.now()))
+    return (await deps.store.fail(row, message, deps.now()))
       ? { kind: 'failed', message }
       : { kind: 'skipped', reason: 'row changed meanwhile' };
   } catch {
@@ -305,16 +304,22 @@ export async function processStagedUsers(
 export const RETRIES_EXHAUSTED_MESSAGE =
   'The import did not complete after repeated attempts (no error was recorded); stage the user again to retry.';
 
-/** Marks the message's row FAILED with the text `textOf(row)` gives, from whatever pending status it has. */
+/**
+ * Marks the message's row FAILED with the text `textOf(row)` gives, from whatever pending status it
+ * has. `read` is the row as the caller just read it, so the first try reads nothing; only when
+ * the row changed meanwhile (the conditional write refused) is it read again.
+ */
 async function failPendingRow(
   deps: Pick<ProcessingDeps, 'store' | 'now'>,
   message: ImportMessage,
   textOf: (row: StagedUserRecord) => string,
+  read?: StagedUserRecord,
 ): Promise<'failed' | 'skipped' | 'retry'> {
+  let row = read ?? (await deps.store.get(message.appId, message.id));
   for (let attempt = 0; attempt < 3; attempt++) {
-    const row = await deps.store.get(message.appId, message.id);
+    if (attempt > 0) row = await deps.store.get(message.appId, message.id);
     if (!row || row.status === 'FAILED') return 'skipped';
-    if (await deps.store.fail(message.appId, message.id, row.status, textOf(row), deps.now())) return 'failed';
+    if (await deps.store.fail(row, textOf(row), deps.now())) return 'failed';
   }
   return 'retry';
 }
@@ -327,9 +332,13 @@ async function failPendingRow(
 export async function failExhaustedImport(
   deps: Pick<ProcessingDeps, 'store' | 'now'>,
   message: ImportMessage,
+  read?: StagedUserRecord,
 ): Promise<'failed' | 'skipped' | 'retry'> {
-  return failPendingRow(deps, message, (row) =>
-    row.lastError ? `Import failed after repeated attempts: ${row.lastError}` : RETRIES_EXHAUSTED_MESSAGE,
+  return failPendingRow(
+    deps,
+    message,
+    (row) => (row.lastError ? `Import failed after repeated attempts: ${row.lastError}` : RETRIES_EXHAUSTED_MESSAGE),
+    read,
   );
 }
 
@@ -395,8 +404,9 @@ export function failThrottledImport(
   message: ImportMessage,
   policy: BackpressurePolicy,
   lastError: string,
+  read?: StagedUserRecord,
 ): Promise<'failed' | 'skipped' | 'retry'> {
-  return failPendingRow(deps, message, () => throttledTooLongMessage(policy, lastError));
+  return failPendingRow(deps, message, () => throttledTooLongMessage(policy, lastError), read);
 }
 
 /**
@@ -433,10 +443,13 @@ export async function handleDeadLetter(
   message: ImportMessage,
   history: BackpressureHistory | undefined,
 ): Promise<DeadLetterDecision> {
+  // One read decides, and the FAILED write is conditioned on what it saw (read again only if refused).
   const row = await deps.store.get(message.appId, message.id);
   if (!row || row.status === 'FAILED') return { kind: 'skipped' };
-  if (row.lastErrorKind !== 'backpressure') return { kind: await failExhaustedImport(deps, message) };
+  if (row.lastErrorKind !== 'backpressure') return { kind: await failExhaustedImport(deps, message, row) };
   const plan = planBackpressure(history, deps.now(), deps.policy);
   if (plan.kind === 'later') return { kind: 'requeue', delaySeconds: plan.delaySeconds, history: plan.history };
-  return { kind: await failThrottledImport(deps, message, deps.policy, row.lastError ?? 'none recorded') };
+  return {
+    kind: await failThrottledImport(deps, message, deps.policy, row.lastError ?? 'none recorded', row),
+  };
 }

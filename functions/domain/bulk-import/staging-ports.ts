@@ -71,10 +71,11 @@ export interface StagingStore {
   /** {@link claim} for several rows at once (fewer writes); by id, undefined where `claim` would be. */
   claimMany(appId: string, ids: readonly string[], now: number): Promise<Map<string, StagedUserRecord | undefined>>;
   /**
-   * `from` → FAILED with `message`, its credentials erased in the same write; false when the row
-   * is gone or no longer in `from`.
+   * The row, as the caller read it (`get`, `claim`), → FAILED with `message`, its credentials
+   * erased in the same write; nothing is read again. False when the row is gone, FAILED already,
+   * or no longer in `row.status` (a concurrent change wins: the write is conditioned on it).
    */
-  fail(appId: string, id: string, from: 'NEW' | 'PROCESSING', message: string, now: number): Promise<boolean>;
+  fail(row: StagedUserRecord, message: string, now: number): Promise<boolean>;
   /** Remembers a transient error and its kind (default `error`) on a NEW/PROCESSING row (best effort). */
   noteTransientError(
     appId: string,
@@ -152,6 +153,12 @@ export interface RememberedAnswer {
   readonly body: unknown;
 }
 
+/** Where a DONE record's answer is kept, as the record names it. */
+export interface StoredAnswer {
+  readonly id: string;
+  readonly parts: number;
+}
+
 export type IdempotencyRecord =
   | ({ readonly state: 'RUNNING' } & IdempotencyClaim)
   | {
@@ -159,6 +166,7 @@ export type IdempotencyRecord =
       readonly digest: string;
       readonly generation: string;
       readonly expiresAt: number;
+      readonly answer: StoredAnswer;
     };
 
 /** Requests remembered under an Idempotency-Key, per app (one conditional write claims a key). */
@@ -185,6 +193,9 @@ export interface IdempotencyStore {
     answer: RememberedAnswer,
     expiresAt: number,
   ): Promise<boolean>;
-  /** The answer the DONE record of this key holds (undefined when the key has no DONE record). */
-  answer(appId: string, key: string): Promise<RememberedAnswer | undefined>;
+  /**
+   * The answer the DONE record of this key holds (undefined when the key has no DONE record).
+   * With `stored` (from a DONE record just read by `get`) the record is not read again.
+   */
+  answer(appId: string, key: string, stored?: StoredAnswer): Promise<RememberedAnswer | undefined>;
 }

@@ -25,6 +25,7 @@ import {
   updateItem,
   withRetryPolicy,
 } from '../kit/index.js';
+import { splitCredentials } from './credentials.js';
 import {
   counterShard,
   counterUpdate,
@@ -36,17 +37,17 @@ import {
   stagingMarker,
 } from './rows.js';
 import {
-  clearUserJson,
   DATA_KEY_ATTRIBUTE,
   SEALED_ATTRIBUTE,
   type StagedCredentials,
   UNREADABLE_CREDENTIALS_MESSAGES,
 } from './sealing.js';
 
-const statusIs = (status: StagedStatus) => ({
-  expression: 'attribute_exists(PK) AND #st = :st',
-  names: { '#st': 'status' },
-  values: { ':st': status },
+/** The row exists in `status` (and, with `createdAt`, is the row staged then). */
+const statusIs = (status: StagedStatus, createdAt?: number) => ({
+  expression: `attribute_exists(PK) AND #st = :st${createdAt === undefined ? '' : ' AND #ca = :ca'}`,
+  names: { '#st': 'status', ...(createdAt === undefined ? {} : { '#ca': 'createdAt' }) },
+  values: { ':st': status, ...(createdAt === undefined ? {} : { ':ca': createdAt }) },
 });
 const pendingCondition = {
   expression: 'attribute_exists(PK) AND #st IN (:n, :p)',
@@ -62,9 +63,10 @@ function statusChange(
   from: StagedStatus,
   set: Item,
   remove: readonly string[] = [],
+  createdAt?: number,
 ): TransactItem {
   const update = updateExpression(set);
-  const condition = statusIs(from);
+  const condition = statusIs(from, createdAt);
   const removed = Object.fromEntries(remove.map((name, i) => [`#r${i}`, name]));
   const removal = remove.length > 0 ? ` REMOVE ${Object.keys(removed).join(', ')}` : '';
   return {
@@ -282,7 +284,7 @@ async function opened(
     const row = fromItem(item);
     if (row.status === 'FAILED') return undefined;
     const message = UNREADABLE_CREDENTIALS_MESSAGES[error.reason];
-    const failed = await fail(table, row.appId, row.id, row.status as 'NEW' | 'PROCESSING', message, now);
+    const failed = await fail(table, row, message, now);
     logger.warn('staged credentials cannot be decrypted; the row is FAILED', {
       appId: row.appId,
       id: row.id,
@@ -355,20 +357,16 @@ export async function claimMany(
 }
 
 /**
- * `from` → FAILED with `message`, the credentials erased in the same write: the sealed ones
- * removed, and a row written before credentials were sealed gets its clear JSON without them.
+ * The row → FAILED with `message`, the credentials erased in the same write: the sealed ones
+ * removed, and the clear JSON written again from `row.user` without them (a row written before
+ * credentials were sealed carried them there). `row` is the row as the caller read it: nothing is
+ * read again. The write is conditioned on the row still being in `row.status` and still being
+ * the row staged at `row.createdAt`, so a concurrent status change (or a removal) wins and false
+ * is returned.
  */
-export async function fail(
-  table: Table,
-  appId: string,
-  id: string,
-  from: 'NEW' | 'PROCESSING',
-  message: string,
-  now: number,
-): Promise<boolean> {
-  const item = await getItem(table, stagedRow.key({ appId, id }));
-  if (!item || item.status !== from) return false;
-  const user = clearUserJson(item);
+export async function fail(table: Table, row: StagedUserRecord, message: string, now: number): Promise<boolean> {
+  if (row.status === 'FAILED') return false;
+  const { appId, id, status: from } = row;
   const result = await transact(table, [
     statusChange(
       table,
@@ -379,10 +377,11 @@ export async function fail(
         status: 'FAILED',
         errorMessage: message,
         updatedAt: now,
-        ...(user === item.user ? {} : { user }),
+        user: JSON.stringify(splitCredentials(row.user).user),
         ...moveTo(appId, id, 'FAILED'),
       },
       [SEALED_ATTRIBUTE, DATA_KEY_ATTRIBUTE],
+      row.createdAt,
     ),
     counterUpdate(table, appId, counterShard(id), { [from]: -1, FAILED: 1 }),
   ]);

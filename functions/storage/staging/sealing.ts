@@ -129,8 +129,3 @@ export class StagedCredentials {
     return found;
   }
 }
-
-/** The row's clear user JSON without credentials (a row written before sealing carried them). */
-export function clearUserJson(item: Item): string {
-  return JSON.stringify(splitCredentials(JSON.parse(item.user as string) as ImportUser).user);
-}

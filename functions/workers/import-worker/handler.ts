@@ -5,7 +5,7 @@ import { METRIC } from '#functions/shared/metric-names.js';
 import { recordMetrics } from '#functions/shared/metrics.js';
 import { withinBudget } from '#functions/wiring/budget.js';
 import { processingDeps, returnDeps } from '#functions/wiring/import-worker.js';
-import { configCache } from '#functions/wiring/staged-apps.js';
+import { snapshotCache } from '#functions/wiring/staged-apps.js';
 import { IMPORT_WORKER_RESERVE_SECONDS, WORKERS } from '#functions/workers.js';
 import { returnLater } from '../backpressure.js';
 import { forBatch } from '../sqs-batch.js';
@@ -25,8 +25,9 @@ export function createImportWorker(overrides: Partial<ProcessingDeps> = {}) {
     const remaining = context?.getRemainingTimeInMillis?.() ?? TIMEOUT_MS;
     const deadline = Date.now() + remaining - IMPORT_WORKER_RESERVE_SECONDS * 1000;
     return withinBudget({ deadline, attempts: WORKER_STORAGE_ATTEMPTS }, () => {
-      const configOf = configCache();
-      const deps = processingDeps(overrides, configOf);
+      // Apps are read at most once per invocation, never kept for the next (tenants may change).
+      const apps = snapshotCache();
+      const deps = processingDeps(overrides, apps);
       return forBatch(event, async (messages) => {
         const results = await processStagedUsers(
           deps,
@@ -41,7 +42,7 @@ export function createImportWorker(overrides: Partial<ProcessingDeps> = {}) {
           result.kind === 'backpressure' ? [{ i, error: result.error }] : [],
         );
         const returned = await returnLater(
-          returnDeps(configOf),
+          returnDeps(apps.configOf),
           back.map(({ i, error }) => ({ ...(messages[i] as (typeof messages)[number]), error })),
         );
         const done = results.map((result, i) => {
