@@ -29,7 +29,7 @@ export function perApp<T>(load: (appId: string) => Promise<T>): (appId: string) 
 
 /** The app's effective configuration (its public tenant over the base); undefined when the app is gone. */
 export async function loadAppConfig(appId: string): Promise<EffectiveConfig | undefined> {
-  const [base, app] = await Promise.all([getBaseConfig(), tenantStore.getTenant(appId, 'public')]);
+  const [base, app] = await Promise.all([getBaseConfig(), tenantStore.getTenant(appId, PUBLIC)]);
   return app ? resolveEffectiveConfig(base, app.coreConfig, undefined, appId) : undefined;
 }
 
