@@ -25,8 +25,10 @@ export interface RouteAccess {
   /** DescribeTable on the app tables: checking the table an app's `dynamodb_table_name` names. */
   readonly describeTables?: true;
   /**
-   * Session and signing-key items (docs/sessions.md): only functions that say so may touch them;
-   * the stack denies every other function those partitions (`dynamodb:LeadingKeys`).
+   * Touches session and signing-key items (docs/sessions.md "Least privilege"). IAM cannot fence
+   * those partitions off from the other functions without also catching user ids that contain the
+   * same words, so this is a declaration the manifest test holds to the session routes, app
+   * removal and user removal, not an IAM grant.
    */
   readonly sessions?: true;
 }
