@@ -58,6 +58,12 @@ async function update(body: Record<string, unknown>, headers: Record<string, str
   return res;
 }
 
+/** The password hash of a USER item's first login method. */
+function storedHash(item: Record<string, unknown> | undefined): string {
+  const methods = (item?.loginMethods ?? []) as { passwordHash?: string }[];
+  return methods[0]?.passwordHash ?? '';
+}
+
 async function getUser(userId: string) {
   const res = await call('GET', `${base()}/user/id?userId=${encodeURIComponent(userId)}`);
   expect(res.status, res.text).toBe(200);
@@ -231,7 +237,7 @@ describe('PUT /recipe/user', () => {
     const stored = (await appItems(appId)).find(
       (i) => i.entityType === 'USER' && JSON.stringify(i).includes('flow@example.com'),
     );
-    const hash = (stored?.loginMethods as { passwordHash: string }[])[0]?.passwordHash ?? '';
+    const hash = storedHash(stored);
     SECRETS.push(hash);
     expect(hash).toMatch(/^\$2a\$04\$/);
   });
@@ -248,7 +254,7 @@ describe('PUT /recipe/user', () => {
     });
     expect(res.json).toEqual({ status: 'OK' });
     const user = (await appItems(argonApp)).find((i) => i.entityType === 'USER');
-    const hash = (user?.loginMethods as { passwordHash: string }[])[0]?.passwordHash ?? '';
+    const hash = storedHash(user);
     SECRETS.push(hash);
     expect(hash).toMatch(/^\$argon2id\$v=19\$m=1024,t=1,p=1\$/);
     expect((await signIn(argonApp, 'argon@example.com', NEW_PASSWORD)).json.status).toBe('OK');
