@@ -115,6 +115,17 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('userid-map-get', 'GET', '/recipe/userid/map', READ),
   route('userid-map-create', 'POST', '/recipe/userid/map', WRITE),
 
+  // Password reset, account updates, email verification (docs/password-reset-and-verification.md)
+  route('password-reset-token', 'POST', '/recipe/user/password/reset/token', WRITE),
+  route('password-reset-token-consume', 'POST', '/recipe/user/password/reset/token/consume', WRITE),
+  // Hashes a new password with the app's algorithm.
+  route('recipe-user-put', 'PUT', '/recipe/user', WRITE, { memoryMb: HASHING_MEMORY }),
+  route('email-verify-token', 'POST', '/recipe/user/email/verify/token', WRITE),
+  route('email-verify', 'POST', '/recipe/user/email/verify', WRITE),
+  route('email-verify-get', 'GET', '/recipe/user/email/verify', READ),
+  route('email-verify-token-remove', 'POST', '/recipe/user/email/verify/token/remove', WRITE),
+  route('email-verify-remove', 'POST', '/recipe/user/email/verify/remove', WRITE),
+
   // Bulk import: staging and status (spec §4.3–§4.6); the import itself runs in functions/workers.ts
   route('bulk-import-users-add', 'POST', '/bulk-import/users', STAGE, { timeoutSeconds: 29, memoryMb: HASHING_MEMORY }),
   route('bulk-import-users-list', 'GET', '/bulk-import/users', READ),

@@ -275,16 +275,16 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
     type: 'long',
     level: 'tenant',
     default: 3600000,
-    description: `Password reset token lifetime in milliseconds. ${INERT}`,
-    inert: true,
+    description:
+      'Password reset token lifetime in milliseconds (> 0), of the tenant that creates the token (see docs/password-reset-and-verification.md).',
   },
   {
     key: 'email_verification_token_lifetime',
     type: 'long',
     level: 'tenant',
     default: 86400000,
-    description: `Email verification token lifetime in milliseconds. ${INERT}`,
-    inert: true,
+    description:
+      'Email verification token lifetime in milliseconds (> 0), of the tenant that creates the token (see docs/password-reset-and-verification.md).',
   },
   {
     key: 'passwordless_max_code_input_attempts',

@@ -92,7 +92,8 @@ function atLeast(config: TypedConfig, key: string, floor: number, message: strin
 
 /**
  * Value rules over a complete (layered) config, in this fixed order; the first failing rule wins.
- * The first six are the reference core's rules and messages; the rest are this core's own
+ * The first eight are the reference core's rules and messages (its lifetime rules refuse 0 with
+ * the text `must be >= 0`); the rest are this core's own
  * (they keep hashing and CDI handling from failing at request time).
  */
 const VALUE_RULES: readonly ((config: TypedConfig) => string | undefined)[] = [
@@ -124,6 +125,8 @@ const VALUE_RULES: readonly ((config: TypedConfig) => string | undefined)[] = [
       : undefined;
   },
   (c) => apiKeysProblem(stringOf(c, 'api_keys')),
+  (c) => atLeast(c, 'password_reset_token_lifetime', 1, "'password_reset_token_lifetime' must be >= 0"),
+  (c) => atLeast(c, 'email_verification_token_lifetime', 1, "'email_verification_token_lifetime' must be >= 0"),
   // ── this core's own rules ──
   (c) =>
     atLeast(

@@ -4,6 +4,7 @@
  * GSI3 user-data shards (app deletion, including ids that never became users).
  */
 
+import { isAccountDataSortKey, tokenLookupKeyOf } from './keys/accounts.js';
 import { METADATA_SK, USER_DATA_SHARDS, userDataIndexPartition, userPartition } from './keys/metadata.js';
 import { ROLE_SORT_PREFIX } from './keys/roles.js';
 import { TOTP_SORT_PREFIX } from './keys/totp.js';
@@ -25,9 +26,21 @@ async function userDataKeys(table: Table, appId: string, userId: string): Promis
     { pk: userPartition(appId, userId) },
     { attributes: ['PK', 'SK'], consistent: true },
   );
+  // Also the id's password-reset and email-verification tokens (each with its lookup item under
+  // the token's hash) and its verified emails (keys/accounts.ts).
   return items
     .map((item) => ({ PK: item.PK as string, SK: item.SK as string }))
-    .filter(({ SK }) => SK === METADATA_SK || SK.startsWith(ROLE_SORT_PREFIX) || SK.startsWith(TOTP_SORT_PREFIX));
+    .filter(
+      ({ SK }) =>
+        SK === METADATA_SK ||
+        SK.startsWith(ROLE_SORT_PREFIX) ||
+        SK.startsWith(TOTP_SORT_PREFIX) ||
+        isAccountDataSortKey(SK),
+    )
+    .flatMap((key) => {
+      const lookup = tokenLookupKeyOf(appId, key.SK);
+      return lookup ? [lookup, key] : [key];
+    });
 }
 
 /**

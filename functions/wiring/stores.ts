@@ -4,11 +4,13 @@
  * take, one accessor per store, so a function's bundle carries only the stores it uses; nothing
  * else builds a store.
  */
+import type { AccountTokenStore } from '#functions/domain/accounts/ports.js';
 import type { IdempotencyStore, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import type { MetadataStore } from '#functions/domain/metadata/ports.js';
 import type { RoleStore } from '#functions/domain/roles/ports.js';
 import type { TotpStore } from '#functions/domain/totp/ports.js';
 import type { UserStore } from '#functions/domain/users/ports.js';
+import { createAccountTokenStore } from '#functions/storage/account-tokens.js';
 import { createIdempotencyStore } from '#functions/storage/idempotency-store.js';
 import type { Table } from '#functions/storage/kit/index.js';
 import { createMetadataStore } from '#functions/storage/metadata-store.js';
@@ -28,6 +30,8 @@ export interface AppStores {
   readonly roles: RoleStore;
   readonly metadata: MetadataStore;
   readonly totp: TotpStore;
+  /** Password-reset and email-verification tokens, verified emails. */
+  readonly accountTokens: AccountTokenStore;
 }
 
 /** Built stores by kind and table name. */
@@ -51,6 +55,8 @@ export const idempotencyStoreOf = (table: Table): IdempotencyStore =>
 export const roleStoreOf = (table: Table): RoleStore => kept('roles', table, createRoleStore);
 export const metadataStoreOf = (table: Table): MetadataStore => kept('metadata', table, createMetadataStore);
 export const totpStoreOf = (table: Table): TotpStore => kept('totp', table, createTotpStore);
+export const accountTokenStoreOf = (table: Table): AccountTokenStore =>
+  kept('accountTokens', table, createAccountTokenStore);
 
 /** Every store of an app's table at once (the tests and the bench; routes take only theirs). */
 export const storesOf = (table: Table): AppStores => ({
@@ -60,6 +66,7 @@ export const storesOf = (table: Table): AppStores => ({
   roles: roleStoreOf(table),
   metadata: metadataStoreOf(table),
   totp: totpStoreOf(table),
+  accountTokens: accountTokenStoreOf(table),
 });
 
 /** Apps and tenants: always the base table. */

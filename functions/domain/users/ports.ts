@@ -2,6 +2,7 @@
  * What the users and import use cases need from storage. Storage reports a failed write as the
  * list of entities whose condition failed, so the domain can word the reference's messages.
  */
+import type { AccountWrites } from '../accounts/ports.js';
 import type { UserRecord } from './model.js';
 
 /** One thing a user write touches; a failed conditional write is reported as its entity. */
@@ -19,6 +20,10 @@ export type WriteEntity =
   | { readonly kind: 'totpDevice'; readonly deviceName: string }
   /** A staged row the write was to delete (see {@link CompanionWrites}) is no longer PROCESSING. */
   | { readonly kind: 'stagedRow'; readonly id: string }
+  /** The one-time token the write consumes (see {@link CompanionWrites}) is gone: used or revoked. */
+  | { readonly kind: 'oneTimeToken' }
+  /** A verified-email item is not in the state the write was decided on. */
+  | { readonly kind: 'verifiedEmail' }
   | { readonly kind: 'internal' };
 
 /** An account info of a non-primary login method that no primary user may hold in that tenant. */
@@ -59,6 +64,8 @@ export interface CompanionWrites {
    * counter share, and the whole write fails (`stagedRow`) if one is no longer PROCESSING.
    */
   readonly importedStagedRows?: readonly string[];
+  /** Token consumption and verified-email items (password reset, email verification). */
+  readonly account?: AccountWrites;
 }
 
 /**

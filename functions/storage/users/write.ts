@@ -8,6 +8,7 @@
  * The write is built once, plan by plan (`add`), and its action count is read from what was built.
  * Metadata merges need a read, so they are composed at commit time (one action per plan, counted).
  */
+import type { AccountWrites } from '#functions/domain/accounts/ports.js';
 import type {
   CompanionWrites,
   UserWrite,
@@ -15,6 +16,7 @@ import type {
   WriteEntity,
   WriteResult,
 } from '#functions/domain/users/ports.js';
+import { accountWriteActionCount, accountWriteActions } from '../account-tokens.js';
 import { LINK_SK, USER_SK, userPartition } from '../keys/users.js';
 import { type Key, keyString, type Table, type TransactItem, transact } from '../kit/index.js';
 import { metadataMergeWrite } from '../metadata-store.js';
@@ -39,6 +41,8 @@ interface State {
   metadataUsers: Set<string>;
   plans: UserWritePlan[];
   stagedRows: { id: string; plan: number }[];
+  /** Companion account writes (token consumption, verified emails), by plan. */
+  account: { writes: AccountWrites; plan: number }[];
 }
 
 const sameContent = (a: DerivedItem, b: DerivedItem) => JSON.stringify(a.item) === JSON.stringify(b.item);
@@ -51,6 +55,7 @@ const copy = (s: State): State => ({
   metadataUsers: new Set(s.metadataUsers),
   plans: [...s.plans],
   stagedRows: [...s.stagedRows],
+  account: [...s.account],
 });
 
 export class DynamoUserWrite implements UserWrite {
@@ -62,6 +67,7 @@ export class DynamoUserWrite implements UserWrite {
     metadataUsers: new Set(),
     plans: [],
     stagedRows: [],
+    account: [],
   };
 
   constructor(
@@ -75,7 +81,8 @@ export class DynamoUserWrite implements UserWrite {
       s.actions.length +
       this.counterUpdates().length +
       (s.stagedRows.length > 0 ? s.stagedRows.length + 1 : 0) +
-      s.plans.filter((p) => p.metadata).length
+      s.plans.filter((p) => p.metadata).length +
+      s.account.reduce((n, a) => n + accountWriteActionCount(a.writes), 0)
     );
   }
 
@@ -192,6 +199,7 @@ export class DynamoUserWrite implements UserWrite {
       s.metadataUsers.add(plan.metadata.userId);
     }
     for (const id of companions?.importedStagedRows ?? []) s.stagedRows.push({ id, plan: planIndex });
+    if (companions?.account) s.account.push({ writes: companions.account, plan: planIndex });
   }
 
   /**
@@ -236,7 +244,11 @@ export class DynamoUserWrite implements UserWrite {
     readonly hasCompanions: boolean;
   } {
     const s = this.state;
-    return { actions: s.actions, duplicates: s.duplicates, hasCompanions: s.stagedRows.length > 0 };
+    return {
+      actions: s.actions,
+      duplicates: s.duplicates,
+      hasCompanions: s.stagedRows.length > 0 || s.account.length > 0,
+    };
   }
 
   /** Commits the write: metadata merges are read now (a retry after their guard failed reads again). */
@@ -260,6 +272,11 @@ export class DynamoUserWrite implements UserWrite {
           : { entity: { kind: 'internal' }, item, plan: undefined },
       );
     });
+    for (const { writes, plan } of s.account) {
+      for (const { item, entity } of accountWriteActions(this.table, this.appId, writes)) {
+        actions.push({ entity, item, plan });
+      }
+    }
     // One read per user with metadata, all at once: a group of users is one round trip, not one each.
     const merges = await Promise.all(
       [...s.plans.entries()].flatMap(([planIndex, plan]) =>
