@@ -100,6 +100,14 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('userid-map-get', 'GET', '/recipe/userid/map', READ),
   route('userid-map-create', 'POST', '/recipe/userid/map', WRITE),
 
+  // Third-party sign-in-up and account linking (docs/thirdparty-and-account-linking.md)
+  route('thirdparty-signinup', 'POST', '/recipe/signinup', WRITE),
+  route('accountlinking-primary-check', 'GET', '/recipe/accountlinking/user/primary/check', READ),
+  route('accountlinking-primary', 'POST', '/recipe/accountlinking/user/primary', WRITE),
+  route('accountlinking-link-check', 'GET', '/recipe/accountlinking/user/link/check', READ),
+  route('accountlinking-link', 'POST', '/recipe/accountlinking/user/link', WRITE),
+  route('accountlinking-unlink', 'POST', '/recipe/accountlinking/user/unlink', WRITE),
+
   // Bulk import: staging and status (spec §4.3–§4.6); the import itself runs in functions/workers.ts
   route('bulk-import-users-add', 'POST', '/bulk-import/users', STAGE, { timeoutSeconds: 29, memoryMb: HASHING_MEMORY }),
   route('bulk-import-users-list', 'GET', '/bulk-import/users', READ),

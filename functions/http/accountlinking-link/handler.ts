@@ -1,0 +1,16 @@
+import { linkAccounts } from '#functions/domain/accountlinking/service.js';
+import { httpHandler, ok } from '#functions/http/pipeline.js';
+import { requiredString } from '#functions/shared/input.js';
+import { linkingTarget } from '#functions/wiring/accountlinking.js';
+import { usersDeps } from '#functions/wiring/users.js';
+
+/** `POST /recipe/accountlinking/user/link` `{recipeUserId, primaryUserId}` → `{status:"OK", accountsAlreadyLinked, user}` or why not. */
+export const handler = httpHandler({
+  route: { id: 'accountlinking-link', scope: 'app', exists: 'after-input' },
+  input: ({ body = {} }) => ({
+    recipeUserId: requiredString(body, 'recipeUserId'),
+    primaryUserId: requiredString(body, 'primaryUserId'),
+  }),
+  run: async (input, { appId, config }) =>
+    ok(await linkAccounts(usersDeps(config), linkingTarget(appId, config), input)),
+});
