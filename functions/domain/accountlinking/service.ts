@@ -22,6 +22,7 @@ import type { UserWritePlan } from '#functions/domain/users/ports.js';
 import { resolveUser, type UsersDeps } from '#functions/domain/users/service.js';
 import { writePlan } from '#functions/domain/users/write.js';
 import { BackpressureError, BadRequestError, CoreHttpError } from '#functions/shared/errors.js';
+import { ID_LIMITS } from '#functions/shared/id-limits.js';
 import {
   type AccountInfoCheck,
   accountInfoChecks,
@@ -101,9 +102,12 @@ export interface UnlinkAnswer {
   wasLinked: boolean;
 }
 
+/** No user id or external id is longer: a longer one names nobody (and could not be part of a key). */
+const LONGEST_ID = Math.max(ID_LIMITS.userId, ID_LIMITS.externalUserId);
+
 /** The user a recipe user id (or its external id) belongs to; 400 `Unknown user ID provided` if none. */
 async function known(deps: UsersDeps, appId: string, id: string) {
-  const found = await resolveUser(deps, appId, id);
+  const found = id.length > LONGEST_ID ? undefined : await resolveUser(deps, appId, id);
   if (!found) throw new BadRequestError(UNKNOWN_USER_MESSAGE);
   return found;
 }
