@@ -30,6 +30,7 @@ import { hashBoundsRun } from './measurements/hash-bounds.js';
 import { memoryRun } from './measurements/memory.js';
 import { commandVsDirect, conversionRun } from './measurements/migrate-command.js';
 import { hashingPool, plainImportRun, runtimeBcryptCost } from './measurements/plain-import.js';
+import { prepareSessions, recordSessionUnits, sessionsRun } from './measurements/sessions.js';
 import { hashFormats, prepareSignIn, signInRun } from './measurements/signin.js';
 import { recordUpgrade, upgradeLatencyRun } from './measurements/signin-upgrade.js';
 import { stageAndImport } from './measurements/staging-import.js';
@@ -39,7 +40,7 @@ const quick = args.has('--quick');
 const onlyArg = process.argv.slice(2).find((a) => a.startsWith('--only='));
 const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : undefined;
 /** Whether measurement `n` runs (`--only=1` and `--only=2` both mean the staging + import pair). */
-const want = (n: 1 | 3 | 4 | 6 | 7 | 8 | 9) => !only || only.has(String(n)) || (n === 1 && only.has('2'));
+const want = (n: 1 | 3 | 4 | 6 | 7 | 8 | 9 | 10) => !only || only.has(String(n)) || (n === 1 && only.has('2'));
 const SIZES = quick
   ? {
       stageUsers: 200,
@@ -224,6 +225,38 @@ async function main(): Promise<void> {
       } finally {
         await pool.close();
       }
+    }
+
+    // 10. Sessions: sign-in + session creation vs sign-in alone, refresh vs /hello; units per step.
+    if (want(10)) {
+      log('10. sessions: sign-in with a session, refresh');
+      const target = await prepareSessions(runtime);
+      const sessionRuns = await measure(
+        'sessions',
+        plan,
+        () => sessionsRun(runtime, target, SIZES.signInRequests),
+        log,
+      );
+      for (const [metric, unit] of [
+        ['signInP50', 'ms'],
+        ['signInP99', 'ms'],
+        ['signInWithSessionP50', 'ms'],
+        ['signInWithSessionP99', 'ms'],
+        ['sessionRatioP50', '×'],
+        ['refreshP50', 'ms'],
+        ['refreshP99', 'ms'],
+        ['helloP50', 'ms'],
+        ['refreshRatioP50', '×'],
+      ] as const) {
+        rows.push({ measurement: '10. Sessions', metric, unit, summary: sessionRuns[metric] as never });
+      }
+      const sessionUnits = await recordSessionUnits(runtime, inProcess);
+      for (const [name, u] of Object.entries(sessionUnits)) {
+        log(
+          `  ${name}: ${u.writeUnits} WRU (${u.tableWriteUnits} table + ${u.indexWriteUnits} index), ${u.readUnits} RRU; ${u.calls.join(', ')}`,
+        );
+      }
+      results.sessions = { requestsPerRun: SIZES.signInRequests, runs: sessionRuns, units: sessionUnits };
     }
 
     // 4. Sign-in per hash format vs bare verify.

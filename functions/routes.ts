@@ -11,10 +11,11 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'ANY';
 /**
  * What a function may do with credentials at rest (the stack's credentials KMS key, README
  * "Credentials at rest"): `seal` = new data keys (GenerateDataKey) for what it writes — staged
- * rows, app secrets; `open` = unwrap them (Decrypt) to read them back. Neither: the function never
- * sees a credential the table holds.
+ * rows, app secrets; `open` = unwrap them (Decrypt) to read them back; `seal-open` = both (the
+ * routes that sign tokens: they open the app's private signing keys and create the next one when
+ * a key is due, docs/sessions.md). Neither: the function never sees a credential the table holds.
  */
-export type CredentialsAccess = 'seal' | 'open';
+export type CredentialsAccess = 'seal' | 'open' | 'seal-open';
 
 /** What a route's function may touch; the stack derives its IAM grants from this. */
 export interface RouteAccess {
@@ -23,6 +24,13 @@ export interface RouteAccess {
   readonly credentials?: CredentialsAccess;
   /** DescribeTable on the app tables: checking the table an app's `dynamodb_table_name` names. */
   readonly describeTables?: true;
+  /**
+   * Touches session and signing-key items (docs/sessions.md "Least privilege"). IAM cannot fence
+   * those partitions off from the other functions without also catching user ids that contain the
+   * same words, so this is a declaration the manifest test holds to the session routes, app
+   * removal and user removal, not an IAM grant.
+   */
+  readonly sessions?: true;
 }
 
 export interface RouteDefinition {
@@ -61,6 +69,12 @@ const CONFIG_WRITE = { table: 'write', credentials: 'seal' } as const;
 /** An app's record: also checks the table its `dynamodb_table_name` names. */
 const APP_WRITE = { ...CONFIG_WRITE, describeTables: true } as const;
 const STAGE = { table: 'write', queue: 'send', credentials: 'seal' } as const;
+/** Reads sessions or public signing keys. */
+const SESSION_READ = { table: 'read', sessions: true } as const;
+/** Writes sessions (revocation, session data) without signing. */
+const SESSION_WRITE = { table: 'write', sessions: true } as const;
+/** Signs tokens: opens the app's private signing keys and seals the next one when a key is due. */
+const SIGN = { table: 'write', sessions: true, credentials: 'seal-open' } as const;
 /** 1,769 MB is one full vCPU on Lambda: password hashing is CPU-bound. */
 const HASHING_MEMORY = 1769;
 
@@ -73,7 +87,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('app-put', 'PUT', '/recipe/multitenancy/app', APP_WRITE),
   route('app-list-v2', 'GET', '/recipe/multitenancy/app/list/v2', READ),
   route('app-list', 'GET', '/recipe/multitenancy/app/list', READ),
-  route('app-remove', 'POST', '/recipe/multitenancy/app/remove', WRITE, { timeoutSeconds: 29 }),
+  route('app-remove', 'POST', '/recipe/multitenancy/app/remove', SESSION_WRITE, { timeoutSeconds: 29 }),
 
   // Tenants (spec §2)
   route('tenant-put-v2', 'PUT', '/recipe/multitenancy/tenant/v2', CONFIG_WRITE),
@@ -93,7 +107,8 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('signin', 'POST', '/recipe/signin', { table: 'write', credentials: 'open' }, { memoryMb: HASHING_MEMORY }),
   route('signup', 'POST', '/recipe/signup', WRITE, { memoryMb: HASHING_MEMORY }),
   route('user-get', 'GET', '/user/id', READ),
-  route('user-remove', 'POST', '/user/remove', WRITE, { timeoutSeconds: 29 }),
+  // Also revokes the removed user ids' sessions.
+  route('user-remove', 'POST', '/user/remove', SESSION_WRITE, { timeoutSeconds: 29 }),
   route('users-list', 'GET', '/users', READ),
   route('users-count', 'GET', '/users/count', READ),
   route('users-by-accountinfo', 'GET', '/users/by-accountinfo', READ),
@@ -127,6 +142,20 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('metadata-put', 'PUT', '/recipe/user/metadata', WRITE),
   route('metadata-remove', 'POST', '/recipe/user/metadata/remove', WRITE),
   route('totp-devices-list', 'GET', '/recipe/totp/device/list', READ),
+
+  // Sessions, signing keys and JWTs (docs/sessions.md)
+  route('session-create', 'POST', '/recipe/session', SIGN),
+  route('session-verify', 'POST', '/recipe/session/verify', SIGN),
+  route('session-refresh', 'POST', '/recipe/session/refresh', SIGN),
+  route('session-regenerate', 'POST', '/recipe/session/regenerate', SIGN),
+  route('session-get', 'GET', '/recipe/session', SESSION_READ),
+  route('session-user', 'GET', '/recipe/session/user', SESSION_READ),
+  route('session-remove', 'POST', '/recipe/session/remove', SESSION_WRITE),
+  route('session-data-put', 'PUT', '/recipe/session/data', SESSION_WRITE),
+  route('jwt-data-put', 'PUT', '/recipe/jwt/data', SESSION_WRITE),
+  route('jwks-public', 'GET', '/.well-known/jwks.json', SESSION_READ),
+  route('jwt-jwks', 'GET', '/recipe/jwt/jwks', SESSION_READ),
+  route('jwt-create', 'POST', '/recipe/jwt', SIGN),
 ];
 
 /**

@@ -92,12 +92,23 @@ export interface EffectiveConfig {
   readonly appTableName: string | undefined;
   readonly maxCdiVersion: string | undefined;
   readonly minCdiVersion: string | undefined;
+  /** Sessions and signing keys (docs/sessions.md). */
+  readonly sessions: SessionSettings;
   readonly bulkMigration: {
     readonly parallelism: number;
     readonly batchSize: number;
     /** undefined = no pause between rounds. */
     readonly sleepBetweenRoundsMs: number | undefined;
   };
+}
+
+/** The session and signing-key keys of an app, in milliseconds. */
+export interface SessionSettings {
+  readonly accessTokenValidityMs: number;
+  readonly refreshTokenValidityMs: number;
+  readonly accessTokenBlacklisting: boolean;
+  readonly signingKeyDynamic: boolean;
+  readonly dynamicKeyUpdateIntervalMs: number;
 }
 
 /**
@@ -142,6 +153,13 @@ export function resolveEffectiveConfig(
     appTableName: str('dynamodb_table_name'),
     maxCdiVersion: str('supertokens_max_cdi_version'),
     minCdiVersion: str('supertokens_min_cdi_version'),
+    sessions: {
+      accessTokenValidityMs: num('access_token_validity', 3600) * 1000,
+      refreshTokenValidityMs: Math.floor(num('refresh_token_validity', 144000) * 60_000),
+      accessTokenBlacklisting: layered.get('access_token_blacklisting') === true,
+      signingKeyDynamic: layered.get('access_token_signing_key_dynamic') !== false,
+      dynamicKeyUpdateIntervalMs: Math.floor(num('access_token_dynamic_signing_key_update_interval', 168) * 3_600_000),
+    },
     bulkMigration: {
       parallelism: num('bulk_migration_parallelism', availableParallelism()),
       batchSize: num('bulk_migration_batch_size', 8000),

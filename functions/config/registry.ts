@@ -139,23 +139,24 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
     type: 'long',
     level: 'app',
     default: 3600,
-    description: 'Access token lifetime in seconds (1 … 86400000).',
+    description:
+      'Access token lifetime in seconds (1 … 86400000): the `exp` of every access token the core signs (see docs/sessions.md).',
   },
   {
     key: 'access_token_blacklisting',
     type: 'boolean',
     level: 'app',
     default: false,
-    description: `Check every access token against the session store. ${INERT}`,
-    inert: true,
+    description:
+      'Whether `POST /recipe/session/verify` reads the session (a revoked session is refused at once) when a CDI < 2.21 caller does not say `checkDatabase`; CDI ≥ 2.21 callers (the SDK) choose per call.',
   },
   {
     key: 'refresh_token_validity',
     type: 'double',
     level: 'app',
     default: 144000,
-    description: `Refresh token lifetime in minutes; must exceed the access token lifetime. ${INERT}`,
-    inert: true,
+    description:
+      'Refresh token lifetime in minutes; must exceed the access token lifetime. A session expires (and its item is removed by DynamoDB TTL) this long after its last refresh.',
   },
   {
     key: 'refresh_token_rotation_grace_period',
@@ -178,16 +179,16 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
     type: 'boolean',
     level: 'app',
     default: true,
-    description: `Sign access tokens with rotating keys. ${INERT}`,
-    inert: true,
+    description:
+      'Sign access tokens with the rotating (`d-…`) keys rather than the static (`s-…`) key when a CDI < 2.21 caller does not say `useDynamicSigningKey`; the SDK chooses per call.',
   },
   {
     key: 'access_token_dynamic_signing_key_update_interval',
     type: 'double',
     level: 'app',
     default: 168,
-    description: `Rotation interval of dynamic signing keys in hours. ${INERT}`,
-    inert: true,
+    description:
+      'Rotation interval of dynamic signing keys in hours (> 0): a new `d-…` key signs after this long; old public keys stay in the JWKS until the tokens they signed have expired.',
   },
   {
     key: 'access_token_signing_key_update_interval',
@@ -196,7 +197,6 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
     default: null,
     aliasOf: 'access_token_dynamic_signing_key_update_interval',
     description: 'Old name of `access_token_dynamic_signing_key_update_interval`.',
-    inert: true,
   },
   {
     key: 'disable_telemetry',

@@ -109,6 +109,12 @@ const VALUE_RULES: readonly ((config: TypedConfig) => string | undefined)[] = [
       ? "'refresh_token_validity' must be strictly greater than 'access_token_validity'."
       : undefined;
   },
+  (c) => {
+    const interval = numberOf(c, 'access_token_dynamic_signing_key_update_interval');
+    return interval !== undefined && !(interval > 0)
+      ? "'access_token_dynamic_signing_key_update_interval' must be greater than 0 hours."
+      : undefined;
+  },
   (c) => atLeast(c, 'bulk_migration_parallelism', 1, 'Provided bulk_migration_parallelism must be >= 1'),
   (c) => atLeast(c, 'bulk_migration_batch_size', 1, 'Provided bulk_migration_batch_size must be >= 1'),
   (c) => {

@@ -8,6 +8,7 @@ import { purgeAppIdempotency } from './idempotency-store.js';
 import { appPartition, tenantSortKey } from './keys/apps.js';
 import { USER_DATA_SHARDS, userDataIndexPartition } from './keys/metadata.js';
 import { ROLE_SORT_PREFIX } from './keys/roles.js';
+import { signingKeysPartition } from './keys/sessions.js';
 import { appUsersIndexPartition, USER_COUNTER_SHARDS } from './keys/users.js';
 import {
   allShards,
@@ -34,8 +35,10 @@ const PURGERS: readonly ((table: Table, appId: string) => Promise<void>)[] = [
   // tenant, which the caller deletes last so an interrupted deletion can be finished by calling
   // remove again.
   purgeAppPartition,
-  // Metadata, role assignments and TOTP devices of every user id (users or not): GSI3 shards.
+  // Metadata, role assignments, TOTP devices and sessions of every user id (users or not): GSI3 shards.
   purgeAppUserData,
+  // The app's signing keys and refresh-token key (one partition).
+  purgeAppSigningKeys,
   // Users with their account-info, tenant, link and mapping items (GSI2 shards), then the counters.
   purgeAppUsers,
   // Staged bulk-import users (GSI1 status shards) and their counters.
@@ -50,6 +53,12 @@ async function purgeAppPartition(table: Table, appId: string): Promise<void> {
       table,
       (page as Key[]).filter((item) => item.SK !== tenantSortKey(PUBLIC)),
     );
+  }
+}
+
+async function purgeAppSigningKeys(table: Table, appId: string): Promise<void> {
+  for await (const page of queryPages(table, { pk: signingKeysPartition(appId) }, { attributes: ['PK', 'SK'] })) {
+    await batchDeleteAll(table, page as Key[]);
   }
 }
 
@@ -98,7 +107,11 @@ const HOLDINGS: readonly { kind: string; holds: (table: Table, appId: string) =>
     holds: (table, appId) => anyIn(table, { pk: appPartition(appId), sk: { beginsWith: ROLE_SORT_PREFIX } }),
   },
   {
-    kind: 'user data (metadata, role assignments, TOTP devices)',
+    kind: 'signing keys',
+    holds: (table, appId) => anyIn(table, { pk: signingKeysPartition(appId) }),
+  },
+  {
+    kind: 'user data (metadata, role assignments, TOTP devices, sessions)',
     holds: (table, appId) =>
       anyInShards(
         table,

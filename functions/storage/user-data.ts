@@ -1,6 +1,6 @@
 /**
  * Everything kept about a user id besides the user itself — metadata, role assignments, TOTP
- * devices — found together: by the id's partition (a user removal) or, for a whole app, by the
+ * devices, sessions (storage/sessions/session-store.ts) — found together: by the id's partition (a user removal) or, for a whole app, by the
  * GSI3 user-data shards (app deletion, including ids that never became users).
  */
 
@@ -16,6 +16,7 @@ import {
   type Table,
   type TransactItem,
 } from './kit/index.js';
+import { purgeUserSessions } from './sessions/session-store.js';
 
 /** Keys of the user-data items of one id: metadata, role assignments (all tenants), TOTP devices. */
 async function userDataKeys(table: Table, appId: string, userId: string): Promise<Key[]> {
@@ -38,9 +39,10 @@ export async function userDataDeletes(table: Table, appId: string, userId: strin
   return (await userDataKeys(table, appId, userId)).map((Key) => ({ Delete: { TableName: table.name, Key } }));
 }
 
-/** Deletes metadata, role assignments and TOTP devices of `userId` (batched, not atomic). */
+/** Deletes metadata, role assignments, TOTP devices and sessions of `userId` (batched, not atomic). */
 export async function purgeUserData(table: Table, appId: string, userId: string): Promise<void> {
   await batchDeleteAll(table, await userDataKeys(table, appId, userId));
+  await purgeUserSessions(table, appId, userId);
 }
 
 /** App-deletion purger: every user-data item of the app, by Query on each GSI3 shard. */

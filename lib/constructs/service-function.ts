@@ -41,10 +41,14 @@ export const TABLE_ACTIONS = {
   ],
 } as const;
 
-/** The one KMS action of each credentials access (routes.ts `access.credentials`). */
-export const CREDENTIALS_ACTIONS = { seal: 'kms:GenerateDataKey', open: 'kms:Decrypt' } as const;
+/** The KMS actions of each credentials access (routes.ts `access.credentials`). */
+export const CREDENTIALS_ACTIONS = {
+  seal: ['kms:GenerateDataKey'],
+  open: ['kms:Decrypt'],
+  'seal-open': ['kms:GenerateDataKey', 'kms:Decrypt'],
+} as const;
 /** The encryption-context purposes data keys are made for (KeyContext in functions/domain/credentials/ports.ts). */
-export const CREDENTIAL_PURPOSES = ['staged-credentials', 'app-secret'] as const;
+export const CREDENTIAL_PURPOSES = ['staged-credentials', 'app-secret', 'signing-key'] as const;
 
 /**
  * Makes CommonJS dependencies work inside the ESM bundle: esbuild's `require` shim calls the
@@ -285,7 +289,7 @@ export class ServiceFunction extends NodejsFunction {
   bindCredentials(key: IKey, access: CredentialsAccess): this {
     this.addToRolePolicy(
       new PolicyStatement({
-        actions: [CREDENTIALS_ACTIONS[access]],
+        actions: [...CREDENTIALS_ACTIONS[access]],
         resources: [key.keyArn],
         conditions: {
           StringEquals: { 'kms:EncryptionContext:purpose': [...CREDENTIAL_PURPOSES] },

@@ -10,8 +10,11 @@
  * key's wrapping. A wrapped key given another context does not unwrap. Always names the app.
  */
 export interface KeyContext {
-  /** What the key seals: `staged-credentials` (bulk-import rows) or `app-secret` (coreConfig values). */
-  readonly purpose: 'staged-credentials' | 'app-secret';
+  /**
+   * What the key seals: `staged-credentials` (bulk-import rows), `app-secret` (coreConfig values) or
+   * `signing-key` (the private parts of an app's token signing keys, docs/sessions.md).
+   */
+  readonly purpose: 'staged-credentials' | 'app-secret' | 'signing-key';
   readonly appId: string;
 }
 
