@@ -120,8 +120,9 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('accountlinking-primary-check', 'GET', '/recipe/accountlinking/user/primary/check', READ),
   route('accountlinking-primary', 'POST', '/recipe/accountlinking/user/primary', WRITE),
   route('accountlinking-link-check', 'GET', '/recipe/accountlinking/user/link/check', READ),
-  route('accountlinking-link', 'POST', '/recipe/accountlinking/user/link', WRITE),
-  route('accountlinking-unlink', 'POST', '/recipe/accountlinking/user/unlink', WRITE),
+  // A link or an unlink also ends the recipe user's sessions (its user id changed).
+  route('accountlinking-link', 'POST', '/recipe/accountlinking/user/link', SESSION_WRITE),
+  route('accountlinking-unlink', 'POST', '/recipe/accountlinking/user/unlink', SESSION_WRITE),
 
   // Bulk import: staging and status (spec §4.3–§4.6); the import itself runs in functions/workers.ts
   route('bulk-import-users-add', 'POST', '/bulk-import/users', STAGE, { timeoutSeconds: 29, memoryMb: HASHING_MEMORY }),

@@ -348,6 +348,37 @@ describe('unlinking', () => {
   });
 });
 
+describe('sessions', () => {
+  const CDI = { 'cdi-version': '5.4' };
+  async function session(userId: string) {
+    const res = await call('POST', `${base()}/public/recipe/session`, {
+      headers: CDI,
+      body: { userId, userDataInJWT: {}, userDataInDatabase: {}, enableAntiCsrf: false, useDynamicSigningKey: true },
+    });
+    expect(res.json?.status, res.text).toBe('OK');
+    return res.json.session as { handle: string; userId: string; recipeUserId: string };
+  }
+  const alive = async (handle: string) =>
+    (await call('GET', `${base()}/recipe/session?sessionHandle=${handle}`, { headers: CDI })).json.status === 'OK';
+
+  it("a link ends the recipe user's sessions, an unlink ends the sessions made for it while linked; the group's others live", async () => {
+    const email = `${unique('sess')}@example.com`;
+    const primary = await primaryOf(email);
+    const recipe = await thirdParty(email);
+    const primarySession = await session(primary.id);
+    const recipeSession = await session(recipe.id);
+    expect((await link(recipe.id, primary.id)).json.status).toBe('OK');
+    expect(await alive(recipeSession.handle)).toBe(false);
+    expect(await alive(primarySession.handle)).toBe(true);
+    // A session made for the linked recipe user belongs to the primary user.
+    const linkedSession = await session(recipe.id);
+    expect(linkedSession).toMatchObject({ userId: primary.id, recipeUserId: recipe.id });
+    expect((await unlink(recipe.id)).json.wasLinked).toBe(true);
+    expect(await alive(linkedSession.handle)).toBe(false);
+    expect(await alive(primarySession.handle)).toBe(true);
+  });
+});
+
 describe('users imported as linked', () => {
   it('read, link further methods into, and unlink from an imported primary user', async () => {
     const email = `${unique('imp')}@example.com`;

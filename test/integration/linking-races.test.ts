@@ -6,10 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createPrimaryUser, linkAccounts } from '#functions/domain/accountlinking/service.js';
+import { createPrimaryUser, type LinkingDeps, linkAccounts } from '#functions/domain/accountlinking/service.js';
 import { thirdPartySignInUp } from '#functions/domain/thirdparty/service.js';
 import type { UserStore } from '#functions/domain/users/ports.js';
-import type { UsersDeps } from '#functions/domain/users/service.js';
+import { createSessionStore } from '#functions/storage/sessions/session-store.js';
 import { storesOf, tenantStore } from '#functions/wiring/stores.js';
 import { baseTable } from '#functions/wiring/tables.js';
 import { call, createApp } from './users-support.js';
@@ -41,7 +41,12 @@ function staleStore(
   return { store: wrapped, commits: () => commits };
 }
 
-const deps = (store: UserStore): UsersDeps => ({ store, now: Date.now, newId: randomUUID });
+const deps = (store: UserStore): LinkingDeps => ({
+  store,
+  now: Date.now,
+  newId: randomUUID,
+  sessions: createSessionStore(baseTable),
+});
 
 async function user(path: string, body: unknown) {
   const res = await call('POST', `/appid-${appId}/public${path}`, { body });

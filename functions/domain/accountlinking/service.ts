@@ -17,6 +17,7 @@
  * from fresh reads, which then give the answer.
  */
 
+import type { SessionStore } from '#functions/domain/sessions/ports.js';
 import { externalIdOf, toUserJson, type UserJson, type UserRecord } from '#functions/domain/users/model.js';
 import type { UserWritePlan } from '#functions/domain/users/ports.js';
 import { resolveUser, type UsersDeps } from '#functions/domain/users/service.js';
@@ -49,6 +50,22 @@ export class AccountLinkingDisabledError extends CoreHttpError {
 
 /** Writes planned again after losing a race (a record changed, a reservation taken meanwhile). */
 const ATTEMPTS = 5;
+
+/** What linking and unlinking need besides the users: the app's sessions. */
+export interface LinkingDeps extends UsersDeps {
+  readonly sessions: SessionStore;
+}
+
+/**
+ * Ends the sessions created for a recipe user (sessions are kept under the recipe user id they were
+ * created for: its external id where mapped). The reference does this after a link and an unlink:
+ * the recipe user's user id changed, so tokens naming the old one must not live on. Sessions of
+ * the group's other login methods are left alone.
+ */
+async function endSessionsOf(sessions: SessionStore, appId: string, recipeUserId: string) {
+  const handles = await sessions.handlesOfUser(appId, recipeUserId, undefined);
+  if (handles.length > 0) await sessions.remove(appId, handles);
+}
 
 export interface LinkingTarget {
   readonly appId: string;
@@ -252,10 +269,10 @@ export async function canLinkAccounts(
  * method moves under the primary user (one transaction: its USER item becomes a LINK item, its
  * account-info items and external id name the primary, the primary reserves its account infos,
  * list entries and counters follow). Roles, metadata and TOTP devices stay under the ids they are
- * kept for, as in the reference. 402 when the app has linking off.
+ * kept for, as in the reference; the recipe user's sessions end. 402 when the app has linking off.
  */
 export async function linkAccounts(
-  deps: UsersDeps,
+  deps: LinkingDeps,
   target: LinkingTarget,
   input: { recipeUserId: string; primaryUserId: string },
 ): Promise<LinkAnswer> {
@@ -275,7 +292,10 @@ export async function linkAccounts(
       changes: [{ before: decision.recipe }, { before: decision.primary, after }],
     };
     const result = await writePlan(deps.store, target.appId, plan);
-    if (result.ok) return { status: 'OK', accountsAlreadyLinked: false, user: toUserJson(after) };
+    if (result.ok) {
+      await endSessionsOf(deps.sessions, target.appId, externalIdOf(decision.recipe, decision.recipe.userId));
+      return { status: 'OK', accountsAlreadyLinked: false, user: toUserJson(after) };
+    }
   }
   throw lostRace('linking accounts');
 }
@@ -285,9 +305,10 @@ export async function linkAccounts(
  * standalone recipe user again; the primary user's own id, when other login methods are linked to
  * it, is deleted instead (`wasRecipeUserDeleted`: two users cannot share one id) and the group
  * keeps the id, its mapping, roles and metadata; a primary user with only its own login method
- * stops being primary. Not gated by the linking switch, as in the reference.
+ * stops being primary. The unlinked recipe user's sessions end. Not gated by the linking switch,
+ * as in the reference.
  */
-export async function unlinkAccount(deps: UsersDeps, appId: string, recipeUserId: string): Promise<UnlinkAnswer> {
+export async function unlinkAccount(deps: LinkingDeps, appId: string, recipeUserId: string): Promise<UnlinkAnswer> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const { user, superTokensId } = await known(deps, appId, recipeUserId);
     if (!user.isPrimaryUser) return { status: 'OK', wasRecipeUserDeleted: false, wasLinked: false };
@@ -310,7 +331,10 @@ export async function unlinkAccount(deps: UsersDeps, appId: string, recipeUserId
       plan = { changes: [{ before: user, ...(rest ? { after: rest } : {}) }, { after: standalone(user, method) }] };
     }
     const result = await writePlan(deps.store, appId, plan);
-    if (result.ok) return { status: 'OK', wasRecipeUserDeleted: deleted, wasLinked: true };
+    if (result.ok) {
+      await endSessionsOf(deps.sessions, appId, externalIdOf(user, superTokensId));
+      return { status: 'OK', wasRecipeUserDeleted: deleted, wasLinked: true };
+    }
   }
   throw lostRace('unlinking an account');
 }

@@ -1,8 +1,7 @@
 import { linkAccounts } from '#functions/domain/accountlinking/service.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { requiredString } from '#functions/shared/input.js';
-import { linkingTarget } from '#functions/wiring/accountlinking.js';
-import { usersDeps } from '#functions/wiring/users.js';
+import { linkingDeps, linkingTarget } from '#functions/wiring/accountlinking.js';
 
 /** `POST /recipe/accountlinking/user/link` `{recipeUserId, primaryUserId}` → `{status:"OK", accountsAlreadyLinked, user}` or why not. */
 export const handler = httpHandler({
@@ -12,5 +11,5 @@ export const handler = httpHandler({
     primaryUserId: requiredString(body, 'primaryUserId'),
   }),
   run: async (input, { appId, config }) =>
-    ok(await linkAccounts(usersDeps(config), linkingTarget(appId, config), input)),
+    ok(await linkAccounts(linkingDeps(config), linkingTarget(appId, config), input)),
 });
