@@ -126,6 +126,15 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('email-verify-token-remove', 'POST', '/recipe/user/email/verify/token/remove', WRITE),
   route('email-verify-remove', 'POST', '/recipe/user/email/verify/remove', WRITE),
 
+  // Third-party sign-in-up and account linking (docs/thirdparty-and-account-linking.md)
+  route('thirdparty-signinup', 'POST', '/recipe/signinup', WRITE),
+  route('accountlinking-primary-check', 'GET', '/recipe/accountlinking/user/primary/check', READ),
+  route('accountlinking-primary', 'POST', '/recipe/accountlinking/user/primary', WRITE),
+  route('accountlinking-link-check', 'GET', '/recipe/accountlinking/user/link/check', READ),
+  // A link or an unlink also ends the recipe user's sessions (its user id changed).
+  route('accountlinking-link', 'POST', '/recipe/accountlinking/user/link', SESSION_WRITE),
+  route('accountlinking-unlink', 'POST', '/recipe/accountlinking/user/unlink', SESSION_WRITE),
+
   // Bulk import: staging and status (spec §4.3–§4.6); the import itself runs in functions/workers.ts
   route('bulk-import-users-add', 'POST', '/bulk-import/users', STAGE, { timeoutSeconds: 29, memoryMb: HASHING_MEMORY }),
   route('bulk-import-users-list', 'GET', '/bulk-import/users', READ),

@@ -21,7 +21,7 @@ import { type SourceName, type SourceSettings, type SourceSetup, setupSource } f
 import { type RejectedEntry, StateFile } from './state.js';
 
 /** Bump when the converters' output changes: it is part of every Idempotency-Key. */
-export const PAYLOAD_FORMAT = 2;
+export const PAYLOAD_FORMAT = 3;
 export const MAX_BATCH_SIZE = 10_000;
 
 export interface MigrateOptions {

@@ -65,7 +65,7 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
     level: 'app',
     default: false,
     description:
-      "This core's switch for account linking (a licence feature in the reference core): imports with several login methods or a primary user need it.",
+      "This core's switch for account linking (a licence feature in the reference core): imports with several login methods or a primary user need it, and so do creating a primary user and linking (`/recipe/accountlinking/user/primary`, `…/link`: 402 when off, as the reference without the feature). `mfa_enabled` implies it.",
   },
   {
     key: 'mfa_enabled',

@@ -1,6 +1,6 @@
 /**
  * Who may touch sessions and signing keys (docs/sessions.md "Least privilege"): the manifest's
- * `access.sessions` names the session routes, app removal and user removal only, and of those only
+ * `access.sessions` names the session routes, app removal, user removal, linking and unlinking only, and of those only
  * the routes that sign tokens get the credentials key (to open private keys and seal new ones).
  */
 import { describe, expect, it } from 'vitest';
@@ -11,6 +11,8 @@ const SESSIONS = [
   ...SIGNING,
   'app-remove',
   'user-remove',
+  'accountlinking-link',
+  'accountlinking-unlink',
   'session-get',
   'session-user',
   'session-remove',
@@ -21,7 +23,7 @@ const SESSIONS = [
 ];
 
 describe('session and signing-key access in the manifest', () => {
-  it('is declared by the session routes, app removal and user removal only', () => {
+  it('is declared by the session routes, app removal, user removal, linking and unlinking only', () => {
     expect(
       ROUTES.filter((r) => r.access.sessions)
         .map((r) => r.id)

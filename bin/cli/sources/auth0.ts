@@ -22,6 +22,8 @@ import {
 /** Auth0 connection/provider names → SuperTokens thirdPartyIds; others keep Auth0's name. */
 export const AUTH0_PROVIDERS: Readonly<Record<string, string>> = {
   'google-oauth2': 'google',
+  // Google Workspace (an enterprise connection): the user id is Google's `sub`, as for google-oauth2.
+  'google-apps': 'google-workspaces',
   github: 'github',
   facebook: 'facebook',
   apple: 'apple',

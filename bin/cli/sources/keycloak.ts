@@ -56,6 +56,16 @@ export function isKeycloakBuiltInRole(role: string): boolean {
   return role.startsWith('default-roles-') || role === 'offline_access' || role === 'uma_authorization';
 }
 
+/**
+ * Keycloak's default identity-provider aliases → SuperTokens thirdPartyIds where they differ; other
+ * aliases (an alias is the admin's choice) are kept. Keycloak's LinkedIn provider is
+ * `linkedin-openid-connect`, and it keeps LinkedIn's OpenID Connect `sub` as the user id, which is
+ * what supertokens-node's `linkedin` provider reports.
+ */
+export const KEYCLOAK_PROVIDERS: Readonly<Record<string, string>> = {
+  'linkedin-openid-connect': 'linkedin',
+};
+
 export interface KeycloakOptions extends ConvertOptions {
   /** `--with-roles`: realm roles become the user's roles (in the target tenant). */
   readonly withRoles: boolean;
@@ -147,7 +157,7 @@ export function convertKeycloak(record: unknown, options: KeycloakOptions): Conv
       recipeId: 'thirdparty',
       email,
       isVerified: record.emailVerified === true,
-      thirdPartyId: thirdPartyIdFor(provider, {}, options),
+      thirdPartyId: thirdPartyIdFor(provider, KEYCLOAK_PROVIDERS, options),
       thirdPartyUserId: providerUserId,
     });
   }

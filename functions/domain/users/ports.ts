@@ -119,6 +119,15 @@ export interface ListUsersQuery {
   readonly masks?: readonly number[];
 }
 
+/**
+ * An account info in one tenant, as a primary user reserves it (every account info of every login
+ * method of a primary user, in every tenant of that user).
+ */
+export type TenantAccountInfo =
+  | { readonly tenantId: string; readonly email: string }
+  | { readonly tenantId: string; readonly phoneNumber: string }
+  | { readonly tenantId: string; readonly thirdParty: { readonly id: string; readonly userId: string } };
+
 export interface UserIdMapping {
   readonly superTokensUserId: string;
   readonly externalUserId: string;
@@ -137,6 +146,11 @@ export interface UserStore {
   ): Promise<{ user: UserRecord; recipeUserId: string } | undefined>;
   /** Users having a login method with this account info in this tenant (one list per info given). */
   usersByAccountInfo(appId: string, tenantId: string, query: AccountInfoQuery): Promise<UserRecord[][]>;
+  /**
+   * The primary user holding each account info in its tenant (its reservation), in the order
+   * given; undefined where no primary user holds it. Consistent reads.
+   */
+  primaryUsersHolding(appId: string, infos: readonly TenantAccountInfo[]): Promise<(string | undefined)[]>;
   /** A page of a tenant's users by time joined; `next` is set when more users follow. */
   listUsers(
     appId: string,

@@ -14,6 +14,7 @@ import {
   getMappingByExternalId,
   getUserBySuperTokensId,
   listUsers,
+  primaryUsersHolding,
   usersByAccountInfo,
 } from './reads.js';
 import { DynamoUserWrite } from './write.js';
@@ -29,6 +30,7 @@ export function createUserStore(table: Table): UserStore {
     getMappingByExternalId: (appId, externalUserId) => getMappingByExternalId(table, appId, externalUserId),
     getEmailPasswordUser: (appId, tenantId, email) => getEmailPasswordUser(table, appId, tenantId, email),
     usersByAccountInfo: (appId, tenantId, query) => usersByAccountInfo(table, appId, tenantId, query),
+    primaryUsersHolding: (appId, infos) => primaryUsersHolding(table, appId, infos),
     listUsers: (appId, tenantId, query) => listUsers(table, appId, tenantId, query),
     countUsers: (appId, tenantId, masks) => countUsers(table, appId, tenantId, masks),
     replacePasswordHash: (appId, user, recipeUserId, replacement) =>

@@ -112,48 +112,59 @@ export class DynamoUserWrite implements UserWrite {
       return true;
     };
 
+    // The items of all the plan's users before and after, diffed together: an item may pass from
+    // one user to another in one plan (linking moves a recipe user's account-info items and
+    // mapping under its primary user, unlinking moves them back), which is a rewrite of that item,
+    // not a delete and a create of the same key. Each item remembers the version of the user record
+    // it came from: a USER item is rewritten or deleted only if that user is still at that version.
+    const before = new Map<string, { readonly derived: DerivedItem; readonly version: number }>();
+    const after: DerivedItem[] = [];
     for (const change of plan.changes) {
-      const before = new Map(
-        (change.before ? deriveItems(appId, change.before) : []).map((d) => [keyString(d.key), d] as const),
-      );
-      const after = change.after ? deriveItems(appId, change.after) : [];
-      const afterKeys = new Set(after.map((d) => keyString(d.key)));
-      const version = change.before?.version;
-      for (const derived of after) {
-        const old = before.get(keyString(derived.key));
-        const isUser = derived.key.SK === USER_SK;
-        if (old && !isUser && sameContent(old, derived)) continue;
-        if (!claim(derived.key, derived.entity)) continue;
-        const Item = { ...derived.key, ...derived.item };
-        if (!old) {
-          push(derived.entity, {
-            Put: { TableName: table.name, Item, ConditionExpression: 'attribute_not_exists(PK)' },
-          });
-        } else if (isUser) {
-          push(derived.entity, {
-            Put: {
-              TableName: table.name,
-              Item,
-              ConditionExpression: 'version = :v',
-              ExpressionAttributeValues: { ':v': version },
-            },
-          });
-        } else {
-          push(derived.entity, { Put: { TableName: table.name, Item } });
+      const { before: old, after: next } = change;
+      if (old) {
+        for (const derived of deriveItems(appId, old)) {
+          const id = keyString(derived.key);
+          if (!before.has(id)) before.set(id, { derived, version: old.version });
         }
       }
-      for (const [id, old] of before) {
-        if (afterKeys.has(id)) continue;
-        if (!claim(old.key, old.entity)) continue;
-        const isUser = old.key.SK === USER_SK;
-        push(old.entity, {
-          Delete: {
+      if (next) after.push(...deriveItems(appId, next));
+    }
+    const afterKeys = new Set(after.map((d) => keyString(d.key)));
+    for (const derived of after) {
+      const found = before.get(keyString(derived.key));
+      const old = found?.derived;
+      const isUser = derived.key.SK === USER_SK;
+      if (old && !isUser && sameContent(old, derived)) continue;
+      if (!claim(derived.key, derived.entity)) continue;
+      const Item = { ...derived.key, ...derived.item };
+      if (!found) {
+        push(derived.entity, {
+          Put: { TableName: table.name, Item, ConditionExpression: 'attribute_not_exists(PK)' },
+        });
+      } else if (isUser) {
+        push(derived.entity, {
+          Put: {
             TableName: table.name,
-            Key: old.key,
-            ...(isUser ? { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': version } } : {}),
+            Item,
+            ConditionExpression: 'version = :v',
+            ExpressionAttributeValues: { ':v': found.version },
           },
         });
+      } else {
+        push(derived.entity, { Put: { TableName: table.name, Item } });
       }
+    }
+    for (const [id, { derived: old, version }] of before) {
+      if (afterKeys.has(id)) continue;
+      if (!claim(old.key, old.entity)) continue;
+      const isUser = old.key.SK === USER_SK;
+      push(old.entity, {
+        Delete: {
+          TableName: table.name,
+          Key: old.key,
+          ...(isUser ? { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': version } } : {}),
+        },
+      });
     }
 
     for (const check of plan.primaryFreeChecks ?? []) {
