@@ -92,7 +92,7 @@ function atLeast(config: TypedConfig, key: string, floor: number, message: strin
 
 /**
  * Value rules over a complete (layered) config, in this fixed order; the first failing rule wins.
- * The first six are the reference core's rules and messages; the rest are this core's own
+ * The first eight are the reference core's rules and messages; the rest are this core's own
  * (they keep hashing and CDI handling from failing at request time).
  */
 const VALUE_RULES: readonly ((config: TypedConfig) => string | undefined)[] = [
@@ -109,6 +109,8 @@ const VALUE_RULES: readonly ((config: TypedConfig) => string | undefined)[] = [
       ? "'refresh_token_validity' must be strictly greater than 'access_token_validity'."
       : undefined;
   },
+  (c) => atLeast(c, 'passwordless_code_lifetime', 1, "'passwordless_code_lifetime' must be > 0"),
+  (c) => atLeast(c, 'passwordless_max_code_input_attempts', 1, "'passwordless_max_code_input_attempts' must be > 0"),
   (c) => atLeast(c, 'bulk_migration_parallelism', 1, 'Provided bulk_migration_parallelism must be >= 1'),
   (c) => atLeast(c, 'bulk_migration_batch_size', 1, 'Provided bulk_migration_batch_size must be >= 1'),
   (c) => {

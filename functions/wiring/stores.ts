@@ -6,12 +6,14 @@
  */
 import type { IdempotencyStore, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import type { MetadataStore } from '#functions/domain/metadata/ports.js';
+import type { PasswordlessStore } from '#functions/domain/passwordless/ports.js';
 import type { RoleStore } from '#functions/domain/roles/ports.js';
 import type { TotpStore } from '#functions/domain/totp/ports.js';
 import type { UserStore } from '#functions/domain/users/ports.js';
 import { createIdempotencyStore } from '#functions/storage/idempotency-store.js';
 import type { Table } from '#functions/storage/kit/index.js';
 import { createMetadataStore } from '#functions/storage/metadata-store.js';
+import { createPasswordlessStore } from '#functions/storage/passwordless-store.js';
 import { createRoleStore } from '#functions/storage/role-store.js';
 import { createStagingStore } from '#functions/storage/staging/store.js';
 import { createTenantStore } from '#functions/storage/tenant-store.js';
@@ -28,6 +30,8 @@ export interface AppStores {
   readonly roles: RoleStore;
   readonly metadata: MetadataStore;
   readonly totp: TotpStore;
+  /** Passwordless devices and codes. */
+  readonly passwordless: PasswordlessStore;
 }
 
 /** Built stores by kind and table name. */
@@ -51,6 +55,8 @@ export const idempotencyStoreOf = (table: Table): IdempotencyStore =>
 export const roleStoreOf = (table: Table): RoleStore => kept('roles', table, createRoleStore);
 export const metadataStoreOf = (table: Table): MetadataStore => kept('metadata', table, createMetadataStore);
 export const totpStoreOf = (table: Table): TotpStore => kept('totp', table, createTotpStore);
+export const passwordlessStoreOf = (table: Table): PasswordlessStore =>
+  kept('passwordless', table, createPasswordlessStore);
 
 /** Every store of an app's table at once (the tests and the bench; routes take only theirs). */
 export const storesOf = (table: Table): AppStores => ({
@@ -60,6 +66,7 @@ export const storesOf = (table: Table): AppStores => ({
   roles: roleStoreOf(table),
   metadata: metadataStoreOf(table),
   totp: totpStoreOf(table),
+  passwordless: passwordlessStoreOf(table),
 });
 
 /** Apps and tenants: always the base table. */
