@@ -23,6 +23,15 @@ import {
 } from '#functions/domain/passwordless/requests.js';
 import { parsePasswordlessUserUpdate } from '#functions/domain/passwordless/user-update.js';
 import { BadRequestError } from '#functions/shared/errors.js';
+import { ID_LIMITS } from '#functions/shared/id-limits.js';
+import {
+  passwordlessAppIndexSortKey,
+  passwordlessCodeIdIndexPartition,
+  passwordlessCodeSortKey,
+  passwordlessDevicePartition,
+  passwordlessEmailIndexPartition,
+  passwordlessPhoneIndexPartition,
+} from '#functions/storage/keys/passwordless.js';
 
 describe('code derivation', () => {
   // deviceId = bytes 0…31, salt = bytes 32…63, userInputCode "123456" (computed with Python's hmac and hashlib).
@@ -163,5 +172,29 @@ describe('request rules', () => {
         }
       }),
     );
+  });
+});
+
+describe('keys at the limits', () => {
+  // Every id at its limit in 3-byte characters (lower-casing may double an email's length), the
+  // hashes at their fixed lengths, a code id at the longest the core looks up.
+  const wide = (n: number) => '中'.repeat(n);
+  const a = 'a'.repeat(ID_LIMITS.appId);
+  const t = 'a'.repeat(ID_LIMITS.tenantId);
+  const hash = 'h'.repeat(43);
+  const bytes = (key: string) => Buffer.byteLength(key, 'utf8');
+
+  it('fits DynamoDB: partition keys ≤ 2048 bytes, sort keys ≤ 1024', () => {
+    for (const key of [
+      passwordlessDevicePartition(a, t, hash),
+      passwordlessEmailIndexPartition(a, t, wide(2 * ID_LIMITS.email)),
+      passwordlessPhoneIndexPartition(a, t, wide(ID_LIMITS.phoneNumber)),
+      passwordlessCodeIdIndexPartition(a, t, wide(128)),
+    ]) {
+      expect(bytes(key)).toBeLessThanOrEqual(2048);
+    }
+    for (const key of [passwordlessCodeSortKey(`${hash}=`), passwordlessAppIndexSortKey(t, hash, `${hash}=`)]) {
+      expect(bytes(key)).toBeLessThanOrEqual(1024);
+    }
   });
 });
