@@ -134,6 +134,14 @@ export const ROUTES: readonly RouteDefinition[] = [
   // A link or an unlink also ends the recipe user's sessions (its user id changed).
   route('accountlinking-link', 'POST', '/recipe/accountlinking/user/link', SESSION_WRITE),
   route('accountlinking-unlink', 'POST', '/recipe/accountlinking/user/unlink', SESSION_WRITE),
+  // Passwordless sign-in-up (docs/passwordless.md)
+  route('passwordless-code-create', 'POST', '/recipe/signinup/code', WRITE),
+  route('passwordless-code-consume', 'POST', '/recipe/signinup/code/consume', WRITE),
+  // Writes: a wrong code counts a failed attempt, as at consume.
+  route('passwordless-code-check', 'POST', '/recipe/signinup/code/check', WRITE),
+  route('passwordless-code-remove', 'POST', '/recipe/signinup/code/remove', WRITE),
+  route('passwordless-codes-remove', 'POST', '/recipe/signinup/codes/remove', WRITE),
+  route('passwordless-codes-list', 'GET', '/recipe/signinup/codes', READ),
 
   // Bulk import: staging and status (spec §4.3–§4.6); the import itself runs in functions/workers.ts
   route('bulk-import-users-add', 'POST', '/bulk-import/users', STAGE, { timeoutSeconds: 29, memoryMb: HASHING_MEMORY }),

@@ -291,16 +291,16 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
     type: 'int',
     level: 'tenant',
     default: 5,
-    description: `Passwordless code attempts. ${INERT}`,
-    inert: true,
+    description:
+      'Wrong or expired passwordless user input codes one sign-in may take (> 0): the attempt that reaches it removes the device, and the flow restarts (`RESTART_FLOW_ERROR`). See docs/passwordless.md.',
   },
   {
     key: 'passwordless_code_lifetime',
     type: 'long',
     level: 'tenant',
     default: 900000,
-    description: `Passwordless code lifetime in milliseconds. ${INERT}`,
-    inert: true,
+    description:
+      'How long a passwordless code (user input code and magic link) is valid, in milliseconds (> 0), counted from its creation with the value in force when it is used; DynamoDB drops codes and devices past the lifetime they were created with. See docs/passwordless.md.',
   },
   {
     key: 'totp_max_attempts',

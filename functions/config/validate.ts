@@ -116,6 +116,8 @@ const VALUE_RULES: readonly ((config: TypedConfig) => string | undefined)[] = [
       ? "'access_token_dynamic_signing_key_update_interval' must be greater than 0 hours."
       : undefined;
   },
+  (c) => atLeast(c, 'passwordless_code_lifetime', 1, "'passwordless_code_lifetime' must be > 0"),
+  (c) => atLeast(c, 'passwordless_max_code_input_attempts', 1, "'passwordless_max_code_input_attempts' must be > 0"),
   (c) => atLeast(c, 'bulk_migration_parallelism', 1, 'Provided bulk_migration_parallelism must be >= 1'),
   (c) => atLeast(c, 'bulk_migration_batch_size', 1, 'Provided bulk_migration_batch_size must be >= 1'),
   (c) => {

@@ -19,6 +19,7 @@ import {
   queryPages,
   type Table,
 } from './kit/index.js';
+import { passwordlessHoldingQueries, purgeAppPasswordless, purgeTenantPasswordless } from './passwordless-store.js';
 import { purgeTenantRoleAssignments } from './role-store.js';
 import { countOf } from './staging/listing.js';
 import { purgeAppStagedUsers, purgeStagingMarker } from './staging/purge.js';
@@ -45,6 +46,8 @@ const PURGERS: readonly ((table: Table, appId: string) => Promise<void>)[] = [
   purgeAppStagedUsers,
   // Requests remembered under an Idempotency-Key (GSI1), with their answers and chunk markers.
   purgeAppIdempotency,
+  // Passwordless devices and their codes (GSI2 shards).
+  purgeAppPasswordless,
 ];
 
 async function purgeAppPartition(table: Table, appId: string): Promise<void> {
@@ -74,10 +77,11 @@ export async function purgeAppData(appTable: Table, base: Table, appId: string):
   await purgeStagingMarker(base, appId);
 }
 
-/** Takes a deleted tenant out of the users and role assignments of the app's table (idempotent). */
+/** Takes a deleted tenant out of the users, role assignments and passwordless codes of the app's table (idempotent). */
 export async function purgeTenantData(appTable: Table, appId: string, tenantId: string): Promise<void> {
   await removeTenantFromUsers(appTable, appId, tenantId);
   await purgeTenantRoleAssignments(appTable, appId, tenantId);
+  await purgeTenantPasswordless(appTable, appId, tenantId);
 }
 
 /** Whether there is at least one item in this partition (of the table or an index). */
@@ -117,6 +121,10 @@ const HOLDINGS: readonly { kind: string; holds: (table: Table, appId: string) =>
         table,
         allShards(USER_DATA_SHARDS).map((shard) => ({ index: 'GSI3', pk: userDataIndexPartition(appId, shard) })),
       ),
+  },
+  {
+    kind: 'passwordless codes',
+    holds: (table, appId) => anyInShards(table, passwordlessHoldingQueries(appId)),
   },
 ];
 

@@ -7,6 +7,7 @@
 import type { AccountTokenStore } from '#functions/domain/accounts/ports.js';
 import type { IdempotencyStore, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import type { MetadataStore } from '#functions/domain/metadata/ports.js';
+import type { PasswordlessStore } from '#functions/domain/passwordless/ports.js';
 import type { RoleStore } from '#functions/domain/roles/ports.js';
 import type { TotpStore } from '#functions/domain/totp/ports.js';
 import type { UserStore } from '#functions/domain/users/ports.js';
@@ -14,6 +15,7 @@ import { createAccountTokenStore } from '#functions/storage/account-tokens.js';
 import { createIdempotencyStore } from '#functions/storage/idempotency-store.js';
 import type { Table } from '#functions/storage/kit/index.js';
 import { createMetadataStore } from '#functions/storage/metadata-store.js';
+import { createPasswordlessStore } from '#functions/storage/passwordless-store.js';
 import { createRoleStore } from '#functions/storage/role-store.js';
 import { createStagingStore } from '#functions/storage/staging/store.js';
 import { createTenantStore } from '#functions/storage/tenant-store.js';
@@ -32,6 +34,8 @@ export interface AppStores {
   readonly totp: TotpStore;
   /** Password-reset and email-verification tokens, verified emails. */
   readonly accountTokens: AccountTokenStore;
+  /** Passwordless devices and codes. */
+  readonly passwordless: PasswordlessStore;
 }
 
 /** Built stores by kind and table name. */
@@ -57,6 +61,8 @@ export const metadataStoreOf = (table: Table): MetadataStore => kept('metadata',
 export const totpStoreOf = (table: Table): TotpStore => kept('totp', table, createTotpStore);
 export const accountTokenStoreOf = (table: Table): AccountTokenStore =>
   kept('accountTokens', table, createAccountTokenStore);
+export const passwordlessStoreOf = (table: Table): PasswordlessStore =>
+  kept('passwordless', table, createPasswordlessStore);
 
 /** Every store of an app's table at once (the tests and the bench; routes take only theirs). */
 export const storesOf = (table: Table): AppStores => ({
@@ -67,6 +73,7 @@ export const storesOf = (table: Table): AppStores => ({
   metadata: metadataStoreOf(table),
   totp: totpStoreOf(table),
   accountTokens: accountTokenStoreOf(table),
+  passwordless: passwordlessStoreOf(table),
 });
 
 /** Apps and tenants: always the base table. */
