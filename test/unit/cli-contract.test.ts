@@ -384,6 +384,7 @@ describe('staging against the contract', () => {
         sourceId: 'bad-1',
         externalUserId: 'bad-1',
         stage: 'check',
+        kind: 'not-imported',
         messages: ['At least one loginMethod is required.'],
       },
     ]);
@@ -400,6 +401,7 @@ describe('staging against the contract', () => {
         sourceId: null,
         externalUserId: null,
         stage: 'import',
+        kind: 'not-imported',
         messages: ['E003: A user with email u1@example.com already exists in emailpassword loginMethod.'],
       },
     ]);
@@ -425,6 +427,7 @@ describe('dry run against the contract', () => {
         sourceId: null,
         externalUserId: null,
         stage: 'check',
+        kind: 'not-imported',
         messages: ['E003: A user with email u0@example.com already exists in emailpassword loginMethod.'],
       },
       {
@@ -432,6 +435,7 @@ describe('dry run against the contract', () => {
         sourceId: null,
         externalUserId: null,
         stage: 'check',
+        kind: 'not-imported',
         messages: [
           'duplicate: the same email u2@example.com (emailpassword) in tenant public as record 3 (in an earlier chunk)',
         ],
@@ -763,6 +767,7 @@ describe('phone numbers in the report and the state file', () => {
         sourceId: null,
         externalUserId: null,
         stage: 'import',
+        kind: 'not-imported',
         messages: ['E003: A user with email u0@example.com already exists in emailpassword loginMethod.'],
       },
       {
@@ -770,6 +775,7 @@ describe('phone numbers in the report and the state file', () => {
         sourceId: 'p-1',
         externalUserId: 'p-1',
         stage: 'import',
+        kind: 'not-imported',
         messages: ['E007: A user with phoneNumber +*********23 already exists in passwordless loginMethod.'],
       },
       {
@@ -777,6 +783,7 @@ describe('phone numbers in the report and the state file', () => {
         sourceId: 'p-2',
         externalUserId: 'p-2',
         stage: 'check',
+        kind: 'not-imported',
         messages: [`phoneNumber +${'*'.repeat(299)}55 is too long. Max length is 256.`],
       },
     ]);
@@ -800,6 +807,7 @@ describe('phone numbers in the report and the state file', () => {
         sourceId: 'p-1',
         externalUserId: 'p-1',
         stage: 'check',
+        kind: 'not-imported',
         messages: ['E007: A user with phoneNumber +*********23 already exists in passwordless loginMethod.'],
       },
       {
@@ -807,6 +815,7 @@ describe('phone numbers in the report and the state file', () => {
         sourceId: 'p-3',
         externalUserId: 'p-3',
         stage: 'check',
+        kind: 'not-imported',
         messages: ['duplicate: the same phone number +**********58 in tenant public as record 2 (in an earlier chunk)'],
       },
     ]);

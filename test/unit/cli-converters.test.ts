@@ -51,6 +51,7 @@ describe('auth0', () => {
     expect(result).toEqual({
       ok: true,
       sourceId: 'auth0|5dea9f9c82dd7c0e76e4ec93',
+      factorsLeftBehind: [],
       user: {
         externalUserId: 'auth0|5dea9f9c82dd7c0e76e4ec93',
         loginMethods: [
@@ -234,6 +235,7 @@ describe('firebase', () => {
     expect(result).toEqual({
       ok: true,
       sourceId: 'uid1',
+      factorsLeftBehind: [],
       user: {
         externalUserId: 'uid1',
         loginMethods: [
@@ -340,6 +342,7 @@ describe('supabase', () => {
     expect(result).toEqual({
       ok: true,
       sourceId: 'u1',
+      factorsLeftBehind: [],
       user: {
         externalUserId: 'u1',
         loginMethods: [
@@ -406,6 +409,7 @@ describe('clerk', () => {
     expect(result).toEqual({
       ok: true,
       sourceId: 'user_1',
+      factorsLeftBehind: [],
       user: {
         externalUserId: 'user_1',
         userMetadata: { first_name: 'Cleo', username: 'cleo', other_email_addresses: ['work@x.io'] },
