@@ -8,9 +8,9 @@
  * 1. The name is cut into words at anything that is not a letter or digit, at lower→upper case
  *    changes (`apiKey` → api, key; `APIKey` → api, key) and between letters and digits; words are
  *    lower-cased and the digits dropped.
- * 2. A name is descriptive, and kept, when its first word is `has` or `is`, or its last word is one
- *    of DESCRIPTIVE (`password_updated_at`, `totp_enabled`, `token_type`, `hasPassword`): such keys
- *    hold dates, flags and kinds, not the credential.
+ * 2. A name is descriptive, and kept, when a word before its last is `has` or `is`, or its last word
+ *    is one of DESCRIPTIVE (`password_updated_at`, `totp_enabled`, `token_type`, `hasPassword`,
+ *    `user_is_otp_enrolled`): such keys hold dates, flags and kinds, not the credential.
  * 3. Otherwise it looks like a credential when one of its words is in CREDENTIAL_WORDS, its last word
  *    is `key` or `keys` (`api_key`, `privateKey`, `key`; not `key_id`, not `keyboard`), or its words
  *    run together end with one of CREDENTIAL_ENDINGS (`accesstoken`, `clientSecret`, `userpassword`,
@@ -103,9 +103,8 @@ export function keyWords(name: string): string[] {
 export function looksLikeCredential(name: string): boolean {
   const words = keyWords(name);
   if (words.length === 0) return false;
-  const first = words[0] as string;
   const last = words[words.length - 1] as string;
-  if (first === 'has' || first === 'is' || DESCRIPTIVE.has(last)) return false;
+  if (DESCRIPTIVE.has(last) || words.slice(0, -1).some((w) => w === 'has' || w === 'is')) return false;
   if (words.some((w) => CREDENTIAL_WORDS.has(w))) return true;
   if (last === 'key' || last === 'keys') return true;
   const joined = words.join('');
