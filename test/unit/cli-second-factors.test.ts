@@ -191,7 +191,8 @@ describe('supabase MFA factors (--factors)', () => {
       ['Authy', 30, 1],
       ['supabase', 30, 1],
     ]);
-    devices.forEach((d, i) => expectSameCodes(d.secretKey, built.keys[first as string]?.[i] as Uint8Array, 30));
+    for (const [i, d] of devices.entries())
+      expectSameCodes(d.secretKey, built.keys[first as string]?.[i] as Uint8Array, 30);
     expect(result.factorsLeftBehind).toEqual([]);
   });
 
