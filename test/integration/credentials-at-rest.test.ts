@@ -285,6 +285,42 @@ describe('staged credentials at rest', () => {
     );
   });
 
+  it('binds a row to the app and id the worker claimed it under, not to the appId and id attributes it carries', async () => {
+    const appId = await createApp({}, [], 'rest');
+    const other = await createApp({}, [], 'rest');
+    const [source] = await stageIds(appId, [hashedUser('claimed-source@x.com')]);
+    const [foreign] = await stageIds(other, [hashedUser('claimed-foreign@x.com')]);
+    // Whole items copied under new keys, every attribute as it was: the other app's row (appId
+    // `other`, its own id) into this app, and this app's row under another id.
+    const copyAs = async (from: { appId: string; id: string }, to: string) => {
+      const item = (await readRow(from.appId, from.id))!;
+      await ddb().send(new PutCommand({ TableName: tableName(), Item: { ...item, ...rowKey(appId, to) } }));
+    };
+    const fromOtherApp = `copied-${randomBytes(6).toString('hex')}`;
+    const fromOtherRow = `copied-${randomBytes(6).toString('hex')}`;
+    await copyAs({ appId: other, id: foreign! }, fromOtherApp);
+    await copyAs({ appId, id: source! }, fromOtherRow);
+    expect((await readRow(appId, fromOtherApp))!.appId).toBe(other);
+    expect((await readRow(appId, fromOtherRow))!.id).toBe(source);
+
+    for (const ids of [[fromOtherApp], [fromOtherRow], [fromOtherApp, fromOtherRow]]) {
+      expect((await worker(sqsEvent(appId, ids))).batchItemFailures).toEqual([]);
+    }
+    // Neither copy opened: no user of the other app's email here, no second user from the copy.
+    expect((await signIn(appId, 'claimed-foreign@x.com', HASH_PASSWORD)).json.status).toBe('WRONG_CREDENTIALS_ERROR');
+    expect(await userCount(appId)).toBe(0);
+    const copied = (id: string) => readRow(appId, id);
+    expect((await copied(fromOtherApp))!.status).toBe('FAILED');
+    expect((await copied(fromOtherApp))!.errorMessage).toBe(UNREADABLE_CREDENTIALS_MESSAGES['key-missing']);
+    expect((await copied(fromOtherRow))!.status).toBe('FAILED');
+    expect((await copied(fromOtherRow))!.errorMessage).toBe(UNREADABLE_CREDENTIALS_MESSAGES.altered);
+    // The originals are untouched and still import.
+    expect((await readRow(other, foreign!))!.status).toBe('NEW');
+    expect((await readRow(appId, source!))!.status).toBe('NEW');
+    expect((await worker(sqsEvent(appId, [source!]))).batchItemFailures).toEqual([]);
+    expect((await signIn(appId, 'claimed-source@x.com', HASH_PASSWORD)).json.status).toBe('OK');
+  });
+
   it('fails rows sealed under a key this core does not have (a lost local key file) with a message saying so', async () => {
     const appId = await createApp({}, [], 'rest');
     const [id] = await stageIds(appId, [hashedUser('lost@x.com')]);
