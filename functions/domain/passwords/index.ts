@@ -10,6 +10,7 @@ export { PasswordHashingError } from './errors.js';
 export { type FirebaseScryptHash, parseFirebaseScryptHash } from './firebase-scrypt.js';
 export {
   checkHashFormat,
+  checkUndeclaredHash,
   detectHashingAlgorithm,
   HASH_FORMAT_ERRORS,
   type ImportedHash,
