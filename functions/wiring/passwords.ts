@@ -6,6 +6,7 @@
 import type { EffectiveConfig } from '#functions/config/index.js';
 import { UnreadableSecretError } from '#functions/domain/credentials/ports.js';
 import {
+  belowConfiguredCost,
   dummyVerifyPassword,
   type HashPasswordParams,
   hashPassword,
@@ -38,12 +39,17 @@ async function signerKeyOf(config: EffectiveConfig): Promise<string | undefined>
   }
 }
 
-/** The app's `legacy_password_hash_upgrade_enabled` (default on). */
+/**
+ * The app's `legacy_password_hash_upgrade_enabled` (default on). It also covers bcrypt and Argon2
+ * hashes below the app's cost: one switch for "sign-in may rewrite an imported hash" (kept under
+ * its first name so configurations that set it keep meaning what they meant).
+ */
 export const LEGACY_HASH_UPGRADE_KEY = 'legacy_password_hash_upgrade_enabled';
 
 /**
  * Hashing with the app's algorithm and costs; verification infers the algorithm from the hash; a
- * legacy hash is upgraded after a successful sign-in unless the app turned that off.
+ * legacy hash, and a bcrypt or Argon2 hash below the app's configured cost, is upgraded after a
+ * successful sign-in unless the app turned that off.
  */
 export function passwordPorts(config: EffectiveConfig): PasswordPorts {
   const upgrade = config.values[LEGACY_HASH_UPGRADE_KEY] !== false;
@@ -53,7 +59,7 @@ export function passwordPorts(config: EffectiveConfig): PasswordPorts {
     argon2: config.argon2,
   };
   return {
-    needsUpgrade: (stored) => upgrade && needsRehash(stored),
+    needsUpgrade: (stored) => upgrade && (needsRehash(stored) || belowConfiguredCost(stored, params)),
     hash: (plain) => hashPassword(plain, params),
     verify: async (plain, stored) => {
       const firebaseSignerKey = stored.startsWith(FIREBASE_HASH_PREFIX) ? await signerKeyOf(config) : undefined;
