@@ -105,6 +105,20 @@ export class BackpressureError extends Error {
   }
 }
 
+/**
+ * The key service that seals and opens credentials at rest did not answer for now: KMS throttling
+ * or a KMS outage (its internal errors, an unavailable key, a timeout, the network) on AWS, the key
+ * file unreadable locally. Backpressure like the table's: 503 with `Retry-After` from a route, the
+ * message back to the queue from a worker, never a FAILED user. The message names the failure
+ * (an error name, a file error code), never a key or a credential.
+ */
+export class KeyServiceUnavailableError extends BackpressureError {
+  constructor(kind: 'throttled' | 'unavailable', message: string, options?: { cause?: unknown }) {
+    super(kind, message, options);
+    this.name = 'KeyServiceUnavailableError';
+  }
+}
+
 /** 503 with `Retry-After`: the request did nothing that needs undoing and may be sent again later. */
 export class ServiceUnavailableError extends CoreHttpError {
   constructor(

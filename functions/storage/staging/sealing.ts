@@ -31,6 +31,9 @@ export const UNREADABLE_CREDENTIALS_MESSAGES: Readonly<Record<UnreadableReason, 
   'key-missing':
     'The staged credentials cannot be decrypted: their data key is missing (the row was moved from another app). ' +
     'Stage the user again.',
+  'key-refused':
+    'The staged credentials cannot be decrypted: the credentials key refused to open them (it is disabled, ' +
+    'scheduled for deletion or deleted, or the import worker may not use it). Stage the user again.',
 };
 
 const context = (appId: string): KeyContext => ({ purpose: 'staged-credentials', appId });
