@@ -196,13 +196,30 @@ describe('a failed sign-in takes at least as long as the dummy verify, whatever 
 
   it.each([
     ['a digest (microseconds)', 'mismatch', 0.004],
-    ['bcrypt below the app cost', 'mismatch', 100 / 128],
+    ['bcrypt far below the app cost', 'mismatch', 100 / 128],
     ['a hash beyond the bounds, never computed', 'over-limit', 0],
     ['a hash the app cannot check (Firebase without its signer key)', 'unverifiable', 0],
     ['a password refused before any work (phpass over 4096 bytes)', 'mismatch', 0],
-    ['the app algorithm at half its cost', 'mismatch', 50],
-  ] as const)('pads %s up to the floor', async (_, outcome, verifyMs) => {
-    const run = await timed(userWith(STORED), outcome, { floor: FLOOR, verifyMs });
+  ] as const)(
+    'runs the dummy verify after %s (next to no work), then pads to the floor',
+    async (_, outcome, verifyMs) => {
+      // A dummy verify faster than the floor this time (the floor is the median of several).
+      const run = await timed(userWith(STORED), outcome, { floor: FLOOR, verifyMs, dummyMs: 90 });
+      expect(run.result).toEqual({ status: 'WRONG_CREDENTIALS_ERROR' });
+      expect(run.counts).toEqual({ hash: 0, verify: 1, dummyVerify: 1 });
+      expect(run.took).toBeCloseTo(FLOOR, 9);
+      const slow = await timed(userWith(STORED), outcome, { floor: FLOOR, verifyMs, dummyMs: 120 });
+      expect(slow.sleeps).toEqual([]);
+      expect(slow.took).toBeCloseTo(verifyMs + 120, 9);
+    },
+  );
+
+  it.each([
+    ['bcrypt one cost below the app', 50],
+    ['phpass (WordPress, 2^13 MD5 rounds)', 28],
+    ['just above next to no work', 10],
+  ] as const)('sleeps the rest of the floor after %s', async (_, verifyMs) => {
+    const run = await timed(userWith(STORED), 'mismatch', { floor: FLOOR, verifyMs });
     expect(run.result).toEqual({ status: 'WRONG_CREDENTIALS_ERROR' });
     expect(run.took).toBeCloseTo(FLOOR, 9);
     expect(run.sleeps).toHaveLength(1);
@@ -231,10 +248,13 @@ describe('a failed sign-in takes at least as long as the dummy verify, whatever 
   });
 
   it('runs the dummy verify itself while the floor is not measured yet (a fresh execution environment)', async () => {
-    const cheap = await timed(userWith(STORED), 'over-limit', { floor: undefined, verifyMs: 0, dummyMs: FLOOR });
+    const cheap = await timed(userWith(STORED), 'mismatch', { floor: undefined, verifyMs: 60, dummyMs: FLOOR });
     expect(cheap.counts).toEqual({ hash: 0, verify: 1, dummyVerify: 1 });
-    expect(cheap.sleeps).toEqual([]);
-    expect(cheap.took).toBe(FLOOR);
+    expect(cheap.took).toBe(60 + FLOOR);
+    const none = await timed(userWith(STORED), 'over-limit', { floor: undefined, verifyMs: 0, dummyMs: FLOOR });
+    expect(none.counts).toEqual({ hash: 0, verify: 1, dummyVerify: 1 });
+    expect(none.sleeps).toEqual([]);
+    expect(none.took).toBe(FLOOR);
     // The unknown email has run it already: once only.
     const unknown = await timed(undefined, 'mismatch', { floor: undefined, dummyMs: FLOOR });
     expect(unknown.counts).toEqual({ hash: 0, verify: 0, dummyVerify: 1 });
@@ -255,15 +275,14 @@ describe('a failed sign-in takes at least as long as the dummy verify, whatever 
         fc.double({ min: 0, max: 1_000, noNaN: true }),
         fc.double({ min: 0.001, max: 1_000, noNaN: true }),
         fc.boolean(),
-        async (outcome, verifyMs, floor, known) => {
-          const run = await timed(known ? userWith(STORED) : undefined, outcome, {
-            floor,
-            verifyMs,
-            dummyMs: verifyMs,
-          });
+        fc.double({ min: 0, max: 1_000, noNaN: true }),
+        async (outcome, verifyMs, floor, known, dummyMs) => {
+          const run = await timed(known ? userWith(STORED) : undefined, outcome, { floor, verifyMs, dummyMs });
           expect(run.result).toEqual({ status: 'WRONG_CREDENTIALS_ERROR' });
           expect(run.took).toBeGreaterThanOrEqual(floor - 1e-9);
-          expect(run.took).toBeCloseTo(Math.max(floor, verifyMs), 6);
+          // Never more than the floor, the stored hash's own time, or next-to-no work plus the dummy.
+          const work = known ? verifyMs + (verifyMs < floor * 0.1 ? dummyMs : 0) : dummyMs;
+          expect(run.took).toBeCloseTo(Math.max(floor, work), 6);
         },
       ),
     );
