@@ -21,6 +21,15 @@ export {
   type SecretFetcher,
 } from './base.js';
 export type { ConfigValues } from './layers.js';
+export {
+  hasSealedProviderSecrets,
+  mapProviderSecrets,
+  mapProviderSecretsAsync,
+  type ProviderSecretField,
+  type ProviderSecretSlot,
+  presentProviderSecrets,
+  resolveProviderSecretUpdate,
+} from './provider-secrets.js';
 export { renderConfigReferenceMarkdown } from './reference-doc.js';
 export {
   CONFIG_KEYS,

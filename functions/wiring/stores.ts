@@ -43,14 +43,16 @@ function kept<S>(kind: keyof AppStores, table: Table, create: (table: Table) => 
   return store;
 }
 
-export const userStoreOf = (table: Table): UserStore => kept('users', table, createUserStore);
+export const userStoreOf = (table: Table): UserStore =>
+  kept('users', table, (t) => createUserStore(t, credentialsEnvelope));
 export const stagingStoreOf = (table: Table): StagingStore =>
   kept('staging', table, (t) => createStagingStore(t, baseTable, credentialsEnvelope));
 export const idempotencyStoreOf = (table: Table): IdempotencyStore =>
   kept('idempotency', table, createIdempotencyStore);
 export const roleStoreOf = (table: Table): RoleStore => kept('roles', table, createRoleStore);
 export const metadataStoreOf = (table: Table): MetadataStore => kept('metadata', table, createMetadataStore);
-export const totpStoreOf = (table: Table): TotpStore => kept('totp', table, createTotpStore);
+export const totpStoreOf = (table: Table): TotpStore =>
+  kept('totp', table, (t) => createTotpStore(t, credentialsEnvelope));
 
 /** Every store of an app's table at once (the tests and the bench; routes take only theirs). */
 export const storesOf = (table: Table): AppStores => ({

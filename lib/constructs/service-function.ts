@@ -41,10 +41,14 @@ export const TABLE_ACTIONS = {
   ],
 } as const;
 
-/** The one KMS action of each credentials access (routes.ts `access.credentials`). */
-export const CREDENTIALS_ACTIONS = { seal: 'kms:GenerateDataKey', open: 'kms:Decrypt' } as const;
+/** The KMS actions of each credentials access (routes.ts `access.credentials`). */
+export const CREDENTIALS_ACTIONS = {
+  seal: ['kms:GenerateDataKey'],
+  open: ['kms:Decrypt'],
+  'seal-and-open': ['kms:GenerateDataKey', 'kms:Decrypt'],
+} as const;
 /** The encryption-context purposes data keys are made for (KeyContext in functions/domain/credentials/ports.ts). */
-export const CREDENTIAL_PURPOSES = ['staged-credentials', 'app-secret'] as const;
+export const CREDENTIAL_PURPOSES = ['staged-credentials', 'app-secret', 'totp-secret'] as const;
 
 /**
  * Makes CommonJS dependencies work inside the ESM bundle: esbuild's `require` shim calls the
@@ -279,13 +283,13 @@ export class ServiceFunction extends NodejsFunction {
 
   /**
    * Credentials at rest: `seal` may generate data keys (kms:GenerateDataKey), `open` may unwrap
-   * them (kms:Decrypt), on the credentials key only, and only with an encryption context that
+   * them (kms:Decrypt), `seal-and-open` both, on the credentials key only, and only with an encryption context that
    * names an app and one of the purposes the functions use (functions/domain/credentials/ports.ts).
    */
   bindCredentials(key: IKey, access: CredentialsAccess): this {
     this.addToRolePolicy(
       new PolicyStatement({
-        actions: [CREDENTIALS_ACTIONS[access]],
+        actions: [...CREDENTIALS_ACTIONS[access]],
         resources: [key.keyArn],
         conditions: {
           StringEquals: { 'kms:EncryptionContext:purpose': [...CREDENTIAL_PURPOSES] },

@@ -15,6 +15,8 @@ import { createLocalKeyProvider } from '#functions/storage/crypto/local-keys.js'
 import { appPartition, tenantSortKey } from '#functions/storage/keys/apps.js';
 import { STAGED_SK, stagedUserPartition, stagingDataKeyPartition } from '#functions/storage/keys/staging.js';
 import { UNREADABLE_CREDENTIALS_MESSAGES } from '#functions/storage/staging/sealing.js';
+import { totpStoreOf } from '#functions/wiring/stores.js';
+import { baseTable } from '#functions/wiring/tables.js';
 import { handler as dlqConsumer } from '#functions/workers/dlq-consumer/handler.js';
 import { createImportWorker } from '#functions/workers/import-worker/handler.js';
 import {
@@ -162,8 +164,11 @@ describe('staged credentials at rest', () => {
     expect((await signIn(appId, 'p1@x.com', PLAIN)).json.status).toBe('OK');
     expect((await signIn(appId, 'h1@x.com', HASH_PASSWORD)).json.status).toBe('OK');
     expect((await signIn(appId, 'p1@x.com', 'wrong')).json.status).toBe('WRONG_CREDENTIALS_ERROR');
+    // The device's secret is sealed at rest too; its store opens it.
     const devices = (await appItems(appId)).filter((i) => i.entityType === 'TOTP_DEVICE');
-    expect(devices.map((d) => d.secretKey)).toEqual([TOTP_SECRET]);
+    expect(devices).toHaveLength(1);
+    for (const secret of SECRETS) expect(rowText(devices[0]!).includes(secret)).toBe(false);
+    expect(await totpStoreOf(baseTable).deviceSecret(appId, devices[0]!.userId as string, 'phone')).toBe(TOTP_SECRET);
   });
 
   it('erases the credentials of a row that becomes FAILED: an import conflict, and retries run out', async () => {

@@ -10,8 +10,11 @@
  * key's wrapping. A wrapped key given another context does not unwrap. Always names the app.
  */
 export interface KeyContext {
-  /** What the key seals: `staged-credentials` (bulk-import rows) or `app-secret` (coreConfig values). */
-  readonly purpose: 'staged-credentials' | 'app-secret';
+  /**
+   * What the key seals: `staged-credentials` (bulk-import rows), `app-secret` (coreConfig values,
+   * third-party provider secrets) or `totp-secret` (imported TOTP devices' secrets).
+   */
+  readonly purpose: 'staged-credentials' | 'app-secret' | 'totp-secret';
   readonly appId: string;
 }
 
