@@ -13,6 +13,7 @@ import type { ConfigScalar } from './registry.js';
 import { apiKeyDigestsHex } from './secrets.js';
 
 export {
+  BASE_CONFIG_MAX_AGE_MS,
   BaseConfigError,
   getBaseConfig,
   type LoadBaseConfigOptions,
@@ -57,6 +58,7 @@ export {
   storedApiKeys,
 } from './secrets.js';
 export {
+  BASE_API_KEY_PINNED,
   baseConfigProblem,
   coreConfigProblem,
   INVALID_CORE_CONFIG_PREFIX,

@@ -3,8 +3,8 @@ import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import {
   BackpressureError,
   CoreHttpError,
+  DependencyUnavailableError,
   JsonBadRequestError,
-  KeyServiceUnavailableError,
   ServiceUnavailableError,
 } from '#functions/shared/errors.js';
 import { logger } from '#functions/shared/logger.js';
@@ -44,19 +44,16 @@ export function toHttp(result: CoreResponse): APIGatewayProxyResultV2 {
 /** `Retry-After` of a request that met backpressure the route did not word itself. */
 const BACKPRESSURE_RETRY_AFTER_SECONDS = 5;
 
-/** The answer of a request the credentials key service could not serve for now. */
-export const KEY_SERVICE_UNAVAILABLE_MESSAGE = 'The credentials key service is unavailable; retry later';
-
 /**
  * Maps any error to the core's response; only < 500 errors expose their message, and 503s
- * (backpressure: the table or the credentials key service was busy or unavailable; the request
- * may be sent again) say why with `Retry-After`.
+ * (backpressure: the table, the credentials key service or the API-keys secret was busy or
+ * unavailable; the request may be sent again) say why with `Retry-After`.
  */
 export function errorToHttp(error: unknown, context: Record<string, unknown>): APIGatewayProxyResultV2 {
   if (error instanceof JsonBadRequestError) return response(400, `${error.message}\n`, JSON_TYPE);
   if (error instanceof ServiceUnavailableError) return unavailable(error.message, error.retryAfterSeconds, context);
-  if (error instanceof KeyServiceUnavailableError) {
-    return unavailable(KEY_SERVICE_UNAVAILABLE_MESSAGE, BACKPRESSURE_RETRY_AFTER_SECONDS, context, error);
+  if (error instanceof DependencyUnavailableError) {
+    return unavailable(error.publicMessage, BACKPRESSURE_RETRY_AFTER_SECONDS, context, error);
   }
   if (error instanceof BackpressureError) {
     return unavailable('The database is busy; retry later', BACKPRESSURE_RETRY_AFTER_SECONDS, context, error);

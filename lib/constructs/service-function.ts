@@ -77,13 +77,14 @@ export const NO_SIMULATED_THROTTLING_MODULE = join(REPO_ROOT, 'lib', 'bundling',
 /**
  * The AWS Parameters and Secrets Lambda Extension, through which the functions given the API-keys
  * secret read it (functions/config/secrets-extension.ts): an AWS-published layer, so no Secrets
- * Manager client in any bundle. The function loads its base config once per execution environment,
- * so the extension's cache (one entry is all it needs) serves only a retry after a failed load. Its
- * own call to Secrets Manager is cut off after 3 s, within the 5 s the function waits for it.
+ * Manager client in any bundle. The function keeps its base config at most 5 minutes
+ * (functions/config/base.ts, BASE_CONFIG_MAX_AGE_MS), the bound on a rotated key: the extension's
+ * own cache is off, or it would add its TTL to that bound. Its call to Secrets Manager is cut off
+ * after 3 s, within the 5 s the function waits for it.
  */
 export const PARAMS_AND_SECRETS = ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
-  cacheEnabled: true,
-  cacheSize: 1,
+  cacheEnabled: false,
+  cacheSize: 0,
   secretsManagerTimeout: Duration.seconds(3),
   logLevel: ParamsAndSecretsLogLevel.WARN,
 });
