@@ -90,10 +90,7 @@ describe('grants from access.credentials (functions/routes.ts)', () => {
     for (const fn of functions) {
       const route = ROUTES.find((r) => r.id === fn.routeId)!;
       const statements = credentialStatements(fn);
-      expect(
-        statements.flatMap((s) => s.actions).sort(),
-        fn.routeId,
-      ).toEqual(expectedActions(route).sort());
+      expect(statements.flatMap((s) => s.actions).sort(), fn.routeId).toEqual(expectedActions(route).sort());
       for (const statement of statements) expect(statement.conditions, fn.routeId).toEqual(CONDITIONS);
       expect(fn.properties.Environment?.Variables?.[ENV.credentialsKeyArn] !== undefined, fn.routeId).toBe(
         route.access.credentials !== undefined,

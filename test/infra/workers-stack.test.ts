@@ -371,10 +371,7 @@ describe('least privilege from worker.access and worker.source', () => {
             : access === 'seal-and-open'
               ? ['kms:GenerateDataKey', 'kms:Decrypt']
               : [];
-      expect(
-        credentials.flatMap((s) => s.actions).sort(),
-        fn.routeId,
-      ).toEqual(expected.sort());
+      expect(credentials.flatMap((s) => s.actions).sort(), fn.routeId).toEqual(expected.sort());
       expect(fn.properties.Environment?.Variables?.[ENV.credentialsKeyArn] !== undefined, fn.routeId).toBe(
         access !== undefined,
       );
