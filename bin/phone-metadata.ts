@@ -1,5 +1,5 @@
 /**
- * Writes functions/shared/phone-metadata.json, the phone numbering plans the functions parse with:
+ * Writes functions/contract/phone-metadata.json, the phone numbering plans the core and the command parse with:
  * `npx tsx bin/phone-metadata.ts` (after upgrading libphonenumber-js; a unit test fails until then).
  *
  * It is libphonenumber-js's "min" metadata without the fields only formatting reads — the display
@@ -20,7 +20,7 @@ import minMetadata from 'libphonenumber-js/metadata.min.json';
  */
 export const FORMATTING_ONLY_FIELDS = [4, 6, 9] as const;
 
-export const PHONE_METADATA_PATH = resolve(import.meta.dirname, '..', 'functions', 'shared', 'phone-metadata.json');
+export const PHONE_METADATA_PATH = resolve(import.meta.dirname, '..', 'functions', 'contract', 'phone-metadata.json');
 
 type Plan = unknown[];
 

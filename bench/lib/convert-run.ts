@@ -5,7 +5,7 @@
  * Usage: tsx bench/lib/convert-run.ts <export> <hashes> <records> <batch>
  */
 import { gzipSync } from 'node:zlib';
-import { setupSource } from '../../bin/cli/sources/index.js';
+import { setupSource } from '../../bin/auth-core/src/sources/index.js';
 
 const [exportPath, hashes, recordsArg, batchArg] = process.argv.slice(2);
 if (!exportPath || !hashes || !recordsArg || !batchArg)

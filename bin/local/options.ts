@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { isAwsEndpoint } from '#functions/shared/clients.js';
 import { parseThrottlingFraction } from '#functions/shared/simulated-throttling.js';
-import { displayUrl } from '../cli/redact.js';
+import { displayUrl } from '../shared/display-url.js';
 import { BUNDLES_ENV } from './bundles.js';
 
 /** Settings of one local runtime, from the command line and the environment. */

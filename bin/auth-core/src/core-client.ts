@@ -3,7 +3,7 @@
  * bodies, and retries with exponential backoff (and `Retry-After`) on 429, 502, 503, 504, 409 (an
  * Idempotency-Key still being processed), timeouts and lost connections.
  */
-import { createHash } from 'node:crypto';
+import { credentialFingerprint } from './contract.js';
 import { CliError, coreError, usageError } from './errors.js';
 import { displayUrl, excerpt, registerSecret, UNPARSEABLE_URL } from './redact.js';
 import { transportDecision } from './transport.js';
@@ -18,7 +18,7 @@ export interface CoreEndpoint {
   readonly authorization: string | undefined;
   /** The URL as it may be shown: no user name, password, query string or fragment. */
   readonly shown: string;
-  /** Set when the URL is `http:` off this machine and `--allow-insecure-http` allowed it (bin/cli/transport.ts). */
+  /** Set when the URL is `http:` off this machine and `--allow-insecure-http` allowed it (bin/auth-core/src/transport.ts). */
   readonly insecureWarning: string | undefined;
 }
 
@@ -34,7 +34,7 @@ function decoded(value: string): string {
  * Parses the core's URL (`--core`, `AUTH_CORE_URL`) with the WHATWG URL parser. Its user name,
  * password and query values are registered as secrets (never printed, even if a server echoes them).
  * A URL that does not parse, or is not http(s), is refused (exit 2) without being echoed; so is
- * `http:` to a host that is not loopback, unless `allowInsecureHttp` (bin/cli/transport.ts).
+ * `http:` to a host that is not loopback, unless `allowInsecureHttp` (bin/auth-core/src/transport.ts).
  */
 export function coreEndpoint(raw: string, allowInsecureHttp = false): CoreEndpoint {
   const what = "the core's URL (--core or AUTH_CORE_URL)";
@@ -221,14 +221,6 @@ function describeFetchError(error: unknown): string {
 
 function stripQuery(path: string): string {
   return path.replace(/\?.*$/, '');
-}
-
-/**
- * The fingerprint the core shows for a configured credential (`sha256:` + the first 16 lowercase hex
- * digits of SHA-256 of its UTF-8 bytes).
- */
-export function credentialFingerprint(value: string): string {
-  return `sha256:${createHash('sha256').update(value, 'utf8').digest('hex').slice(0, 16)}`;
 }
 
 /** Whether a value shown by the core (fingerprint, or the value itself on older cores) is `value`. */

@@ -4,7 +4,7 @@
  * checked here; the core checks the parameters against its bounds and answers per user. A reason never
  * quotes the hash.
  */
-import type { HashingAlgorithm } from '../payload.js';
+import type { HashingAlgorithm } from '../contract.js';
 import { isArgon2, isBcrypt } from './common.js';
 
 export type HashConversion =

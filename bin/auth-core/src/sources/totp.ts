@@ -6,7 +6,7 @@
  * Messages never quote a secret.
  */
 import { base32nopad } from '@scure/base';
-import type { TotpDevice } from '../payload.js';
+import type { WireTotpDevice } from '../contract.js';
 
 /** The longest `secretKey` the core accepts. */
 export const MAX_SECRET_KEY = 256;
@@ -56,13 +56,13 @@ export class DeviceNames {
 }
 
 /** A device in the payload's key order (the chunk's JSON must be the same from one run to the next). */
-export function totpDevice(secretKey: string, period: number, skew: number, deviceName: string): TotpDevice {
+export function totpDevice(secretKey: string, period: number, skew: number, deviceName: string): WireTotpDevice {
   return { secretKey, period, skew, deviceName };
 }
 
 /** What a converter found about a user's second factors. */
 export interface SecondFactors {
-  readonly devices: TotpDevice[];
+  readonly devices: WireTotpDevice[];
   /** One message per factor that cannot be carried (never quoting a secret). */
   readonly leftBehind: string[];
 }

@@ -6,22 +6,51 @@
  * stay in Auth0). When the export includes the `multifactor` field (the providers the user is
  * enrolled with), each is reported: the user goes in without it.
  */
-import { type Conversion, converted, type ImportUser, type LoginMethod, rejected } from '../payload.js';
+import type { WireImportUser, WireLoginMethod } from '../contract.js';
+import { usageError } from '../errors.js';
+import { fileDigest } from '../input.js';
+import { loadAuth0Hashes } from './auth0-hashes.js';
 import {
   type ConvertOptions,
+  emailOf,
   finishLoginMethods,
   idText,
   isBcrypt,
   isObject,
   type JsonObject,
   methodAt,
-  normaliseEmail,
-  normalisePhone,
+  phoneNumberOf,
   text,
   thirdPartyIdFor,
   timeMs,
   withMetadata,
 } from './common.js';
+import { type Conversion, converted, rejected } from './conversion.js';
+import { fileSetting, hasKey, type SourceDefinition } from './source.js';
+
+export const auth0: SourceDefinition = {
+  name: 'auth0',
+  flags: [{ flags: '--hashes <file>', description: 'the password-hash export from Auth0 support (NDJSON)' }],
+  layout: (detected) => (detected === 'json-array' || detected === 'json-users' ? detected : 'ndjson'),
+  checkFirst: (value) => (hasKey(value, 'user_id') ? undefined : 'no "user_id" field: not an Auth0 user export'),
+  async open(_exportPath, _layout, settings) {
+    const path = fileSetting(settings, 'hashes');
+    const hashes = path
+      ? await loadAuth0Hashes(path).catch(() => {
+          throw usageError(`cannot read the password-hash export ${path}`);
+        })
+      : undefined;
+    return {
+      convert: (value) =>
+        convertAuth0(value, { ...settings, hashFor: (id) => hashes?.hashFor(id), hashesGiven: hashes !== undefined }),
+      inputDigests: path ? [await fileDigest(path)] : [],
+      notes: hashes
+        ? [`${hashes.count} password hashes in ${path}`]
+        : ['no password-hash export given (--hashes): database users cannot be imported'],
+      close: () => hashes?.close(),
+    };
+  },
+};
 
 /** Auth0 connection/provider names → SuperTokens thirdPartyIds; others keep Auth0's name. */
 export const AUTH0_PROVIDERS: Readonly<Record<string, string>> = {
@@ -90,7 +119,7 @@ function identitiesOf(record: JsonObject, userId: string): Identity[] | string {
       // Some exports write the full `<provider>|<id>` here.
       userId: id.startsWith(`${provider}|`) ? id.slice(provider.length + 1) : id,
       isSocial: entry.isSocial === true,
-      profileEmail: profile ? normaliseEmail(profile.email) : undefined,
+      profileEmail: profile ? emailOf(profile.email) : undefined,
     });
   }
   if (out.length === 0) return 'identities is empty';
@@ -105,10 +134,10 @@ export function convertAuth0(record: unknown, options: Auth0Options): Conversion
   const identities = identitiesOf(record, userId);
   if (typeof identities === 'string') return rejected(userId, identities);
 
-  const email = normaliseEmail(record.email);
+  const email = emailOf(record.email);
   const emailVerified = record.email_verified === true;
   const time = timeMs(record.created_at);
-  const methods: LoginMethod[] = [];
+  const methods: WireLoginMethod[] = [];
   const problems: string[] = [];
   let databaseWithoutHash: string | undefined;
 
@@ -143,7 +172,7 @@ export function convertAuth0(record: unknown, options: Auth0Options): Conversion
       if (identityEmail === undefined) problems.push(`passwordless identity ${full} has no email`);
       else methods.push({ ...base, recipeId: 'passwordless', email: identityEmail });
     } else if (identity.provider === 'sms' && !identity.isSocial) {
-      const phone = normalisePhone(record.phone_number);
+      const phone = phoneNumberOf(record.phone_number);
       if (phone === undefined)
         problems.push(`passwordless identity ${full} has no valid phone_number (E.164 expected)`);
       else methods.push({ ...base, recipeId: 'passwordless', phoneNumber: phone });
@@ -174,7 +203,7 @@ export function convertAuth0(record: unknown, options: Auth0Options): Conversion
     );
   }
 
-  const user: ImportUser = { externalUserId: userId, loginMethods: finishLoginMethods(methods, options) };
+  const user: WireImportUser = { externalUserId: userId, loginMethods: finishLoginMethods(methods, options) };
   const metadata: Record<string, unknown> = {};
   if (isObject(record.user_metadata) && Object.keys(record.user_metadata).length > 0) {
     metadata.user_metadata = record.user_metadata;

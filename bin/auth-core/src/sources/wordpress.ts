@@ -3,28 +3,45 @@
  * `user_email`, `user_registered`, `display_name`, …), e.g. `wp user list --fields=… --format=csv`
  * or a database tool's CSV export. `user_registered` is MySQL's `YYYY-MM-DD HH:MM:SS`, in UTC.
  */
-import { type Conversion, converted, rejected } from '../payload.js';
+
 import {
   type ConvertOptions,
+  emailOf,
   finishLoginMethods,
   idText,
   inPayloadOrder,
   isObject,
-  normaliseEmail,
   passwordMethod,
   text,
   textFields,
   timeMs,
   withMetadata,
 } from './common.js';
+import { type Conversion, converted, rejected } from './conversion.js';
 import { wordpressHash } from './hashes.js';
+import { hasKey, type SourceDefinition } from './source.js';
 
 /** One `wp_users` row → the import payload, or the reasons it cannot be imported. */
+export const wordpress: SourceDefinition = {
+  name: 'wordpress',
+  flags: [],
+  layout: () => 'csv',
+  checkFirst: (value) =>
+    hasKey(value, 'ID') && hasKey(value, 'user_pass')
+      ? undefined
+      : 'no "ID" and "user_pass" columns: not rows of wp_users with a header',
+  open: async (_exportPath, _layout, settings) => ({
+    convert: (value) => convertWordpress(value, settings),
+    inputDigests: [],
+    notes: [],
+  }),
+};
+
 export function convertWordpress(record: unknown, options: ConvertOptions): Conversion {
   if (!isObject(record)) return rejected(undefined, 'the row is not an object');
   const id = idText(record.ID);
   if (id === undefined) return rejected(undefined, 'ID is missing');
-  const email = normaliseEmail(record.user_email);
+  const email = emailOf(record.user_email);
   if (email === undefined) return rejected(id, 'the user has no email address');
   const hash = wordpressHash(text(record.user_pass) ?? '');
   if (!hash.ok) return rejected(id, hash.reason);

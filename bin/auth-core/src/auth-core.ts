@@ -1,19 +1,22 @@
+#!/usr/bin/env node
 /**
  * `npx auth-core`: the migration command (README "Migrating users"). Commands: `migrate`, `status`,
  * `failures`. Progress and messages go to stderr, the summary to stdout; exit statuses are in
- * bin/cli/errors.ts.
+ * bin/auth-core/src/errors.ts.
  */
 import { basename, dirname, join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import { exportFailures, stagedCounts } from './cli/admin.js';
-import { CoreClient } from './cli/core-client.js';
-import { CliError, EXIT } from './cli/errors.js';
-import { MAX_BATCH_SIZE, type MigrateSummary, migrate } from './cli/migrate.js';
-import { Progress, type ProgressMode } from './cli/progress.js';
-import { REDACTED, redact, registerSecret, shownArgument } from './cli/redact.js';
-import { parseProviderMap } from './cli/sources/common.js';
-import { SOURCES, type SourceName } from './cli/sources/index.js';
-import { ALLOW_INSECURE_HTTP } from './cli/transport.js';
+import { exportFailures, stagedCounts } from './admin.js';
+import { PUBLIC_TENANT_ID } from './contract.js';
+import { CoreClient } from './core-client.js';
+import { CliError, EXIT } from './errors.js';
+import { MAX_BATCH_SIZE, type MigrateSummary, migrate } from './migrate/migrate.js';
+import { summaryLines } from './migrate/summary.js';
+import { Progress, type ProgressMode } from './progress.js';
+import { REDACTED, redact, registerSecret, shownArgument } from './redact.js';
+import { parseProviderMap } from './sources/common.js';
+import { SOURCE_DEFINITIONS, SOURCES } from './sources/index.js';
+import { ALLOW_INSECURE_HTTP } from './transport.js';
 
 const DEFAULT_CORE = 'http://localhost:3567';
 
@@ -26,7 +29,7 @@ interface CoreFlags {
 
 /**
  * The client every subcommand talks to the core through; made before anything is read or sent, so
- * a URL the command refuses (bin/cli/transport.ts) stops it first. The warning for plain http allowed
+ * a URL the command refuses (bin/auth-core/src/transport.ts) stops it first. The warning for plain http allowed
  * by --allow-insecure-http goes to stderr on every run, whatever the output mode.
  */
 function clientFor(flags: CoreFlags, progress?: Progress): CoreClient {
@@ -56,57 +59,20 @@ function progressMode(json: boolean): ProgressMode {
   return process.stderr.isTTY ? 'tty' : 'plain';
 }
 
+/** The values of the sources' own flags given, under commander's names (`hashConfig`, `withRoles`). */
+function sourceFlagValues(flags: Record<string, unknown>): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const source of SOURCE_DEFINITIONS) {
+    for (const flag of source.flags) {
+      const name = new Option(flag.flags).attributeName();
+      if (flags[name] !== undefined) values[name] = flags[name];
+    }
+  }
+  return values;
+}
+
 function printSummary(summary: MigrateSummary, json: boolean): void {
-  if (json) {
-    process.stdout.write(`${redact(JSON.stringify(summary))}\n`);
-    return;
-  }
-  const r = summary.refused;
-  const lines: string[] = [];
-  if (summary.dryRun) {
-    lines.push(
-      `Dry run of ${summary.records} ${summary.source} records for app ${summary.appId} (tenant ${summary.tenantId}): ` +
-        `${summary.wouldImport} would be imported, ${summary.reportLines} would not (${r.convert} at convert, ${r.check} at check)` +
-        `${summary.coreChecked ? '' : '; the core did not check them (no dry-run support)'}. Nothing was staged.`,
-    );
-  } else {
-    const outcome =
-      summary.imported === null
-        ? `${summary.staged} staged (not waiting for the import)`
-        : `${summary.imported} imported, ${summary.failed} failed at import`;
-    lines.push(
-      `Migrated ${summary.records} ${summary.source} records into app ${summary.appId} (tenant ${summary.tenantId}): ` +
-        `${summary.converted} converted, ${r.convert} refused at convert, ${r.check} refused at check, ${outcome}` +
-        `${summary.resumedChunks > 0 ? ` (resumed: ${summary.resumedChunks} chunks were staged before)` : ''}.`,
-    );
-  }
-  const { carriedAsTotp, notCarried } = summary.secondFactors;
-  if (carriedAsTotp > 0 || notCarried > 0) {
-    lines.push(
-      `Second factors: ${carriedAsTotp} users ${summary.dryRun ? 'would keep' : 'kept'} theirs as TOTP devices; ` +
-        `${notCarried} users had factors that cannot be carried (report lines of kind left-behind: they enrol again).`,
-    );
-  }
-  if (summary.metadataKeysDropped.keys > 0) {
-    lines.push(
-      `Metadata: ${summary.metadataKeysDropped.keys} keys that look like credentials dropped from the userMetadata of ` +
-        `${summary.metadataKeysDropped.users} users (their paths are in the report; tokens and secrets never enter user metadata).`,
-    );
-  }
-  const left = summary.leftBehindLines > 0 ? `; ${summary.leftBehindLines} users go in with something left behind` : '';
-  lines.push(
-    summary.reportLines > 0
-      ? `Report: ${summary.report} (${summary.reportLines} users not ${summary.dryRun ? 'importable' : 'imported'}${left})`
-      : `Report: ${summary.report} (every user ${summary.dryRun ? 'would be' : 'was'} imported${left})`,
-  );
-  for (const warning of summary.warnings) lines.push(warning);
-  if (summary.missingRoles.length > 0) {
-    lines.push(
-      `Roles not in app ${summary.appId} (users holding them ${summary.dryRun ? 'would be' : 'were'} refused): ${summary.missingRoles.join(', ')}`,
-    );
-  }
-  if (summary.state) lines.push(`State: ${summary.state}`);
-  lines.push(`Took ${summary.elapsedSeconds} s.`);
+  const lines = json ? [JSON.stringify(summary)] : summaryLines(summary);
   process.stdout.write(`${lines.map(redact).join('\n')}\n`);
 }
 
@@ -139,16 +105,16 @@ const coreOptions = (command: Command) =>
       'allow an http:// core URL that is not loopback: the API key and every credential then cross the network unencrypted (warned on every run)',
     );
 
-coreOptions(
+const migrateCommand = coreOptions(
   program
     .command('migrate')
     .description(
       'convert an export, check it (--dry-run) or stage it, wait for the import and report who was not imported',
     )
     .argument('<export-file>', 'the export (may be gzipped)')
-    .addOption(new Option('--from <source>', 'what made the export').choices([...SOURCES]).makeOptionMandatory()),
+    .addOption(new Option('--from <source>', 'what made the export').choices(SOURCES).makeOptionMandatory()),
 )
-  .option('--tenant <id>', 'the tenant the users go to', 'public')
+  .option('--tenant <id>', 'the tenant the users go to', PUBLIC_TENANT_ID)
   .option('--dry-run', 'convert and check every user with the core, stage nothing')
   .option('--report <file>', 'failure report (default: ./<appId>-migration-report.ndjson)')
   .option('--state <file>', 'resume state (default: next to the export)')
@@ -161,56 +127,44 @@ coreOptions(
   )
   .option('--concurrency <n>', 'staging requests in parallel', integer('--concurrency'), 2)
   .option('--json', 'print a machine-readable summary instead of progress and text')
-  .option('--hashes <file>', 'auth0: the password-hash export from Auth0 support (NDJSON)')
-  .option('--hash-config <file>', "firebase: the project's password hash parameters (console text or JSON)")
-  .option('--identities <file>', 'supabase: rows of auth.identities (CSV, JSON array or NDJSON)')
-  .option(
-    '--factors <file>',
-    'supabase: rows of auth.mfa_factors (CSV, JSON array or NDJSON): TOTP factors are carried',
-  )
-  .option('--provider-map <list>', 'provider=thirdPartyId,… overriding the default third-party ids')
-  .option('--with-roles', 'keycloak: realm roles become user roles (they must exist in the app)')
-  .action(async (exportFile: string, flags: Record<string, unknown> & CoreFlags) => {
-    const json = flags.json === true;
-    const progress = new Progress(progressMode(json));
-    const client = clientFor(flags, progress);
-    let providerMap: Map<string, string>;
-    try {
-      providerMap = parseProviderMap(flags.providerMap as string | undefined);
-    } catch (error) {
-      throw new CliError((error as Error).message, EXIT.usage);
-    }
-    const tenantId = String(flags.tenant);
-    const summary = await migrate(
-      {
-        exportPath: exportFile,
-        source: flags.from as SourceName,
-        appId: flags.app,
-        tenantId,
-        settings: {
-          tenantId,
-          providerMap,
-          hashes: flags.hashes as string | undefined,
-          hashConfig: flags.hashConfig as string | undefined,
-          identities: flags.identities as string | undefined,
-          factors: flags.factors as string | undefined,
-          withRoles: flags.withRoles === true,
-        },
-        dryRun: flags.dryRun === true,
-        reportPath: (flags.report as string | undefined) ?? `./${flags.app}-migration-report.ndjson`,
-        statePath:
-          (flags.state as string | undefined) ??
-          join(dirname(exportFile), `${basename(exportFile)}.${flags.app}.migrate-state.ndjson`),
-        wait: flags.wait !== false,
-        batchSize: flags.batchSize as number,
-        concurrency: flags.concurrency as number,
-      },
-      client,
-      progress,
-    );
-    printSummary(summary, json);
-    process.exitCode = summary.exitCode;
-  });
+  .option('--provider-map <list>', 'provider=thirdPartyId,… overriding the default third-party ids');
+// Each source's own flags, as its definition (sources/<source>.ts) declares them.
+for (const source of SOURCE_DEFINITIONS) {
+  for (const flag of source.flags) migrateCommand.option(flag.flags, `${source.name}: ${flag.description}`);
+}
+migrateCommand.action(async (exportFile: string, flags: Record<string, unknown> & CoreFlags) => {
+  const json = flags.json === true;
+  const progress = new Progress(progressMode(json));
+  const client = clientFor(flags, progress);
+  let providerMap: Map<string, string>;
+  try {
+    providerMap = parseProviderMap(flags.providerMap as string | undefined);
+  } catch (error) {
+    throw new CliError((error as Error).message, EXIT.usage);
+  }
+  const tenantId = String(flags.tenant);
+  const summary = await migrate(
+    {
+      exportPath: exportFile,
+      source: String(flags.from),
+      appId: flags.app,
+      tenantId,
+      settings: { ...sourceFlagValues(flags), tenantId, providerMap },
+      dryRun: flags.dryRun === true,
+      reportPath: (flags.report as string | undefined) ?? `./${flags.app}-migration-report.ndjson`,
+      statePath:
+        (flags.state as string | undefined) ??
+        join(dirname(exportFile), `${basename(exportFile)}.${flags.app}.migrate-state.ndjson`),
+      wait: flags.wait !== false,
+      batchSize: flags.batchSize as number,
+      concurrency: flags.concurrency as number,
+    },
+    client,
+    progress,
+  );
+  printSummary(summary, json);
+  process.exitCode = summary.exitCode;
+});
 
 coreOptions(program.command('status').description('staged users of the app by status'))
   .option('--watch', 'repeat every 2 seconds until NEW + PROCESSING = 0')

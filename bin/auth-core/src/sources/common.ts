@@ -2,8 +2,14 @@
  * Field helpers shared by the converters: emails as the core normalises them, phone numbers in
  * E.164, timestamps from the shapes providers write, third-party provider names.
  */
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
-import type { HashingAlgorithm, ImportUser, LoginMethod } from '../payload.js';
+import {
+  e164PhoneNumber,
+  type HashingAlgorithm,
+  normaliseEmail,
+  PUBLIC_TENANT_ID,
+  type WireImportUser,
+  type WireLoginMethod,
+} from '../contract.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -24,25 +30,22 @@ export function idText(value: unknown): string | undefined {
   return text(value);
 }
 
-/** Emails as the core stores them: trimmed and lower-cased (the core does no syntax check). */
-export function normaliseEmail(value: unknown): string | undefined {
-  return text(value)?.toLowerCase();
+/** A field's email as the core stores it (the contract's normaliseEmail); undefined when blank or not text. */
+export function emailOf(value: unknown): string | undefined {
+  const raw = text(value);
+  return raw === undefined ? undefined : normaliseEmail(raw);
 }
 
 /**
- * A phone number in E.164, or undefined when it is not a possible international number.
+ * A field's phone number as the core stores it — E.164, the contract's rule (functions/contract/
+ * phone-numbers.ts) — when it parses as an international number; undefined otherwise (the
+ * converters refuse such a record: the core would keep the text as given, a login no SMS reaches).
  * `assumePlus`: the source stores numbers without the leading `+` (Supabase).
  */
-export function normalisePhone(value: unknown, assumePlus = false): string | undefined {
-  let raw = idText(value);
+export function phoneNumberOf(value: unknown, assumePlus = false): string | undefined {
+  const raw = idText(value);
   if (raw === undefined) return undefined;
-  if (assumePlus && !raw.startsWith('+')) raw = `+${raw}`;
-  try {
-    const parsed = parsePhoneNumberFromString(raw);
-    return parsed?.isPossible() ? parsed.number : undefined;
-  } catch {
-    return undefined;
-  }
+  return e164PhoneNumber(assumePlus && !raw.startsWith('+') ? `+${raw}` : raw);
 }
 
 /** True for JSON `true` and the spellings CSV writers use (`t`, `true`, `1`, `yes`). */
@@ -150,10 +153,10 @@ export function thirdPartyIdFor(
  * Adds the common fields to a user's login methods: the tenant (unless `public`), and `isPrimary` on the
  * first one when there are several (they are then linked under it; the app needs account linking).
  */
-export function finishLoginMethods(methods: LoginMethod[], options: ConvertOptions): LoginMethod[] {
+export function finishLoginMethods(methods: WireLoginMethod[], options: ConvertOptions): WireLoginMethod[] {
   return methods.map((method, index) => {
-    const out: LoginMethod = { recipeId: method.recipeId };
-    if (options.tenantId !== 'public') out.tenantIds = [options.tenantId];
+    const out: WireLoginMethod = { recipeId: method.recipeId };
+    if (options.tenantId !== PUBLIC_TENANT_ID) out.tenantIds = [options.tenantId];
     if (method.isVerified !== undefined) out.isVerified = method.isVerified;
     if (methods.length > 1 && index === 0) out.isPrimary = true;
     if (method.timeJoinedInMSSinceEpoch !== undefined) out.timeJoinedInMSSinceEpoch = method.timeJoinedInMSSinceEpoch;
@@ -168,8 +171,8 @@ export function finishLoginMethods(methods: LoginMethod[], options: ConvertOptio
 }
 
 /** A fresh login method carrying the record's time joined (the recipe is set by the caller). */
-export function methodAt(time: number | undefined): LoginMethod {
-  const method: LoginMethod = { recipeId: 'emailpassword' };
+export function methodAt(time: number | undefined): WireLoginMethod {
+  const method: WireLoginMethod = { recipeId: 'emailpassword' };
   if (time !== undefined) method.timeJoinedInMSSinceEpoch = time;
   return method;
 }
@@ -180,7 +183,7 @@ export function passwordMethod(
   email: string,
   hash: { readonly passwordHash: string; readonly hashingAlgorithm: HashingAlgorithm },
   isVerified?: boolean,
-): LoginMethod {
+): WireLoginMethod {
   return {
     ...methodAt(time),
     email,
@@ -201,7 +204,7 @@ export function textFields(record: JsonObject, keys: readonly string[]): JsonObj
 }
 
 /** Sets the user's metadata unless it is empty (the payload carries no empty object); returns the user. */
-export function withMetadata(user: ImportUser, metadata: JsonObject): ImportUser {
+export function withMetadata(user: WireImportUser, metadata: JsonObject): WireImportUser {
   if (Object.keys(metadata).length > 0) user.userMetadata = metadata;
   return user;
 }
@@ -221,7 +224,7 @@ export function isArgon2(hash: string): boolean {
  * A user's keys in the order the README's payload shows (externalUserId, userMetadata, userRoles,
  * totpDevices, loginMethods), so a chunk's JSON is the same from one run to the next.
  */
-export function inPayloadOrder(user: ImportUser): ImportUser {
+export function inPayloadOrder(user: WireImportUser): WireImportUser {
   const { externalUserId, userMetadata, userRoles, totpDevices, loginMethods } = user;
   return {
     ...(externalUserId !== undefined ? { externalUserId } : {}),

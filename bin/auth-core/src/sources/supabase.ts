@@ -11,10 +11,13 @@
  * when its database encryption is on) cannot be read without Supabase's key, and phone and WebAuthn
  * factors cannot be carried: each is reported. Unverified factors were never usable and are skipped.
  */
-import { type Conversion, converted, type ImportUser, type LoginMethod, rejected } from '../payload.js';
+import type { WireImportUser, WireLoginMethod } from '../contract.js';
+import { usageError } from '../errors.js';
+import { detectLayout, fileDigest, recordsOf } from '../input.js';
 import { maskPhone } from '../personal.js';
 import {
   type ConvertOptions,
+  emailOf,
   finishLoginMethods,
   idText,
   inPayloadOrder,
@@ -22,15 +25,89 @@ import {
   isObject,
   jsonObject,
   methodAt,
-  normaliseEmail,
-  normalisePhone,
+  phoneNumberOf,
   text,
   thirdPartyIdFor,
   timeMs,
   truthy,
   withMetadata,
 } from './common.js';
+import { type Conversion, converted, rejected } from './conversion.js';
+import { fileSetting, hasKey, type SourceDefinition } from './source.js';
 import { canonicalBase32, DeviceNames, quotedLabel, type SecondFactors, totpDevice } from './totp.js';
+
+export const supabase: SourceDefinition = {
+  name: 'supabase',
+  flags: [
+    { flags: '--identities <file>', description: 'rows of auth.identities (CSV, JSON array or NDJSON)' },
+    {
+      flags: '--factors <file>',
+      description: 'rows of auth.mfa_factors (CSV, JSON array or NDJSON): TOTP factors are carried',
+    },
+  ],
+  layout: (detected) => detected,
+  checkFirst: (value) => (hasKey(value, 'id') ? undefined : 'no "id" column or field: not rows of auth.users'),
+  async open(_exportPath, _layout, settings) {
+    const identitiesPath = fileSetting(settings, 'identities');
+    const factorsPath = fileSetting(settings, 'factors');
+    const identities = identitiesPath
+      ? await rowsByUser(identitiesPath, 'the identities file', (row) => {
+          const found = supabaseIdentity(row);
+          return found && { userId: found.userId, item: found.identity };
+        })
+      : new Map<string, SupabaseIdentity[]>();
+    const factors = factorsPath
+      ? await rowsByUser(factorsPath, 'the factors file', (row) => {
+          const found = supabaseFactor(row);
+          return found && { userId: found.userId, item: found.factor };
+        })
+      : new Map<string, SupabaseFactor[]>();
+    let totpUsers = 0;
+    for (const list of factors.values()) if (list.some((f) => f.type === 'totp')) totpUsers += 1;
+    const notes: string[] = [];
+    if (identitiesPath) notes.push(`third-party identities of ${identities.size} users in ${identitiesPath}`);
+    notes.push(
+      factorsPath
+        ? `verified second factors of ${factors.size} users in ${factorsPath} (${totpUsers} with TOTP)`
+        : 'no --factors given: second factors (auth.mfa_factors) are not read, and users who had them go in without them',
+    );
+    return {
+      convert: (value) =>
+        convertSupabase(value, {
+          ...settings,
+          identitiesOf: (id) => identities.get(id) ?? [],
+          factorsOf: (id) => factors.get(id) ?? [],
+        }),
+      inputDigests: [
+        ...(identitiesPath ? [await fileDigest(identitiesPath)] : []),
+        ...(factorsPath ? [`factors:${await fileDigest(factorsPath)}`] : []),
+      ],
+      notes,
+      totpUsersKnown: totpUsers,
+    };
+  },
+};
+
+/** Rows of a side file (CSV with a header, a JSON array or NDJSON) grouped by the user they belong to. */
+async function rowsByUser<T>(
+  path: string,
+  what: string,
+  read: (row: unknown) => { userId: string; item: T } | undefined,
+): Promise<Map<string, T[]>> {
+  const byUser = new Map<string, T[]>();
+  const layout = await detectLayout(path).catch(() => {
+    throw usageError(`cannot read ${what} ${path}`);
+  });
+  for await (const record of recordsOf(path, layout)) {
+    if (!('value' in record)) continue;
+    const found = read(record.value);
+    if (!found) continue;
+    const list = byUser.get(found.userId) ?? [];
+    list.push(found.item);
+    byUser.set(found.userId, list);
+  }
+  return byUser;
+}
 
 /** Supabase provider names → SuperTokens thirdPartyIds where they differ; others keep Supabase's name. */
 export const SUPABASE_PROVIDERS: Readonly<Record<string, string>> = {
@@ -62,7 +139,7 @@ export function supabaseIdentity(row: unknown): { userId: string; identity: Supa
   if (providerId === undefined) return undefined;
   return {
     userId,
-    identity: { provider, providerId, email: normaliseEmail(data?.email) ?? normaliseEmail(row.email) },
+    identity: { provider, providerId, email: emailOf(data?.email) ?? emailOf(row.email) },
   };
 }
 
@@ -146,10 +223,10 @@ export function convertSupabase(record: unknown, options: SupabaseOptions): Conv
   const id = idText(record.id);
   if (id === undefined) return rejected(undefined, 'id is missing');
   if (text(record.deleted_at) !== undefined) return rejected(id, 'the user is deleted (deleted_at is set)');
-  const email = normaliseEmail(record.email);
+  const email = emailOf(record.email);
   const emailConfirmed = text(record.email_confirmed_at) !== undefined;
   const time = timeMs(record.created_at);
-  const methods: LoginMethod[] = [];
+  const methods: WireLoginMethod[] = [];
   const problems: string[] = [];
   const base = () => methodAt(time);
 
@@ -179,7 +256,7 @@ export function convertSupabase(record: unknown, options: SupabaseOptions): Conv
       problems.push(`the ${identity.provider} identity has no email (the core needs one for a third-party login)`);
       continue;
     }
-    const method: LoginMethod = {
+    const method: WireLoginMethod = {
       ...base(),
       recipeId: 'thirdparty',
       email: identityEmail,
@@ -192,7 +269,7 @@ export function convertSupabase(record: unknown, options: SupabaseOptions): Conv
 
   const rawPhone = idText(record.phone);
   if (rawPhone !== undefined) {
-    const phone = normalisePhone(rawPhone, true);
+    const phone = phoneNumberOf(rawPhone, true);
     if (phone === undefined) problems.push(`phone ${maskPhone(rawPhone)} is not a valid international number`);
     else methods.push({ ...base(), recipeId: 'passwordless', phoneNumber: phone });
   }
@@ -207,7 +284,7 @@ export function convertSupabase(record: unknown, options: SupabaseOptions): Conv
     );
   }
 
-  const user: ImportUser = { externalUserId: id, loginMethods: finishLoginMethods(methods, options) };
+  const user: WireImportUser = { externalUserId: id, loginMethods: finishLoginMethods(methods, options) };
   const metadata: Record<string, unknown> = {};
   const userMeta = jsonObject(record.raw_user_meta_data);
   if (userMeta !== undefined && Object.keys(userMeta).length > 0) metadata.user_metadata = userMeta;

@@ -8,25 +8,85 @@
  * `multiFactor.enrolledFactors` (`[{uid, displayName, factorId, phoneNumber, enrollmentTime}]`).
  * Neither holds a TOTP secret, and the core has no SMS second factor, so each factor is reported.
  */
-import { type Conversion, converted, type ImportUser, type LoginMethod, rejected } from '../payload.js';
+import { readFile } from 'node:fs/promises';
+import type { WireImportUser, WireLoginMethod } from '../contract.js';
+import { usageError } from '../errors.js';
+import { type ByteCounter, fileDigest, recordsOf } from '../input.js';
 import { maskPhone } from '../personal.js';
 import {
   type ConvertOptions,
+  emailOf,
   finishLoginMethods,
   idText,
   isObject,
   type JsonObject,
   jsonObject,
   methodAt,
-  normaliseEmail,
-  normalisePhone,
+  phoneNumberOf,
   text,
   thirdPartyIdFor,
   timeMs,
   truthy,
   withMetadata,
 } from './common.js';
+import { type Conversion, converted, rejected } from './conversion.js';
+import { fileSetting, hasKey, type SourceDefinition } from './source.js';
 import { quotedLabel } from './totp.js';
+
+export const firebase: SourceDefinition = {
+  name: 'firebase',
+  flags: [
+    { flags: '--hash-config <file>', description: "the project's password hash parameters (console text or JSON)" },
+  ],
+  layout: (detected) => (detected === 'csv' ? 'csv' : detected === 'json-array' ? 'json-array' : 'json-users'),
+  checkFirst: (value, layout) =>
+    layout === 'csv'
+      ? Array.isArray(value) && value.length >= 26
+        ? undefined
+        : 'fewer columns than firebase auth:export writes'
+      : hasKey(value, 'localId')
+        ? undefined
+        : 'no "localId": not a Firebase auth:export',
+  async open(exportPath, layout, settings) {
+    const path = fileSetting(settings, 'hashConfig');
+    if (!path) {
+      throw usageError(
+        "--from firebase needs --hash-config <file>: the project's password hash parameters (Authentication → Users → ⋮ → Password hash parameters)",
+      );
+    }
+    let content: string;
+    try {
+      content = await readFile(path, 'utf8');
+    } catch {
+      throw usageError(`cannot read the hash config ${path}`);
+    }
+    let hashConfig: FirebaseHashConfig;
+    try {
+      hashConfig = parseFirebaseHashConfig(content);
+    } catch (error) {
+      throw usageError(`--hash-config ${path}: ${(error as Error).message}`);
+    }
+    // `firebase auth:export --format=csv` writes no header: rows are read as arrays of cells.
+    const csv = layout === 'csv';
+    return {
+      ...(csv ? { records: (counter?: ByteCounter) => recordsOf(exportPath, 'csv', false, counter) } : {}),
+      convert: (value) =>
+        convertFirebase(csv && Array.isArray(value) ? firebaseCsvRowToRecord(value as string[]) : value, {
+          ...settings,
+          hashConfig,
+        }),
+      inputDigests: [await fileDigest(path)],
+      notes: [`hash parameters: rounds ${hashConfig.rounds}, mem_cost ${hashConfig.memCost}`],
+      secrets: [hashConfig.signerKey, hashConfig.saltSeparator],
+      appConfig: {
+        key: 'firebase_password_hashing_signer_key',
+        value: hashConfig.signerKey,
+        from: 'the hash config',
+        onMismatch: 'Use the hash config of the Firebase project the export comes from, or migrate into another app.',
+      },
+    };
+  },
+};
 
 export interface FirebaseHashConfig {
   readonly signerKey: string;
@@ -178,10 +238,10 @@ export function convertFirebase(record: unknown, options: FirebaseOptions): Conv
   if (!isObject(record)) return rejected(undefined, 'the user is not a JSON object');
   const localId = idText(record.localId);
   if (localId === undefined) return rejected(undefined, 'localId is missing');
-  const email = normaliseEmail(record.email);
+  const email = emailOf(record.email);
   const verified = truthy(record.emailVerified);
   const time = timeMs(record.createdAt);
-  const methods: LoginMethod[] = [];
+  const methods: WireLoginMethod[] = [];
   const problems: string[] = [];
   const base = () => methodAt(time);
 
@@ -216,7 +276,7 @@ export function convertFirebase(record: unknown, options: FirebaseOptions): Conv
       problems.push(`providerUserInfo[${i}] (${providerId}) has no rawId`);
       continue;
     }
-    const infoEmail = normaliseEmail(info.email) ?? email;
+    const infoEmail = emailOf(info.email) ?? email;
     if (infoEmail === undefined) {
       problems.push(`the ${providerId} login has no email (the core needs one for a third-party login)`);
       continue;
@@ -233,7 +293,7 @@ export function convertFirebase(record: unknown, options: FirebaseOptions): Conv
 
   const rawPhone = text(record.phoneNumber);
   if (rawPhone !== undefined) {
-    const phone = normalisePhone(rawPhone);
+    const phone = phoneNumberOf(rawPhone);
     if (phone === undefined) problems.push(`phoneNumber ${maskPhone(rawPhone)} is not a valid international number`);
     else methods.push({ ...base(), recipeId: 'passwordless', phoneNumber: phone });
   }
@@ -246,7 +306,7 @@ export function convertFirebase(record: unknown, options: FirebaseOptions): Conv
     );
   }
 
-  const user: ImportUser = { externalUserId: localId, loginMethods: finishLoginMethods(methods, options) };
+  const user: WireImportUser = { externalUserId: localId, loginMethods: finishLoginMethods(methods, options) };
   const metadata: Record<string, unknown> = {};
   const displayName = text(record.displayName);
   if (displayName !== undefined) metadata.displayName = displayName;

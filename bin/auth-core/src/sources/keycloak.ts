@@ -13,9 +13,10 @@
  * `value` decoded as base32 when `secretEncoding` is `BASE32`; either way the device gets those bytes
  * as base32. Other OTP credentials and other second factors (WebAuthn, recovery codes) are reported.
  */
-import { type Conversion, converted, type ImportUser, type LoginMethod, rejected, type UserRole } from '../payload.js';
+import type { WireImportUser, WireLoginMethod, WireUserRole } from '../contract.js';
 import {
   type ConvertOptions,
+  emailOf,
   finishLoginMethods,
   idText,
   inPayloadOrder,
@@ -23,7 +24,6 @@ import {
   type JsonObject,
   jsonObject,
   methodAt,
-  normaliseEmail,
   passwordMethod,
   text,
   textFields,
@@ -31,6 +31,7 @@ import {
   timeMs,
   withMetadata,
 } from './common.js';
+import { type Conversion, converted, rejected } from './conversion.js';
 import {
   base64Bytes,
   decimal,
@@ -40,6 +41,7 @@ import {
   type Pbkdf2Digest,
   phcArgon2,
 } from './hashes.js';
+import { hasKey, type SourceDefinition } from './source.js';
 import { base32Secret, canonicalBase32, DeviceNames, quotedLabel, type SecondFactors, totpDevice } from './totp.js';
 
 /** Keycloak's PBKDF2 provider ids → the HMAC digest (`pbkdf2` is Keycloak's original PBKDF2WithHmacSHA1). */
@@ -205,6 +207,23 @@ export function keycloakSecondFactors(credentials: readonly JsonObject[]): Secon
   return { devices, leftBehind };
 }
 
+export const keycloak: SourceDefinition = {
+  name: 'keycloak',
+  flags: [{ flags: '--with-roles', description: 'realm roles become user roles (they must exist in the app)' }],
+  // `{"realm": …, "users": [...]}` (the users file or the realm file), or a JSON array of users.
+  layout: (detected) => (detected === 'json-array' ? 'json-array' : 'json-users'),
+  checkFirst: (value) =>
+    hasKey(value, 'username') ? undefined : 'no "username": not a user of a Keycloak realm export',
+  async open(_exportPath, _layout, settings) {
+    const withRoles = settings.withRoles === true;
+    return {
+      convert: (value) => convertKeycloak(value, { ...settings, withRoles }),
+      inputDigests: withRoles ? ['with-roles'] : [],
+      notes: withRoles ? ['realm roles become user roles (--with-roles); they must exist in the app'] : [],
+    };
+  },
+};
+
 /** One user of a Keycloak realm export → the import payload, or the reasons it cannot be imported. */
 export function convertKeycloak(record: unknown, options: KeycloakOptions): Conversion {
   if (!isObject(record)) return rejected(undefined, 'the user is not a JSON object');
@@ -212,9 +231,9 @@ export function convertKeycloak(record: unknown, options: KeycloakOptions): Conv
   if (id === undefined) return rejected(undefined, 'id is missing');
   const client = text(record.serviceAccountClientId);
   if (client !== undefined) return rejected(id, `the user is the service account of client ${client.slice(0, 60)}`);
-  const email = normaliseEmail(record.email);
+  const email = emailOf(record.email);
   const time = timeMs(record.createdTimestamp);
-  const methods: LoginMethod[] = [];
+  const methods: WireLoginMethod[] = [];
   const problems: string[] = [];
 
   const credentials = Array.isArray(record.credentials) ? record.credentials.filter(isObject) : [];
@@ -260,7 +279,7 @@ export function convertKeycloak(record: unknown, options: KeycloakOptions): Conv
     );
   }
 
-  const user: ImportUser = { externalUserId: id, loginMethods: finishLoginMethods(methods, options) };
+  const user: WireImportUser = { externalUserId: id, loginMethods: finishLoginMethods(methods, options) };
   const metadata: Record<string, unknown> = {};
   const username = text(record.username);
   if (username !== undefined && username !== email) metadata.username = username;
@@ -275,7 +294,7 @@ export function convertKeycloak(record: unknown, options: KeycloakOptions): Conv
     const roles = [...new Set(realmRoles.flatMap((r) => (text(r) === undefined ? [] : [text(r) as string])))].filter(
       (role) => !isKeycloakBuiltInRole(role),
     );
-    if (roles.length > 0) user.userRoles = roles.map((role): UserRole => ({ role, tenantIds: [options.tenantId] }));
+    if (roles.length > 0) user.userRoles = roles.map((role): WireUserRole => ({ role, tenantIds: [options.tenantId] }));
   }
   const factors = keycloakSecondFactors(credentials);
   if (factors.devices.length > 0) user.totpDevices = factors.devices;

@@ -4,6 +4,11 @@
  * id, so converters never quote one), and values the command knows to be secret (the API key, the Firebase signer key), are
  * replaced by `<redacted>` (the core's own marker).
  */
+import { displayUrl, UNPARSEABLE_URL } from '../../shared/display-url.js';
+
+// How a URL is shown (shared with the local runtime): the command's modules take it from here.
+export { displayUrl, UNPARSEABLE_URL };
+
 export const REDACTED = '<redacted>';
 
 const HASH_PATTERNS: readonly RegExp[] = [
@@ -42,27 +47,6 @@ export function redact(text: string): string {
 /** At most `max` characters of a text from outside (the core's answers), redacted before it is cut. */
 export function excerpt(text: string, max: number): string {
   return redact(text).slice(0, max);
-}
-
-/** What is shown in place of a URL that does not parse (it is not echoed: it may hold a credential). */
-export const UNPARSEABLE_URL = '<unparseable URL>';
-
-/**
- * A URL as it may be shown: without user name and password, query string and fragment (any of which
- * may carry a credential); `<unparseable URL>` when it does not parse.
- */
-export function displayUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return UNPARSEABLE_URL;
-  }
-  parsed.username = '';
-  parsed.password = '';
-  parsed.search = '';
-  parsed.hash = '';
-  return parsed.toString().replace(/\/$/, '');
 }
 
 /** An argument quoted back to the user: shown as a URL (`displayUrl`) when it is or looks like one. */

@@ -5,7 +5,7 @@
  * warning about the run itself (plain http allowed by `--allow-insecure-http`). Every line has the
  * same keys: the source record's position (1-based) and id, the external user id, the stage, the
  * kind and the messages. Never a credential (every line is redacted, and the converters never quote
- * a secret), phone numbers masked but for their last two digits (bin/cli/personal.ts); mode 0600.
+ * a secret), phone numbers masked but for their last two digits (bin/auth-core/src/personal.ts); mode 0600.
  */
 import { closeSync, fstatSync, fsyncSync, writeSync } from 'node:fs';
 import { maskPhones } from './personal.js';
@@ -31,7 +31,7 @@ export interface ReportLine {
 }
 
 export class Report {
-  private fd: number;
+  private fd: number | undefined;
   /** Users not imported, by the stage that stopped them. */
   readonly counts: Record<Stage, number> = { convert: 0, check: 0, import: 0 };
   /** Lines of users imported with something left behind. */
@@ -70,7 +70,7 @@ export class Report {
       kind: 'warning',
       messages: [redact(message)],
     };
-    writeSync(this.fd, `${redact(JSON.stringify(out))}\n`);
+    writeSync(this.open, `${redact(JSON.stringify(out))}\n`);
   }
 
   private write(line: ReportLine, kind: ReportKind): void {
@@ -82,12 +82,20 @@ export class Report {
       kind,
       messages: line.messages.map((m) => redact(maskPhones(m, line.phoneNumbers ?? []))),
     };
-    writeSync(this.fd, `${redact(JSON.stringify(out))}\n`);
+    writeSync(this.open, `${redact(JSON.stringify(out))}\n`);
   }
 
+  /** Flushes and closes the file (again: nothing). */
   close(): void {
+    if (this.fd === undefined) return;
     // A device or pipe (`--report /dev/null`) cannot be synced (EINVAL); there is nothing to keep.
     if (fstatSync(this.fd).isFile()) fsyncSync(this.fd);
     closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  private get open(): number {
+    if (this.fd === undefined) throw new Error('report closed');
+    return this.fd;
   }
 }

@@ -7,38 +7,52 @@
  * Second factors: `totp_secret` (base32) becomes a TOTP device; the export carries no backup codes
  * and does not say who uses SMS codes as a second factor, so those cannot be told apart, or carried.
  */
-import { type Conversion, converted, type ImportUser, type LoginMethod, rejected } from '../payload.js';
+import type { WireImportUser, WireLoginMethod } from '../contract.js';
 import { maskPhone } from '../personal.js';
 import {
   type ConvertOptions,
+  emailOf,
   finishLoginMethods,
   idText,
   inPayloadOrder,
   isObject,
   listOf,
-  normaliseEmail,
-  normalisePhone,
   passwordMethod,
+  phoneNumberOf,
   text,
   textFields,
   withMetadata,
 } from './common.js';
+import { type Conversion, converted, rejected } from './conversion.js';
 import { clerkHash } from './hashes.js';
+import { hasKey, type SourceDefinition } from './source.js';
 import { canonicalBase32, totpDevice } from './totp.js';
 
 /** Clerk's TOTP: 30-second period, 6 digits, SHA-1, which the core's defaults match. */
 const CLERK_TOTP_PERIOD = 30;
 
+export const clerk: SourceDefinition = {
+  name: 'clerk',
+  flags: [],
+  layout: () => 'csv',
+  checkFirst: (value) => (hasKey(value, 'id') ? undefined : 'no "id" column: not a Clerk dashboard export'),
+  open: async (_exportPath, _layout, settings) => ({
+    convert: (value) => convertClerk(value, settings),
+    inputDigests: [],
+    notes: [],
+  }),
+};
+
 export function convertClerk(record: unknown, options: ConvertOptions): Conversion {
   if (!isObject(record)) return rejected(undefined, 'the row is not an object');
   const id = idText(record.id);
   if (id === undefined) return rejected(undefined, 'id is missing');
-  const methods: LoginMethod[] = [];
+  const methods: WireLoginMethod[] = [];
   const problems: string[] = [];
 
   const verifiedEmails = listOf(record.verified_email_addresses).map((e) => e.toLowerCase());
   const unverifiedEmails = listOf(record.unverified_email_addresses).map((e) => e.toLowerCase());
-  const email = normaliseEmail(record.primary_email_address) ?? normaliseEmail(verifiedEmails[0]);
+  const email = emailOf(record.primary_email_address) ?? emailOf(verifiedEmails[0]);
   // The primary address is verified unless the export lists it as unverified.
   const emailVerified = email !== undefined && (verifiedEmails.includes(email) || !unverifiedEmails.includes(email));
 
@@ -60,7 +74,7 @@ export function convertClerk(record: unknown, options: ConvertOptions): Conversi
   const verifiedPhones = listOf(record.verified_phone_numbers);
   const rawPhone = text(record.primary_phone_number) ?? verifiedPhones[0];
   if (rawPhone !== undefined) {
-    const phone = normalisePhone(rawPhone);
+    const phone = phoneNumberOf(rawPhone);
     if (phone === undefined)
       problems.push(`primary_phone_number ${maskPhone(rawPhone)} is not a valid international number`);
     else methods.push({ recipeId: 'passwordless', phoneNumber: phone });
@@ -69,13 +83,13 @@ export function convertClerk(record: unknown, options: ConvertOptions): Conversi
   if (problems.length > 0) return rejected(id, ...problems);
   if (methods.length === 0) return rejected(id, 'the user has no email address or phone number');
 
-  const user: ImportUser = { externalUserId: id, loginMethods: finishLoginMethods(methods, options) };
+  const user: WireImportUser = { externalUserId: id, loginMethods: finishLoginMethods(methods, options) };
   const metadata = textFields(record, ['first_name', 'last_name', 'username']);
   const otherEmails = [...verifiedEmails, ...unverifiedEmails].filter((e) => e !== email);
   if (otherEmails.length > 0) metadata.other_email_addresses = [...new Set(otherEmails)];
   const primaryPhone = methods.find((m) => m.phoneNumber !== undefined)?.phoneNumber;
   const otherPhones = [...verifiedPhones, ...listOf(record.unverified_phone_numbers)]
-    .map((p) => normalisePhone(p) ?? p)
+    .map((p) => phoneNumberOf(p) ?? p)
     .filter((p) => p !== primaryPhone);
   if (otherPhones.length > 0) metadata.other_phone_numbers = [...new Set(otherPhones)];
   withMetadata(user, metadata);

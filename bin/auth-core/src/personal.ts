@@ -5,7 +5,7 @@
  * apart and keeps the shape (`+`, separators, length) that explains why a number was refused.
  * Emails stay: they are how the core's messages say which login method conflicts.
  */
-import { normaliseImportPhoneNumber } from '#functions/domain/bulk-import/validate-user.js';
+import { normalisePhoneNumber } from './contract.js';
 
 /** Fewer digits than this is no phone number: such a value is neither masked nor searched for. */
 const MIN_DIGITS = 5;
@@ -39,7 +39,7 @@ export function phoneSpellings(methods: unknown): string[] {
   for (const method of methods) {
     const phone = (method as { phoneNumber?: unknown } | null)?.phoneNumber;
     if (typeof phone !== 'string') continue;
-    for (const form of [phone, phone.trim(), normaliseImportPhoneNumber(phone)]) {
+    for (const form of [phone, phone.trim(), normalisePhoneNumber(phone)]) {
       if ([...form].filter(isDigit).length >= MIN_DIGITS) spellings.add(form);
     }
   }

@@ -3,23 +3,42 @@
  * object per user, `{"model": "auth.user", "pk": 1, "fields": {"password": …, "email": …,
  * "date_joined": …, "is_active": …, …}}`. A custom user model with the same fields reads the same.
  */
-import { type Conversion, converted, rejected } from '../payload.js';
+
+import { usageError } from '../errors.js';
 import {
   type ConvertOptions,
+  emailOf,
   finishLoginMethods,
   idText,
   inPayloadOrder,
   isObject,
-  normaliseEmail,
   passwordMethod,
   text,
   textFields,
   timeMs,
   withMetadata,
 } from './common.js';
+import { type Conversion, converted, rejected } from './conversion.js';
 import { djangoHash } from './hashes.js';
+import { hasKey, type SourceDefinition } from './source.js';
 
 /** One record of a Django user dump → the import payload, or the reasons it cannot be imported. */
+export const django: SourceDefinition = {
+  name: 'django',
+  flags: [],
+  layout: (detected, exportPath) => {
+    if (detected === 'csv')
+      throw usageError(`${exportPath} is not JSON: --from django reads manage.py dumpdata (a JSON array or JSONL)`);
+    return detected;
+  },
+  checkFirst: (value) => (hasKey(value, 'fields') ? undefined : 'no "fields": not a record of manage.py dumpdata'),
+  open: async (_exportPath, _layout, settings) => ({
+    convert: (value) => convertDjango(value, settings),
+    inputDigests: [],
+    notes: [],
+  }),
+};
+
 export function convertDjango(record: unknown, options: ConvertOptions): Conversion {
   if (!isObject(record)) return rejected(undefined, 'the record is not a JSON object');
   const id = idText(record.pk);
@@ -28,7 +47,7 @@ export function convertDjango(record: unknown, options: ConvertOptions): Convers
     return rejected(id, `the record is not a user (model ${text(record.model)?.slice(0, 60) ?? 'missing'})`);
   }
   if (id === undefined) return rejected(undefined, 'pk is missing');
-  const email = normaliseEmail(fields.email);
+  const email = emailOf(fields.email);
   if (email === undefined) return rejected(id, 'the user has no email address');
   const hash = djangoHash(typeof fields.password === 'string' ? fields.password : '');
   if (!hash.ok) return rejected(id, hash.reason);
