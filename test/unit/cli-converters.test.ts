@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { auth0HashUserId, convertAuth0 } from '../../bin/auth-core/src/sources/auth0.js';
+import { convertAuth0 } from '../../bin/auth-core/src/sources/auth0.js';
+import { auth0HashUserId } from '../../bin/auth-core/src/sources/auth0-hashes.js';
 import { convertClerk } from '../../bin/auth-core/src/sources/clerk.js';
 import { parseProviderMap, phoneNumberOf, timeMs } from '../../bin/auth-core/src/sources/common.js';
 import { convertDjango } from '../../bin/auth-core/src/sources/django.js';

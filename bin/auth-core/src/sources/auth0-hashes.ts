@@ -7,8 +7,19 @@
 import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { FingerprintTable } from '../fingerprints.js';
 import { isGzip, ndjsonRecords } from '../input.js';
-import { auth0HashUserId } from './auth0.js';
-import { isObject, text } from './common.js';
+import { idText, isObject, type JsonObject, text } from './common.js';
+
+/**
+ * The user id a line of the hash export belongs to: `auth0|<alt_id>` when `alt_id` exists, else
+ * `auth0|<_id.$oid>`. Undefined for a line that has neither.
+ */
+export function auth0HashUserId(line: JsonObject): string | undefined {
+  const alt = idText(line.alt_id);
+  if (alt !== undefined) return `auth0|${alt}`;
+  const id = line._id;
+  const oid = isObject(id) ? idText(id.$oid) : idText(id);
+  return oid === undefined ? undefined : `auth0|${oid}`;
+}
 
 export interface HashLookup {
   readonly count: number;

@@ -71,18 +71,6 @@ export interface Auth0Options extends ConvertOptions {
   readonly hashesGiven: boolean;
 }
 
-/**
- * The user id a line of the hash export belongs to: `auth0|<alt_id>` when `alt_id` exists, else
- * `auth0|<_id.$oid>`. Undefined for a line that has neither.
- */
-export function auth0HashUserId(line: JsonObject): string | undefined {
-  const alt = idText(line.alt_id);
-  if (alt !== undefined) return `auth0|${alt}`;
-  const id = line._id;
-  const oid = isObject(id) ? idText(id.$oid) : idText(id);
-  return oid === undefined ? undefined : `auth0|${oid}`;
-}
-
 interface Identity {
   readonly provider: string;
   readonly userId: string;
