@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 /**
  * `npx auth-core`: the migration command (README "Migrating users"). Commands: `migrate`, `status`,
  * `failures`. Progress and messages go to stderr, the summary to stdout; exit statuses are in
