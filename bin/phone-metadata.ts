@@ -1,6 +1,7 @@
 /**
- * Writes functions/contract/phone-metadata.json, the phone numbering plans the core and the command parse with:
- * `npx tsx bin/phone-metadata.ts` (after upgrading libphonenumber-js; a unit test fails until then).
+ * Writes functions/contract/phone-metadata.json, the phone numbering plans the core and the command
+ * parse with: `npx tsx bin/phone-metadata.ts` (after upgrading libphonenumber-js; a unit test fails
+ * until then).
  *
  * It is libphonenumber-js's "min" metadata without the fields only formatting reads — the display
  * formats of each plan, the national-prefix formatting rule and whether that prefix is optional

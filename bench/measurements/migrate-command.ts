@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createGzip } from 'node:zlib';
 import bcrypt from 'bcryptjs';
+import { PUBLIC_TENANT_ID } from '#functions/contract/tenants.js';
 import { setupSource } from '../../bin/auth-core/src/sources/index.js';
 import buildCommand, { COMMAND_ENTRY } from '../../test/helpers/command.js';
 import { callOk, createApp, type Runtime, waitUntilImported } from '../lib/runtime.js';
@@ -162,7 +163,7 @@ export async function commandVsDirect(runtime: Runtime, n: number, batch: number
     await createApp(runtime, directApp);
     const other = await auth0Fixture(dir, `d${shortId(4)}`, n);
     const setup = await setupSource('auth0', other.users, {
-      tenantId: 'public',
+      tenantId: PUBLIC_TENANT_ID,
       providerMap: new Map(),
       hashes: other.hashes,
     });

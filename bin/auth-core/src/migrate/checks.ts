@@ -10,7 +10,7 @@ import { type CoreClient, sameCredential } from '../core-client.js';
 import { coreError, usageError } from '../errors.js';
 import type { Progress } from '../progress.js';
 import { excerpt } from '../redact.js';
-import type { AppConfigRequirement } from '../sources/source.js';
+import type { AppConfigRequirement, OpenedSource } from '../sources/source.js';
 
 /** The app's settings that decide which users the core takes. */
 export interface AppFacts {
@@ -20,6 +20,39 @@ export interface AppFacts {
   readonly linking: boolean;
   /** `mfa_enabled`: users with TOTP devices are taken. */
   readonly mfa: boolean;
+}
+
+/** What the checks found on the core. */
+export interface CoreFacts {
+  readonly app: AppFacts;
+  /** Dry run: whether the core checks chunks (`?dryRun=true`); true for a real run. */
+  readonly checksDryRun: boolean;
+}
+
+/**
+ * Before the export is read: the app and tenant exist and take the key, the app holds what the source
+ * needs, users known to carry TOTP devices have `mfa_enabled`, and (dry run) the core can check.
+ */
+export async function checkCore(
+  client: CoreClient,
+  progress: Progress,
+  source: Pick<OpenedSource, 'appConfig' | 'totpUsersKnown'>,
+  tenantId: string,
+  dryRun: boolean,
+): Promise<CoreFacts> {
+  const app = await readApp(client, tenantId);
+  if (source.appConfig) await ensureAppConfig(client, progress, app, source.appConfig, dryRun);
+  AppHints.checkTotpUsersKnown(app, progress, source.totpUsersKnown ?? 0, dryRun);
+  if (!dryRun) return { app, checksDryRun: true };
+  const checksDryRun = await supportsDryRun(client);
+  if (!checksDryRun) {
+    progress.say(
+      `The core at ${client.shownUrl} does not support dry runs (POST /bulk-import/users?dryRun=true answered without "dryRun":true). ` +
+        'Only the conversion and the duplicate check across the file run; nothing is sent to the core.',
+      true,
+    );
+  }
+  return { app, checksDryRun };
 }
 
 /** Checks `--batch-size`, `--concurrency` and the export file; returns the export's size in bytes. */
@@ -43,7 +76,7 @@ export function checkRunOptions(
 }
 
 /** The app (and tenant) must exist and accept the key before anything else happens. */
-export async function readApp(client: CoreClient, tenantId: string): Promise<AppFacts> {
+async function readApp(client: CoreClient, tenantId: string): Promise<AppFacts> {
   const reply = client.checked(
     await client.request('GET', client.appPath('/recipe/multitenancy/tenant/v2', PUBLIC_TENANT_ID), { attempts: 3 }),
     'reading the app',
@@ -77,7 +110,7 @@ export async function readApp(client: CoreClient, tenantId: string): Promise<App
  * The app must hold the value the source needs (compared by the fingerprint the core shows): another
  * value stops the run; a missing one is set by a real run and named by a dry run.
  */
-export async function ensureAppConfig(
+async function ensureAppConfig(
   client: CoreClient,
   progress: Progress,
   app: AppFacts,
@@ -100,7 +133,7 @@ export async function ensureAppConfig(
     await client.request('PUT', '/recipe/multitenancy/app/v2', {
       body: JSON.stringify({ appId, coreConfig: { [needed.key]: needed.value } }),
     }),
-    `setting ${needed.key}`,
+    `setting ${needed.name}`,
   );
   if (reply.status !== 200) {
     throw coreError(`could not set ${needed.key} on app ${appId}: ${reply.status} ${excerpt(reply.text, 200)}`);
@@ -117,7 +150,7 @@ export function mfaMissing(appId: string, what: string): string {
 }
 
 /** Whether the core honours `?dryRun=true`: an empty dry run must answer with `"dryRun":true`. */
-export async function supportsDryRun(client: CoreClient): Promise<boolean> {
+async function supportsDryRun(client: CoreClient): Promise<boolean> {
   const reply = client.checked(
     await client.request('POST', client.appPath('/bulk-import/users?dryRun=true'), { body: '{"users":[]}' }),
     'probing the dry run',

@@ -4,20 +4,17 @@
  * into chunks (read.ts) that one sender stages or checks (send.ts), then the run waits for the import
  * (wait.ts) and ends with a summary (summary.ts) and a report of every user not imported (report.ts).
  */
-
 import { MAX_USERS_PER_STAGING_REQUEST } from '../contract.js';
 import type { CoreClient } from '../core-client.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import { type ByteCounter, fileDigest } from '../input.js';
 import type { Progress } from '../progress.js';
 import { registerSecret } from '../redact.js';
-import { Report } from '../report.js';
-import { type SourceName, type SourceSettings, type SourceSetup, setupSource } from '../sources/index.js';
-import type { StateFile } from '../state.js';
-import { AppHints, checkRunOptions, ensureAppConfig, readApp, rolesMissingFrom, supportsDryRun } from './checks.js';
+import { type SourceSettings, type SourceSetup, setupSource } from '../sources/index.js';
+import { AppHints, type CoreFacts, checkCore, checkRunOptions, rolesMissingFrom } from './checks.js';
 import { DuplicateCheck } from './duplicates.js';
 import { InFlight } from './in-flight.js';
-import { type MigrationIdentity, migrationKey, openJournal } from './plan.js';
+import { openPlan, type Plan } from './plan.js';
 import { type Carried, ExportReader } from './read.js';
 import { CheckRefusals, type ChunkSender, CoreDryRun, LocalDryRun, Stager } from './send.js';
 import type { MigrateSummary } from './summary.js';
@@ -29,7 +26,8 @@ export const MAX_BATCH_SIZE = MAX_USERS_PER_STAGING_REQUEST;
 
 export interface MigrateOptions {
   readonly exportPath: string;
-  readonly source: SourceName;
+  /** A source's name (sources/index.ts). */
+  readonly source: string;
   readonly appId: string;
   readonly tenantId: string;
   readonly settings: SourceSettings;
@@ -51,120 +49,96 @@ export async function migrate(
   const exportSize = checkRunOptions(options, MAX_BATCH_SIZE);
   const source = await setupSource(options.source, options.exportPath, options.settings);
   try {
-    return await run(options, client, progress, source, exportSize);
+    for (const note of source.notes) progress.say(note);
+    for (const secret of source.secrets ?? []) registerSecret(secret);
+    const exportSha256 = await fileDigest(options.exportPath);
+    const core = await checkCore(client, progress, source, options.tenantId, options.dryRun);
+    const plan = openPlan(options, progress, {
+      ...options,
+      exportSha256,
+      inputDigests: source.inputDigests,
+      providerMap: options.settings.providerMap,
+    });
+    const warnings = client.insecureWarning === undefined ? [] : [client.insecureWarning];
+    let outcome: Outcome;
+    try {
+      for (const warning of warnings) plan.report.addWarning(warning);
+      outcome = await sendAndWait(options, client, progress, source, core, plan, exportSize);
+    } finally {
+      plan.close();
+      progress.finishBar();
+    }
+    return summarise(options, progress, core, plan, { ...outcome, warnings });
   } finally {
     source.close();
   }
 }
 
-async function run(
+/** What a run found, besides the progress counters and the report's counts. */
+interface Outcome {
+  readonly missingRoles: string[];
+  readonly waited: { imported: number; failed: number } | undefined;
+  readonly wouldImport: number | undefined;
+  readonly carried: Carried;
+}
+
+/** Reads and sends every chunk (staged, or checked in a dry run), names missing roles, waits for the import. */
+async function sendAndWait(
   options: MigrateOptions,
   client: CoreClient,
   progress: Progress,
   source: SourceSetup,
+  core: CoreFacts,
+  plan: Plan,
   exportSize: number,
-): Promise<MigrateSummary> {
-  // Checks: the app, what the source needs it to hold, and whether the core checks a dry run.
-  for (const note of source.notes) progress.say(note);
-  const exportSha256 = await fileDigest(options.exportPath);
-  for (const secret of source.secrets ?? []) registerSecret(secret);
-  const app = await readApp(client, options.tenantId);
-  if (source.appConfig) await ensureAppConfig(client, progress, app, source.appConfig, options.dryRun);
-  AppHints.checkTotpUsersKnown(app, progress, source.totpUsersKnown ?? 0, options.dryRun);
-  const coreChecks = options.dryRun ? await dryRunSupport(client, progress) : true;
-
-  // Plan: the migration's key, its journal (a real run), the report.
-  const identity: MigrationIdentity = {
+): Promise<Outcome> {
+  const { journal, report } = plan;
+  const hints = new AppHints(core.app, progress, source.totpUsersKnown ?? 0);
+  const refusals = new CheckRefusals(report, progress, hints);
+  const sender: ChunkSender = journal
+    ? new Stager(client, plan.key, journal, refusals, progress)
+    : core.checksDryRun
+      ? new CoreDryRun(client, refusals)
+      : new LocalDryRun(refusals);
+  const reader = new ExportReader({
+    source,
     exportPath: options.exportPath,
-    exportSha256,
-    inputDigests: source.inputDigests,
-    source: options.source,
-    appId: options.appId,
-    tenantId: options.tenantId,
+    sourceName: options.source,
     batchSize: options.batchSize,
-    providerMap: options.settings.providerMap,
-  };
-  const key = migrationKey(identity);
-  const journal = options.dryRun ? undefined : openJournal(options.statePath, key, identity);
-  if (journal?.resumed)
-    progress.say(`resuming: ${journal.chunks.size} chunks already staged (state file ${options.statePath})`);
-  let report: Report;
-  try {
-    report = new Report(options.reportPath);
-  } catch (error) {
-    journal?.close();
-    throw error;
-  }
-  const warnings = client.insecureWarning === undefined ? [] : [client.insecureWarning];
-  let outcome: Outcome;
-  try {
-    for (const warning of warnings) report.addWarning(warning);
-    const hints = new AppHints(app, progress, source.totpUsersKnown ?? 0);
-    const refusals = new CheckRefusals(report, progress, hints);
-    const sender: ChunkSender = journal
-      ? new Stager(client, key, journal, refusals, progress)
-      : coreChecks
-        ? new CoreDryRun(client, refusals)
-        : new LocalDryRun(refusals);
-    const reader = new ExportReader({
-      source,
-      exportPath: options.exportPath,
-      sourceName: options.source,
-      batchSize: options.batchSize,
-      dryRun: options.dryRun,
-      report,
-      progress,
-      hints,
-      duplicates: options.dryRun ? new DuplicateCheck(options.tenantId, options.batchSize) : undefined,
-    });
+    dryRun: options.dryRun,
+    report,
+    progress,
+    hints,
+    duplicates: options.dryRun ? new DuplicateCheck(options.tenantId, options.batchSize) : undefined,
+  });
 
-    // Send: every chunk, `--concurrency` at a time; then the roles the users hold that the app lacks.
-    const counter: ByteCounter = { bytes: 0 };
-    progress.phase(options.dryRun ? 'checking' : 'staging', exportSize);
-    await sendAll(reader, sender, counter, options);
-    progress.update(counter.bytes);
-    if (progress.counters.records === 0) throw usageError(`${options.exportPath} holds no records`);
-    const missingRoles = await rolesMissingFrom(client, reader.rolesUsed);
-    if (missingRoles.length > 0) {
-      progress.say(
-        `roles not in app ${options.appId}: ${missingRoles.join(', ')} — the users holding them are refused; create the roles (PUT /recipe/role) and run again`,
-        true,
-      );
-    }
+  const counter: ByteCounter = { bytes: 0 };
+  progress.phase(options.dryRun ? 'checking' : 'staging', exportSize);
+  await sendAll(reader, sender, counter, options);
+  progress.update(counter.bytes);
+  if (progress.counters.records === 0) throw usageError(`${options.exportPath} holds no records`);
 
-    // Wait: until the import is done, then the FAILED rows of this migration.
-    const waited =
-      journal && options.wait && progress.counters.staged > 0
-        ? await waitForImport({
-            client,
-            progress,
-            journal,
-            batchSize: options.batchSize,
-            positions: reader.positions,
-            report,
-            pollMs: options.pollMs ?? 1000,
-          })
-        : undefined;
-    outcome = { coreChecks, missingRoles, warnings, waited, wouldImport: sender.wouldImport, carried: reader.carried };
-  } finally {
-    report.close();
-    journal?.close();
-    progress.finishBar();
-  }
-  return summarise(options, progress, report, journal, outcome);
-}
-
-/** Whether the core checks a dry run; says so when it cannot. */
-async function dryRunSupport(client: CoreClient, progress: Progress): Promise<boolean> {
-  const supported = await supportsDryRun(client);
-  if (!supported) {
+  const missingRoles = await rolesMissingFrom(client, reader.rolesUsed);
+  if (missingRoles.length > 0) {
     progress.say(
-      `The core at ${client.shownUrl} does not support dry runs (POST /bulk-import/users?dryRun=true answered without "dryRun":true). ` +
-        'Only the conversion and the duplicate check across the file run; nothing is sent to the core.',
+      `roles not in app ${options.appId}: ${missingRoles.join(', ')} — the users holding them are refused; create the roles (PUT /recipe/role) and run again`,
       true,
     );
   }
-  return supported;
+
+  const waited =
+    journal && options.wait && progress.counters.staged > 0
+      ? await waitForImport({
+          client,
+          progress,
+          journal,
+          batchSize: options.batchSize,
+          positions: reader.positions,
+          report,
+          pollMs: options.pollMs ?? 1000,
+        })
+      : undefined;
+  return { missingRoles, waited, wouldImport: sender.wouldImport, carried: reader.carried };
 }
 
 /** Reads the export into chunks and sends each, at most `--concurrency` at a time. */
@@ -185,25 +159,16 @@ async function sendAll(
   }
 }
 
-/** What a run found, besides the progress counters and the report's counts. */
-interface Outcome {
-  readonly coreChecks: boolean;
-  readonly missingRoles: string[];
-  readonly warnings: string[];
-  readonly waited: { imported: number; failed: number } | undefined;
-  readonly wouldImport: number | undefined;
-  readonly carried: Carried;
-}
-
 function summarise(
   options: MigrateOptions,
   progress: Progress,
-  report: Report,
-  journal: StateFile | undefined,
-  outcome: Outcome,
+  core: CoreFacts,
+  plan: Plan,
+  outcome: Outcome & { readonly warnings: string[] },
 ): MigrateSummary {
   const c = progress.counters;
   const { carried } = outcome;
+  const { journal, report } = plan;
   const dryRun = journal === undefined;
   return {
     source: options.source,
@@ -218,7 +183,7 @@ function summarise(
     imported: outcome.waited?.imported ?? null,
     failed: outcome.waited?.failed ?? null,
     wouldImport: outcome.wouldImport ?? null,
-    coreChecked: dryRun ? outcome.coreChecks : null,
+    coreChecked: dryRun ? core.checksDryRun : null,
     missingRoles: outcome.missingRoles,
     secondFactors: { carriedAsTotp: carried.totpUsers, notCarried: carried.factorUsers },
     metadataKeysDropped: { keys: carried.metadataKeys, users: carried.metadataUsers },
@@ -228,6 +193,6 @@ function summarise(
     leftBehindLines: report.leftBehind,
     state: dryRun ? null : options.statePath,
     elapsedSeconds: Math.round(progress.elapsedMs / 100) / 10,
-    exitCode: dryRun && !outcome.coreChecks ? EXIT.core : report.total > 0 ? EXIT.someNotImported : EXIT.ok,
+    exitCode: dryRun && !core.checksDryRun ? EXIT.core : report.total > 0 ? EXIT.someNotImported : EXIT.ok,
   };
 }

@@ -5,6 +5,8 @@
  * appends each staged chunk to the journal (state.ts), which a re-run reads to skip what is done.
  */
 import { createHash } from 'node:crypto';
+import type { Progress } from '../progress.js';
+import { Report } from '../report.js';
 import { StateFile } from '../state.js';
 
 /** Bump when the converters' output changes: it is part of every Idempotency-Key. */
@@ -41,8 +43,45 @@ export function chunkKey(migration: string, index: number, round = 0): string {
   return round === 0 ? `auth-core-migrate-${migration}-${index}` : `auth-core-migrate-${migration}-${index}-r${round}`;
 }
 
+/** What a run writes to: the journal of a real run (resumed when it is this migration's), and the report. */
+export interface Plan {
+  /** The migration key (chunkKey derives each chunk's Idempotency-Key from it). */
+  readonly key: string;
+  /** Undefined for a dry run, which stages nothing. */
+  readonly journal: StateFile | undefined;
+  readonly report: Report;
+  close(): void;
+}
+
+export function openPlan(
+  options: { readonly dryRun: boolean; readonly statePath: string; readonly reportPath: string },
+  progress: Progress,
+  identity: MigrationIdentity,
+): Plan {
+  const key = migrationKey(identity);
+  const journal = options.dryRun ? undefined : openJournal(options.statePath, key, identity);
+  if (journal?.resumed)
+    progress.say(`resuming: ${journal.chunks.size} chunks already staged (state file ${options.statePath})`);
+  let report: Report;
+  try {
+    report = new Report(options.reportPath);
+  } catch (error) {
+    journal?.close();
+    throw error;
+  }
+  return {
+    key,
+    journal,
+    report,
+    close: () => {
+      report.close();
+      journal?.close();
+    },
+  };
+}
+
 /** Opens (or resumes) the journal of this migration at `statePath`. */
-export function openJournal(statePath: string, key: string, identity: MigrationIdentity): StateFile {
+function openJournal(statePath: string, key: string, identity: MigrationIdentity): StateFile {
   return StateFile.open(statePath, {
     type: 'migration',
     version: 1,

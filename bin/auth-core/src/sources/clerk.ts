@@ -7,7 +7,7 @@
  * Second factors: `totp_secret` (base32) becomes a TOTP device; the export carries no backup codes
  * and does not say who uses SMS codes as a second factor, so those cannot be told apart, or carried.
  */
-import type { WireImportUser, WireLoginMethod } from '../contract.js';
+import { normaliseEmail, type WireImportUser, type WireLoginMethod } from '../contract.js';
 import { maskPhone } from '../personal.js';
 import {
   type ConvertOptions,
@@ -50,8 +50,8 @@ export function convertClerk(record: unknown, options: ConvertOptions): Conversi
   const methods: WireLoginMethod[] = [];
   const problems: string[] = [];
 
-  const verifiedEmails = listOf(record.verified_email_addresses).map((e) => e.toLowerCase());
-  const unverifiedEmails = listOf(record.unverified_email_addresses).map((e) => e.toLowerCase());
+  const verifiedEmails = listOf(record.verified_email_addresses).map(normaliseEmail);
+  const unverifiedEmails = listOf(record.unverified_email_addresses).map(normaliseEmail);
   const email = emailOf(record.primary_email_address) ?? emailOf(verifiedEmails[0]);
   // The primary address is verified unless the export lists it as unverified.
   const emailVerified = email !== undefined && (verifiedEmails.includes(email) || !unverifiedEmails.includes(email));

@@ -80,6 +80,7 @@ export const firebase: SourceDefinition = {
       secrets: [hashConfig.signerKey, hashConfig.saltSeparator],
       appConfig: {
         key: 'firebase_password_hashing_signer_key',
+        name: 'the signer key',
         value: hashConfig.signerKey,
         from: 'the hash config',
         onMismatch: 'Use the hash config of the Firebase project the export comes from, or migrate into another app.',

@@ -29,7 +29,6 @@ export const SOURCE_DEFINITIONS: readonly SourceDefinition[] = [
 ];
 
 export const SOURCES = SOURCE_DEFINITIONS.map((source) => source.name);
-export type SourceName = string;
 
 /** A source opened for one export: its records, its checks and its converter. */
 export interface SourceSetup extends Omit<OpenedSource, 'records' | 'close'> {
@@ -41,11 +40,7 @@ export interface SourceSetup extends Omit<OpenedSource, 'records' | 'close'> {
   close(): void;
 }
 
-export async function setupSource(
-  name: SourceName,
-  exportPath: string,
-  settings: SourceSettings,
-): Promise<SourceSetup> {
+export async function setupSource(name: string, exportPath: string, settings: SourceSettings): Promise<SourceSetup> {
   const source = SOURCE_DEFINITIONS.find((s) => s.name === name);
   if (source === undefined) throw new Error(`unknown source ${name}`);
   const layout = source.layout(await detectLayout(exportPath), exportPath);

@@ -24,6 +24,8 @@ export type SourceSettings = ConvertOptions & { readonly [flag: string]: unknown
 /** A coreConfig value the app must hold before users of this export can sign in (Firebase's signer key). */
 export interface AppConfigRequirement {
   readonly key: string;
+  /** What the value is, for messages (`the signer key`). */
+  readonly name: string;
   /** The value; a credential: compared by its fingerprint, never printed. */
   readonly value: string;
   /** Where the value comes from, for messages (`the hash config`). */
