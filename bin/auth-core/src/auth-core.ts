@@ -1,7 +1,7 @@
 /**
  * `npx auth-core`: the migration command (README "Migrating users"). Commands: `migrate`, `status`,
  * `failures`. Progress and messages go to stderr, the summary to stdout; exit statuses are in
- * bin/auth-core/src/errors.ts.
+ * errors.ts.
  */
 import { basename, dirname, join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
@@ -28,7 +28,7 @@ interface CoreFlags {
 
 /**
  * The client every subcommand talks to the core through; made before anything is read or sent, so
- * a URL the command refuses (bin/auth-core/src/transport.ts) stops it first. The warning for plain http allowed
+ * a URL the command refuses (src/transport.ts) stops it first. The warning for plain http allowed
  * by --allow-insecure-http goes to stderr on every run, whatever the output mode.
  */
 function clientFor(flags: CoreFlags, progress?: Progress): CoreClient {

@@ -18,7 +18,7 @@ export interface CoreEndpoint {
   readonly authorization: string | undefined;
   /** The URL as it may be shown: no user name, password, query string or fragment. */
   readonly shown: string;
-  /** Set when the URL is `http:` off this machine and `--allow-insecure-http` allowed it (bin/auth-core/src/transport.ts). */
+  /** Set when the URL is `http:` off this machine and `--allow-insecure-http` allowed it (transport.ts). */
   readonly insecureWarning: string | undefined;
 }
 
@@ -34,7 +34,7 @@ function decoded(value: string): string {
  * Parses the core's URL (`--core`, `AUTH_CORE_URL`) with the WHATWG URL parser. Its user name,
  * password and query values are registered as secrets (never printed, even if a server echoes them).
  * A URL that does not parse, or is not http(s), is refused (exit 2) without being echoed; so is
- * `http:` to a host that is not loopback, unless `allowInsecureHttp` (bin/auth-core/src/transport.ts).
+ * `http:` to a host that is not loopback, unless `allowInsecureHttp` (transport.ts).
  */
 export function coreEndpoint(raw: string, allowInsecureHttp = false): CoreEndpoint {
   const what = "the core's URL (--core or AUTH_CORE_URL)";

@@ -5,7 +5,7 @@
  * warning about the run itself (plain http allowed by `--allow-insecure-http`). Every line has the
  * same keys: the source record's position (1-based) and id, the external user id, the stage, the
  * kind and the messages. Never a credential (every line is redacted, and the converters never quote
- * a secret), phone numbers masked but for their last two digits (bin/auth-core/src/personal.ts); mode 0600.
+ * a secret), phone numbers masked but for their last two digits (personal.ts); mode 0600.
  */
 import { closeSync, fstatSync, fsyncSync, writeSync } from 'node:fs';
 import { maskPhones } from './personal.js';

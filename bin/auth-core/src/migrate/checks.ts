@@ -184,6 +184,7 @@ export class AppHints {
   constructor(
     private readonly app: AppFacts,
     private readonly progress: Progress,
+    private readonly dryRun: boolean,
     totpUsersKnown: number,
   ) {
     // Users known from a side file were named before reading (checkTotpUsersKnown).
@@ -222,11 +223,11 @@ export class AppHints {
    * A converted user carries TOTP devices: fine with `mfa_enabled`; otherwise a real run stops before
    * staging it, a dry run says so once.
    */
-  totpUser(what: string, dryRun: boolean, chunksStagedBefore: boolean): void {
+  totpUser(what: string, chunksStagedBefore: boolean): void {
     if (this.app.mfa || this.mfaShown) return;
     this.mfaShown = true;
     const message = mfaMissing(this.app.appId, what);
-    if (!dryRun) {
+    if (!this.dryRun) {
       throw usageError(
         `${message}. Stopped before staging it${chunksStagedBefore ? ` (chunks staged before are kept: the same command resumes)` : ''}.`,
       );

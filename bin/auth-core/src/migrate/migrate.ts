@@ -93,7 +93,7 @@ async function sendAndWait(
   exportSize: number,
 ): Promise<Outcome> {
   const { journal, report } = plan;
-  const hints = new AppHints(core.app, progress, source.totpUsersKnown ?? 0);
+  const hints = new AppHints(core.app, progress, options.dryRun, source.totpUsersKnown ?? 0);
   const refusals = new CheckRefusals(report, progress, hints);
   const sender: ChunkSender = journal
     ? new Stager(client, plan.key, journal, refusals, progress)
@@ -105,7 +105,6 @@ async function sendAndWait(
     exportPath: options.exportPath,
     sourceName: options.source,
     batchSize: options.batchSize,
-    dryRun: options.dryRun,
     report,
     progress,
     hints,

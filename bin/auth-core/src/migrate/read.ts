@@ -44,7 +44,6 @@ export interface ReadContext {
   readonly exportPath: string;
   readonly sourceName: string;
   readonly batchSize: number;
-  readonly dryRun: boolean;
   readonly report: Report;
   readonly progress: Progress;
   readonly hints: AppHints;
@@ -114,11 +113,7 @@ export class ExportReader {
     if (conversion.factorsLeftBehind.length > 0) this.carried.factorUsers += 1;
     if (Array.isArray(user.totpDevices) && user.totpDevices.length > 0) {
       this.carried.totpUsers += 1;
-      this.context.hints.totpUser(
-        `record ${position} (${sourceId ?? 'no id'}) has TOTP devices`,
-        this.context.dryRun,
-        this.chunk.index > 0,
-      );
+      this.context.hints.totpUser(`record ${position} (${sourceId ?? 'no id'}) has TOTP devices`, this.chunk.index > 0);
     }
     if (leftBehind.length > 0) {
       this.context.report.addLeftBehind({
