@@ -3,7 +3,7 @@
  * installed with npm into an empty folder (its dependencies from the registry, as a user's install
  * gets them; no checkout, no tsx), then `auth-core --help` and a dry run against the local runtime.
  */
-import { type ExecFileSyncOptions, execFileSync, spawn } from 'node:child_process';
+import { type ExecFileSyncOptions, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/command.js';
 import type { LocalProcess } from '../helpers/local-process.js';
-import { type CommandResult, coreCaller, createApp, readNdjson, startRuntime, stopRuntime } from './migrate-helpers.js';
+import { coreCaller, createApp, readNdjson, runCommand, startRuntime, stopRuntime } from './migrate-helpers.js';
 
 const API_KEY = `package-e2e-${randomBytes(12).toString('hex')}`;
 const APP = `pkg-${randomBytes(3).toString('hex')}`;
@@ -32,23 +32,17 @@ function npm(args: string[], cwd: string): string {
   return execFileSync('npm', args, options) as unknown as string;
 }
 
-/** The installed `auth-core` (node_modules/.bin of the install folder) as a child process. */
-function installedCommand(args: string[], env: Record<string, string> = {}): Promise<CommandResult> {
-  const child = spawn(join(installed, 'node_modules', '.bin', 'auth-core'), args, {
-    cwd: installed,
-    env: { ...npmEnv(), AUTH_CORE_URL: '', AUTH_CORE_API_KEY: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
-}
+/** The installed `auth-core` (node_modules/.bin of the install folder), run there. */
+const installedCommand = (args: string[], env: Record<string, string> = {}) =>
+  runCommand(
+    args,
+    { ...npmEnv(), AUTH_CORE_URL: '', AUTH_CORE_API_KEY: '', ...env },
+    {
+      command: join(installed, 'node_modules', '.bin', 'auth-core'),
+      argsBefore: [],
+      cwd: installed,
+    },
+  );
 
 beforeAll(async () => {
   ({ runtime, dir } = await startRuntime({ API_KEYS: API_KEY }, 'package-e2e-'));

@@ -21,12 +21,12 @@ export interface CommandResult {
 export function runCommand(
   args: readonly string[],
   env: Readonly<Record<string, string | undefined>> = {},
-  options: { command?: string; argsBefore?: readonly string[] } = {},
+  options: { command?: string; argsBefore?: readonly string[]; cwd?: string } = {},
 ): Promise<CommandResult> {
   const fullEnv: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...process.env, ...env })) if (v !== undefined) fullEnv[k] = v;
   const child = spawn(options.command ?? process.execPath, [...(options.argsBefore ?? [COMMAND_ENTRY]), ...args], {
-    cwd: REPO_ROOT,
+    cwd: options.cwd ?? REPO_ROOT,
     env: fullEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

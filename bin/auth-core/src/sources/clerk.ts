@@ -25,7 +25,7 @@ import {
 } from './common.js';
 import { type Conversion, converted, rejected } from './conversion.js';
 import { clerkHash } from './hashes.js';
-import { hasKey, type SourceDefinition } from './source.js';
+import { convertingAlone, hasKey, type SourceDefinition } from './source.js';
 import { canonicalBase32, totpDevice } from './totp.js';
 
 /** Clerk's TOTP: 30-second period, 6 digits, SHA-1, which the core's defaults match. */
@@ -36,11 +36,7 @@ export const clerk: SourceDefinition = {
   flags: [],
   layout: () => 'csv',
   checkFirst: (value) => (hasKey(value, 'id') ? undefined : 'no "id" column: not a Clerk dashboard export'),
-  open: async (_exportPath, _layout, settings) => ({
-    convert: (value) => convertClerk(value, settings),
-    inputDigests: [],
-    notes: [],
-  }),
+  open: convertingAlone(convertClerk),
 };
 
 export function convertClerk(record: unknown, options: ConvertOptions): Conversion {

@@ -20,7 +20,7 @@ import {
 } from './common.js';
 import { type Conversion, converted, rejected } from './conversion.js';
 import { djangoHash } from './hashes.js';
-import { hasKey, type SourceDefinition } from './source.js';
+import { convertingAlone, hasKey, type SourceDefinition } from './source.js';
 
 /** One record of a Django user dump → the import payload, or the reasons it cannot be imported. */
 export const django: SourceDefinition = {
@@ -32,11 +32,7 @@ export const django: SourceDefinition = {
     return detected;
   },
   checkFirst: (value) => (hasKey(value, 'fields') ? undefined : 'no "fields": not a record of manage.py dumpdata'),
-  open: async (_exportPath, _layout, settings) => ({
-    convert: (value) => convertDjango(value, settings),
-    inputDigests: [],
-    notes: [],
-  }),
+  open: convertingAlone(convertDjango),
 };
 
 export function convertDjango(record: unknown, options: ConvertOptions): Conversion {

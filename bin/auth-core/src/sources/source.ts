@@ -64,6 +64,17 @@ export interface SourceDefinition {
   open(exportPath: string, layout: Layout, settings: SourceSettings): Promise<OpenedSource>;
 }
 
+/** `open` for a source without side files: its converter, given the settings. */
+export function convertingAlone(
+  convert: (value: unknown, options: ConvertOptions) => Conversion,
+): SourceDefinition['open'] {
+  return async (_exportPath, _layout, settings) => ({
+    convert: (value) => convert(value, settings),
+    inputDigests: [],
+    notes: [],
+  });
+}
+
 /** Whether a record (object) has the key: what `checkFirst` looks for. */
 export function hasKey(value: unknown, key: string): boolean {
   return typeof value === 'object' && value !== null && key in value;

@@ -6,7 +6,7 @@ import type { WireImportUser } from '../contract.js';
 import { usageError } from '../errors.js';
 import { idText, isObject } from './common.js';
 import { type Conversion, converted, rejected } from './conversion.js';
-import type { SourceDefinition } from './source.js';
+import { convertingAlone, type SourceDefinition } from './source.js';
 
 export const supertokens: SourceDefinition = {
   name: 'supertokens',
@@ -16,7 +16,7 @@ export const supertokens: SourceDefinition = {
       throw usageError(`${exportPath} is not JSON: --from supertokens reads {"users":[…]}, a JSON array or NDJSON`);
     return detected;
   },
-  open: async () => ({ convert: convertSupertokens, inputDigests: [], notes: [] }),
+  open: convertingAlone(convertSupertokens),
 };
 
 export function convertSupertokens(record: unknown): Conversion {

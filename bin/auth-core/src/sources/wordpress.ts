@@ -19,7 +19,7 @@ import {
 } from './common.js';
 import { type Conversion, converted, rejected } from './conversion.js';
 import { wordpressHash } from './hashes.js';
-import { hasKey, type SourceDefinition } from './source.js';
+import { convertingAlone, hasKey, type SourceDefinition } from './source.js';
 
 /** One `wp_users` row → the import payload, or the reasons it cannot be imported. */
 export const wordpress: SourceDefinition = {
@@ -30,11 +30,7 @@ export const wordpress: SourceDefinition = {
     hasKey(value, 'ID') && hasKey(value, 'user_pass')
       ? undefined
       : 'no "ID" and "user_pass" columns: not rows of wp_users with a header',
-  open: async (_exportPath, _layout, settings) => ({
-    convert: (value) => convertWordpress(value, settings),
-    inputDigests: [],
-    notes: [],
-  }),
+  open: convertingAlone(convertWordpress),
 };
 
 export function convertWordpress(record: unknown, options: ConvertOptions): Conversion {
