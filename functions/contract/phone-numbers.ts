@@ -4,7 +4,8 @@
  * passwordless routes and the command. The rule is the reference core's (docs/import-payload.md,
  * "Phone numbers"): trim, parse as an international number (no default region), and write it in
  * E.164 whenever it parses — whether or not the number is valid or even possible for its region
- * (`+1 (555) 0100` → `+15550100`); a value that does not parse is kept as trimmed.
+ * (`+1 (555) 0100` → `+15550100`); a value that does not parse is kept as trimmed. One difference,
+ * for numbers that are not valid: the result is a fixed point (see e164PhoneNumber).
  *
  * Parsing uses libphonenumber-js with the numbering plans of phone-metadata.json: its "min" metadata
  * without the display formats, which parsing to E.164 and the valid/possible checks never read
@@ -20,8 +21,22 @@ export function parsePhoneNumberFromString(text: string): PhoneNumber | undefine
 
 /** The number in E.164 when `phone` (trimmed) parses as an international number; else undefined. */
 export function e164PhoneNumber(phone: string): string | undefined {
+  let number = parsed(phone.trim());
+  // Parsing strips a national prefix the number starts with; a number that is not valid may start
+  // with it again once in E.164 (`+3770000000000` → `+377000000000` → `+37700000000`). Taken until it
+  // stays the same, so that what is stored normalises to itself and a lookup by it finds it (the
+  // reference would stop after one step: docs/import-payload.md). Each step is shorter, so this ends.
+  while (number !== undefined) {
+    const again = parsed(number);
+    if (again === undefined || again.length >= number.length) return number;
+    number = again;
+  }
+  return undefined;
+}
+
+function parsed(text: string): string | undefined {
   try {
-    return parsePhoneNumberFromString(phone.trim())?.number;
+    return parsePhoneNumberFromString(text)?.number;
   } catch {
     return undefined;
   }
