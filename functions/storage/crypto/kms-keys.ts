@@ -6,6 +6,7 @@
  */
 import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { type DataKeyProvider, type KeyContext, UnreadableSecretError } from '#functions/domain/credentials/ports.js';
+import { awsClientTimeouts } from '#functions/shared/aws-timeouts.js';
 
 export const KMS_WRAP_TAG = 0x4b;
 
@@ -60,6 +61,6 @@ export function createKmsKeyProvider(keyArn: string, client: () => KMSClient = d
 
 let kmsClient: KMSClient | undefined;
 function defaultClient(): KMSClient {
-  kmsClient ??= new KMSClient({ maxAttempts: 5 });
+  kmsClient ??= new KMSClient({ maxAttempts: 5, ...awsClientTimeouts() });
   return kmsClient;
 }
