@@ -6,7 +6,7 @@
  * New files get those modes from the runtime's umask (077, set once at start: DynamoDB Local, a
  * child process, inherits it, and so does the database file it creates). Files and the directory
  * that already exist with looser modes — a data directory from an earlier version, a copy, a
- * backup restored by hand — are tightened at start, and the runtime says which (README "Security").
+ * backup restored by hand — are tightened at start, and the runtime says which (docs/safe-defaults.md).
  * A directory the runtime cannot tighten (another user's) stops it with a message saying why.
  */
 import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';

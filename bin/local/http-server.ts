@@ -165,7 +165,7 @@ export function createLocalHttpServer(options: LocalHttpServerOptions): LocalHtt
       result = await dispatch(router, raw);
     } catch (error) {
       // What API Gateway (HTTP API) answers when the function fails: throws, cannot load, crashes,
-      // or runs past its timeout (docs/local-runtime-security.md).
+      // or runs past its timeout (docs/safe-defaults.md, "No hung request").
       const path = raw.url.split('?', 1)[0];
       options.report(
         error instanceof FunctionTimeoutError

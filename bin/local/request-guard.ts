@@ -1,5 +1,5 @@
 /**
- * The local core refuses cross-site use (README "Security", docs/local-runtime-security.md).
+ * The local core refuses cross-site use (docs/safe-defaults.md, "The local core refuses cross-site requests").
  *
  * The core is called server to server: by the backend SDK, by curl, by `npx auth-core`. None of
  * them sends an `Origin` header, and each names the core by the address it listens on. A web page

@@ -3,7 +3,7 @@
  * runs at most its manifest timeout (a route without one: the stack's default,
  * lib/constants.ts DEFAULT_ROUTE_TIMEOUT_SECONDS), and is then ended — its HTTP request answered
  * as API Gateway answers a function that timed out (500 `{"message":"Internal Server Error"}`), its
- * SQS batch left to come back. See docs/local-runtime-security.md ("No hung request").
+ * SQS batch left to come back. See docs/safe-defaults.md ("No hung request").
  *
  * `LOCAL_FUNCTION_TIMEOUT_SECONDS=<n>` (tests and rehearsals only) lowers every function's timeout to
  * at most n seconds, so an outage longer than every timeout can be rehearsed in seconds rather than

@@ -1,5 +1,5 @@
 /**
- * Timeouts of every AWS call the functions make (DynamoDB, SQS, KMS; README "No hung request"): a
+ * Timeouts of every AWS call the functions make (DynamoDB, SQS, KMS; docs/safe-defaults.md, "No hung request"): a
  * connection timeout, and a timeout per attempt sized from the invocation's time budget
  * (call-budget.ts). No AWS call waits forever for a server that stopped answering.
  */

@@ -1,5 +1,5 @@
 /**
- * The local core refuses cross-site use (bin/local/request-guard.ts, README "Security"): a web page
+ * The local core refuses cross-site use (bin/local/request-guard.ts, docs/safe-defaults.md): a web page
  * the developer opens may POST `text/plain` JSON to the core without a CORS preflight, and a page
  * whose DNS name is rebound to 127.0.0.1 may even read the answers. Against `npm start` (no API
  * key, the default): a foreign Origin — `null` too — and a Host that does not name the core answer

@@ -1,5 +1,5 @@
 /**
- * A database that stops answering hangs no request and costs no user (README "No hung request"):
+ * A database that stops answering hangs no request and costs no user (docs/safe-defaults.md, "No hung request"):
  * DynamoDB Local is frozen (SIGSTOP, its pid from the runtime's pid file) for longer than every
  * function's timeout, then thawed (SIGCONT).
  *
