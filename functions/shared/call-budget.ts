@@ -12,8 +12,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 export interface RetryPolicy {
-  /** Epoch ms: no retry starts whose backoff would end after it, and no AWS call outlives it. */
+  /** Epoch ms: no retry starts whose backoff would end after it. */
   readonly deadline?: number;
+  /**
+   * Epoch ms: the invocation's own deadline, set once per invocation (functions/wiring/budget.ts):
+   * no AWS call attempt outlives it by more than a reserve (functions/shared/aws-timeouts.ts). A
+   * store narrowing `deadline` for its own retries (staging keeps time to undo its rows) leaves it
+   * as it is: a slow but answering call is not cut before the invocation needs its time back.
+   */
+  readonly callDeadline?: number;
   /** Attempts per kit call, replacing each call's own default. */
   readonly attempts?: number;
 }
@@ -23,11 +30,15 @@ const policies = new AsyncLocalStorage<RetryPolicy>();
 /** Runs `work` under `policy` (an outer policy's earlier deadline still applies). */
 export function withRetryPolicy<T>(policy: RetryPolicy, work: () => Promise<T>): Promise<T> {
   const outer = policies.getStore();
-  const deadlines = [outer?.deadline, policy.deadline].filter((d): d is number => d !== undefined);
+  const earliest = (a: number | undefined, b: number | undefined) =>
+    a === undefined ? b : b === undefined ? a : Math.min(a, b);
+  const deadline = earliest(outer?.deadline, policy.deadline);
+  const callDeadline = earliest(outer?.callDeadline, policy.callDeadline);
   const attempts = policy.attempts ?? outer?.attempts;
   return policies.run(
     {
-      ...(deadlines.length > 0 ? { deadline: Math.min(...deadlines) } : {}),
+      ...(deadline !== undefined ? { deadline } : {}),
+      ...(callDeadline !== undefined ? { callDeadline } : {}),
       ...(attempts !== undefined ? { attempts } : {}),
     },
     work,

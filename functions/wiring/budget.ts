@@ -6,7 +6,7 @@
 import { withRetryPolicy } from '#functions/storage/kit/retry.js';
 
 export const withinBudget = <T>(policy: { deadline: number; attempts?: number }, work: () => Promise<T>) =>
-  withRetryPolicy(policy, work);
+  withRetryPolicy({ ...policy, callDeadline: policy.deadline }, work);
 
 /** Time an HTTP route keeps, of its function's timeout, to answer after its last storage retry. */
 export const ANSWER_RESERVE_MS = 2_000;
