@@ -13,6 +13,7 @@ import { Progress, type ProgressMode } from './cli/progress.js';
 import { REDACTED, redact, registerSecret, shownArgument } from './cli/redact.js';
 import { parseProviderMap } from './cli/sources/common.js';
 import { SOURCES, type SourceName } from './cli/sources/index.js';
+import { ALLOW_INSECURE_HTTP } from './cli/transport.js';
 
 const DEFAULT_CORE = 'http://localhost:3567';
 
@@ -20,18 +21,27 @@ interface CoreFlags {
   app: string;
   core?: string;
   apiKey?: string;
+  allowInsecureHttp?: boolean;
 }
 
+/**
+ * The client every subcommand talks to the core through; made before anything is read or sent, so
+ * a URL the command refuses (bin/cli/transport.ts) stops it first. The warning for plain http allowed
+ * by --allow-insecure-http goes to stderr on every run, whatever the output mode.
+ */
 function clientFor(flags: CoreFlags, progress?: Progress): CoreClient {
   const apiKey = flags.apiKey ?? process.env.AUTH_CORE_API_KEY;
   registerSecret(apiKey);
-  return new CoreClient({
+  const client = new CoreClient({
     url: flags.core ?? process.env.AUTH_CORE_URL ?? DEFAULT_CORE,
     apiKey: apiKey === '' ? undefined : apiKey,
     appId: flags.app,
+    allowInsecureHttp: flags.allowInsecureHttp === true,
     onRetry: (what, attempt, delay) =>
       progress?.say(`retrying in ${Math.round(delay / 100) / 10} s (attempt ${attempt}: ${what})`),
   });
+  if (client.insecureWarning !== undefined) process.stderr.write(`${redact(client.insecureWarning)}\n`);
+  return client;
 }
 
 function integer(name: string) {
@@ -70,11 +80,26 @@ function printSummary(summary: MigrateSummary, json: boolean): void {
         `${summary.resumedChunks > 0 ? ` (resumed: ${summary.resumedChunks} chunks were staged before)` : ''}.`,
     );
   }
+  const { carriedAsTotp, notCarried } = summary.secondFactors;
+  if (carriedAsTotp > 0 || notCarried > 0) {
+    lines.push(
+      `Second factors: ${carriedAsTotp} users ${summary.dryRun ? 'would keep' : 'kept'} theirs as TOTP devices; ` +
+        `${notCarried} users had factors that cannot be carried (report lines of kind left-behind: they enrol again).`,
+    );
+  }
+  if (summary.metadataKeysDropped.keys > 0) {
+    lines.push(
+      `Metadata: ${summary.metadataKeysDropped.keys} keys that look like credentials dropped from the userMetadata of ` +
+        `${summary.metadataKeysDropped.users} users (their paths are in the report; tokens and secrets never enter user metadata).`,
+    );
+  }
+  const left = summary.leftBehindLines > 0 ? `; ${summary.leftBehindLines} users go in with something left behind` : '';
   lines.push(
     summary.reportLines > 0
-      ? `Report: ${summary.report} (${summary.reportLines} users not ${summary.dryRun ? 'importable' : 'imported'})`
-      : `Report: ${summary.report} (empty: every user ${summary.dryRun ? 'would be' : 'was'} imported)`,
+      ? `Report: ${summary.report} (${summary.reportLines} users not ${summary.dryRun ? 'importable' : 'imported'}${left})`
+      : `Report: ${summary.report} (every user ${summary.dryRun ? 'would be' : 'was'} imported${left})`,
   );
+  for (const warning of summary.warnings) lines.push(warning);
   if (summary.missingRoles.length > 0) {
     lines.push(
       `Roles not in app ${summary.appId} (users holding them ${summary.dryRun ? 'would be' : 'were'} refused): ${summary.missingRoles.join(', ')}`,
@@ -108,7 +133,11 @@ const coreOptions = (command: Command) =>
   command
     .requiredOption('--app <appId>', 'the app to migrate into')
     .option('--core <url>', `the core's URL (default: $AUTH_CORE_URL, else ${DEFAULT_CORE})`)
-    .option('--api-key <key>', "the app's API key (default: $AUTH_CORE_API_KEY; never printed)");
+    .option('--api-key <key>', "the app's API key (default: $AUTH_CORE_API_KEY; never printed)")
+    .option(
+      ALLOW_INSECURE_HTTP,
+      'allow an http:// core URL that is not loopback: the API key and every credential then cross the network unencrypted (warned on every run)',
+    );
 
 coreOptions(
   program
@@ -135,6 +164,10 @@ coreOptions(
   .option('--hashes <file>', 'auth0: the password-hash export from Auth0 support (NDJSON)')
   .option('--hash-config <file>', "firebase: the project's password hash parameters (console text or JSON)")
   .option('--identities <file>', 'supabase: rows of auth.identities (CSV, JSON array or NDJSON)')
+  .option(
+    '--factors <file>',
+    'supabase: rows of auth.mfa_factors (CSV, JSON array or NDJSON): TOTP factors are carried',
+  )
   .option('--provider-map <list>', 'provider=thirdPartyId,… overriding the default third-party ids')
   .option('--with-roles', 'keycloak: realm roles become user roles (they must exist in the app)')
   .action(async (exportFile: string, flags: Record<string, unknown> & CoreFlags) => {
@@ -160,6 +193,7 @@ coreOptions(
           hashes: flags.hashes as string | undefined,
           hashConfig: flags.hashConfig as string | undefined,
           identities: flags.identities as string | undefined,
+          factors: flags.factors as string | undefined,
           withRoles: flags.withRoles === true,
         },
         dryRun: flags.dryRun === true,
@@ -187,7 +221,7 @@ coreOptions(program.command('status').description('staged users of the app by st
       const counts = await stagedCounts(client);
       process.stdout.write(
         flags.json
-          ? `${JSON.stringify({ appId: flags.app, ...counts, at: new Date().toISOString() })}\n`
+          ? `${redact(JSON.stringify({ appId: flags.app, ...counts, at: new Date().toISOString(), ...(client.insecureWarning ? { warnings: [client.insecureWarning] } : {}) }))}\n`
           : `${new Date().toISOString()} app ${flags.app}: NEW ${counts.NEW}, PROCESSING ${counts.PROCESSING}, FAILED ${counts.FAILED}\n`,
       );
       if (!flags.watch || counts.NEW + counts.PROCESSING === 0) break;

@@ -11,10 +11,13 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'ANY';
 /**
  * What a function may do with credentials at rest (the stack's credentials KMS key, README
  * "Credentials at rest"): `seal` = new data keys (GenerateDataKey) for what it writes — staged
- * rows, app secrets; `open` = unwrap them (Decrypt) to read them back. Neither: the function never
- * sees a credential the table holds.
+ * rows, app secrets, provider secrets, imported TOTP secrets; `open` = unwrap them (Decrypt) to
+ * read them back; `seal-and-open` = both (the import worker opens staged rows and seals the TOTP
+ * secrets it imports; the routes that sign tokens open the app's private signing keys and create
+ * the next one when a key is due, docs/sessions.md). Neither: the function never sees a credential
+ * the table holds.
  */
-export type CredentialsAccess = 'seal' | 'open';
+export type CredentialsAccess = 'seal' | 'open' | 'seal-and-open';
 
 /** What a route's function may touch; the stack derives its IAM grants from this. */
 export interface RouteAccess {
@@ -23,6 +26,13 @@ export interface RouteAccess {
   readonly credentials?: CredentialsAccess;
   /** DescribeTable on the app tables: checking the table an app's `dynamodb_table_name` names. */
   readonly describeTables?: true;
+  /**
+   * Touches session and signing-key items (docs/sessions.md "Least privilege"). IAM cannot fence
+   * those partitions off from the other functions without also catching user ids that contain the
+   * same words, so this is a declaration the manifest test holds to the session routes, app
+   * removal and user removal, not an IAM grant.
+   */
+  readonly sessions?: true;
 }
 
 export interface RouteDefinition {
@@ -61,6 +71,14 @@ const CONFIG_WRITE = { table: 'write', credentials: 'seal' } as const;
 /** An app's record: also checks the table its `dynamodb_table_name` names. */
 const APP_WRITE = { ...CONFIG_WRITE, describeTables: true } as const;
 const STAGE = { table: 'write', queue: 'send', credentials: 'seal' } as const;
+/** Reads sessions or public signing keys. */
+const SESSION_READ = { table: 'read', sessions: true } as const;
+/** Writes sessions (revocation, session data) without signing. */
+const SESSION_WRITE = { table: 'write', sessions: true } as const;
+/** Signs tokens: opens the app's private signing keys and seals the next one when a key is due. */
+const SIGN = { table: 'write', sessions: true, credentials: 'seal-and-open' } as const;
+/** Reads tenant records and opens their providers' secrets for the SDK. */
+const PROVIDER_READ = { table: 'read', credentials: 'open' } as const;
 /** 1,769 MB is one full vCPU on Lambda: password hashing is CPU-bound. */
 const HASHING_MEMORY = 1769;
 
@@ -73,32 +91,69 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('app-put', 'PUT', '/recipe/multitenancy/app', APP_WRITE),
   route('app-list-v2', 'GET', '/recipe/multitenancy/app/list/v2', READ),
   route('app-list', 'GET', '/recipe/multitenancy/app/list', READ),
-  route('app-remove', 'POST', '/recipe/multitenancy/app/remove', WRITE, { timeoutSeconds: 29 }),
+  route('app-remove', 'POST', '/recipe/multitenancy/app/remove', SESSION_WRITE, { timeoutSeconds: 29 }),
 
   // Tenants (spec §2)
   route('tenant-put-v2', 'PUT', '/recipe/multitenancy/tenant/v2', CONFIG_WRITE),
   route('tenant-put', 'PUT', '/recipe/multitenancy/tenant', CONFIG_WRITE),
-  route('tenant-get-v2', 'GET', '/recipe/multitenancy/tenant/v2', READ),
-  route('tenant-get', 'GET', '/recipe/multitenancy/tenant', READ),
-  route('tenant-list-v2', 'GET', '/recipe/multitenancy/tenant/list/v2', READ),
-  route('tenant-list', 'GET', '/recipe/multitenancy/tenant/list', READ),
+  // The SDK reads providers here, their secrets included: these open them (README "Credentials at rest").
+  route('tenant-get-v2', 'GET', '/recipe/multitenancy/tenant/v2', PROVIDER_READ),
+  route('tenant-get', 'GET', '/recipe/multitenancy/tenant', PROVIDER_READ),
+  route('tenant-list-v2', 'GET', '/recipe/multitenancy/tenant/list/v2', PROVIDER_READ),
+  route('tenant-list', 'GET', '/recipe/multitenancy/tenant/list', PROVIDER_READ),
   route('tenant-remove', 'POST', '/recipe/multitenancy/tenant/remove', WRITE),
   route('thirdparty-config-put', 'PUT', '/recipe/multitenancy/config/thirdparty', CONFIG_WRITE),
   route('thirdparty-config-remove', 'POST', '/recipe/multitenancy/config/thirdparty/remove', CONFIG_WRITE),
 
   // Users and sign-in (spec §4.7, sdk-client.md §2)
-  route('bulk-import-import', 'POST', '/bulk-import/import', WRITE, { timeoutSeconds: 29, memoryMb: HASHING_MEMORY }),
+  // Seals the TOTP secrets of the user it imports.
+  route(
+    'bulk-import-import',
+    'POST',
+    '/bulk-import/import',
+    { table: 'write', credentials: 'seal' },
+    { timeoutSeconds: 29, memoryMb: HASHING_MEMORY },
+  ),
   // Writes: a legacy password hash is replaced with the app's algorithm after a successful sign-in.
   // Opens the app's sealed Firebase signer key to verify a Firebase hash.
   route('signin', 'POST', '/recipe/signin', { table: 'write', credentials: 'open' }, { memoryMb: HASHING_MEMORY }),
   route('signup', 'POST', '/recipe/signup', WRITE, { memoryMb: HASHING_MEMORY }),
   route('user-get', 'GET', '/user/id', READ),
-  route('user-remove', 'POST', '/user/remove', WRITE, { timeoutSeconds: 29 }),
+  // Also revokes the removed user ids' sessions.
+  route('user-remove', 'POST', '/user/remove', SESSION_WRITE, { timeoutSeconds: 29 }),
   route('users-list', 'GET', '/users', READ),
   route('users-count', 'GET', '/users/count', READ),
   route('users-by-accountinfo', 'GET', '/users/by-accountinfo', READ),
   route('userid-map-get', 'GET', '/recipe/userid/map', READ),
   route('userid-map-create', 'POST', '/recipe/userid/map', WRITE),
+
+  // Password reset, account updates, email verification (docs/password-reset-and-verification.md)
+  route('password-reset-token', 'POST', '/recipe/user/password/reset/token', WRITE),
+  route('password-reset-token-consume', 'POST', '/recipe/user/password/reset/token/consume', WRITE),
+  // Hashes a new password with the app's algorithm.
+  route('recipe-user-put', 'PUT', '/recipe/user', WRITE, { memoryMb: HASHING_MEMORY }),
+  route('email-verify-token', 'POST', '/recipe/user/email/verify/token', WRITE),
+  route('email-verify', 'POST', '/recipe/user/email/verify', WRITE),
+  route('email-verify-get', 'GET', '/recipe/user/email/verify', READ),
+  route('email-verify-token-remove', 'POST', '/recipe/user/email/verify/token/remove', WRITE),
+  route('email-verify-remove', 'POST', '/recipe/user/email/verify/remove', WRITE),
+
+  // Third-party sign-in-up and account linking (docs/thirdparty-and-account-linking.md)
+  route('thirdparty-signinup', 'POST', '/recipe/signinup', WRITE),
+  route('accountlinking-primary-check', 'GET', '/recipe/accountlinking/user/primary/check', READ),
+  route('accountlinking-primary', 'POST', '/recipe/accountlinking/user/primary', WRITE),
+  route('accountlinking-link-check', 'GET', '/recipe/accountlinking/user/link/check', READ),
+  // A link or an unlink also ends the recipe user's sessions (its user id changed).
+  route('accountlinking-link', 'POST', '/recipe/accountlinking/user/link', SESSION_WRITE),
+  route('accountlinking-unlink', 'POST', '/recipe/accountlinking/user/unlink', SESSION_WRITE),
+  // Passwordless sign-in-up (docs/passwordless.md)
+  route('passwordless-code-create', 'POST', '/recipe/signinup/code', WRITE),
+  route('passwordless-code-consume', 'POST', '/recipe/signinup/code/consume', WRITE),
+  // Writes: a wrong code counts a failed attempt, as at consume.
+  route('passwordless-code-check', 'POST', '/recipe/signinup/code/check', WRITE),
+  route('passwordless-code-remove', 'POST', '/recipe/signinup/code/remove', WRITE),
+  route('passwordless-codes-remove', 'POST', '/recipe/signinup/codes/remove', WRITE),
+  route('passwordless-codes-list', 'GET', '/recipe/signinup/codes', READ),
 
   // Bulk import: staging and status (spec §4.3–§4.6); the import itself runs in functions/workers.ts
   route('bulk-import-users-add', 'POST', '/bulk-import/users', STAGE, { timeoutSeconds: 29, memoryMb: HASHING_MEMORY }),
@@ -119,6 +174,20 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('metadata-put', 'PUT', '/recipe/user/metadata', WRITE),
   route('metadata-remove', 'POST', '/recipe/user/metadata/remove', WRITE),
   route('totp-devices-list', 'GET', '/recipe/totp/device/list', READ),
+
+  // Sessions, signing keys and JWTs (docs/sessions.md)
+  route('session-create', 'POST', '/recipe/session', SIGN),
+  route('session-verify', 'POST', '/recipe/session/verify', SIGN),
+  route('session-refresh', 'POST', '/recipe/session/refresh', SIGN),
+  route('session-regenerate', 'POST', '/recipe/session/regenerate', SIGN),
+  route('session-get', 'GET', '/recipe/session', SESSION_READ),
+  route('session-user', 'GET', '/recipe/session/user', SESSION_READ),
+  route('session-remove', 'POST', '/recipe/session/remove', SESSION_WRITE),
+  route('session-data-put', 'PUT', '/recipe/session/data', SESSION_WRITE),
+  route('jwt-data-put', 'PUT', '/recipe/jwt/data', SESSION_WRITE),
+  route('jwks-public', 'GET', '/.well-known/jwks.json', SESSION_READ),
+  route('jwt-jwks', 'GET', '/recipe/jwt/jwks', SESSION_READ),
+  route('jwt-create', 'POST', '/recipe/jwt', SIGN),
 ];
 
 /**

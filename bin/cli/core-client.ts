@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { CliError, coreError, usageError } from './errors.js';
 import { displayUrl, excerpt, registerSecret, UNPARSEABLE_URL } from './redact.js';
+import { transportDecision } from './transport.js';
 
 /** The core's URL taken apart: where requests go, what may be shown, and the credentials it carried. */
 export interface CoreEndpoint {
@@ -17,6 +18,8 @@ export interface CoreEndpoint {
   readonly authorization: string | undefined;
   /** The URL as it may be shown: no user name, password, query string or fragment. */
   readonly shown: string;
+  /** Set when the URL is `http:` off this machine and `--allow-insecure-http` allowed it (bin/cli/transport.ts). */
+  readonly insecureWarning: string | undefined;
 }
 
 function decoded(value: string): string {
@@ -30,9 +33,10 @@ function decoded(value: string): string {
 /**
  * Parses the core's URL (`--core`, `AUTH_CORE_URL`) with the WHATWG URL parser. Its user name,
  * password and query values are registered as secrets (never printed, even if a server echoes them).
- * A URL that does not parse, or is not http(s), is refused (exit 2) without being echoed.
+ * A URL that does not parse, or is not http(s), is refused (exit 2) without being echoed; so is
+ * `http:` to a host that is not loopback, unless `allowInsecureHttp` (bin/cli/transport.ts).
  */
-export function coreEndpoint(raw: string): CoreEndpoint {
+export function coreEndpoint(raw: string, allowInsecureHttp = false): CoreEndpoint {
   const what = "the core's URL (--core or AUTH_CORE_URL)";
   let url: URL;
   try {
@@ -46,6 +50,7 @@ export function coreEndpoint(raw: string): CoreEndpoint {
   const user = decoded(url.username);
   const password = decoded(url.password);
   for (const secret of [url.username, url.password, user, password]) registerSecret(secret);
+  const { warning } = transportDecision(url, displayUrl(raw), allowInsecureHttp);
   for (const [, value] of url.searchParams) registerSecret(value);
   for (const secret of [url.search.slice(1), url.hash.slice(1)]) registerSecret(secret);
   const authorization =
@@ -57,6 +62,7 @@ export function coreEndpoint(raw: string): CoreEndpoint {
     query: url.search.slice(1),
     authorization,
     shown: displayUrl(raw),
+    insecureWarning: warning,
   };
 }
 
@@ -71,6 +77,8 @@ export interface CoreClientOptions {
   readonly url: string;
   readonly apiKey?: string;
   readonly appId: string;
+  /** `--allow-insecure-http`: accept `http:` to a host that is not loopback (with a warning). */
+  readonly allowInsecureHttp?: boolean;
   /** Attempts per request before giving up (default 8: ~2 minutes of backoff). */
   readonly attempts?: number;
   /** First backoff delay in ms (default 500), doubled each attempt up to `maxDelayMs`. */
@@ -97,14 +105,22 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export class CoreClient {
   private readonly endpoint: CoreEndpoint;
 
-  /** Throws a usage error (exit 2) for a URL that does not parse or is not http(s). */
+  /**
+   * Throws a usage error (exit 2) for a URL that does not parse, is not http(s), or is `http:` to a
+   * host that is not loopback without `allowInsecureHttp` — before any request is made.
+   */
   constructor(readonly options: CoreClientOptions) {
-    this.endpoint = coreEndpoint(options.url);
+    this.endpoint = coreEndpoint(options.url, options.allowInsecureHttp === true);
   }
 
   /** The core's URL as it may be shown (no user name, password, query string or fragment). */
   get shownUrl(): string {
     return this.endpoint.shown;
+  }
+
+  /** The warning every run shows when `--allow-insecure-http` let `http:` go off this machine. */
+  get insecureWarning(): string | undefined {
+    return this.endpoint.insecureWarning;
   }
 
   /** The URL a request for `path` (which may have its own query) goes to. */

@@ -9,6 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { normaliseImportPhoneNumber } from '#functions/domain/bulk-import/validate-user.js';
 import { failedRows, stagedCounts } from './admin.js';
 import { type CoreClient, sameCredential } from './core-client.js';
+import { withoutCredentialKeys } from './credential-keys.js';
 import { CliError, coreError, EXIT, usageError } from './errors.js';
 import { FingerprintTable } from './fingerprints.js';
 import { type ByteCounter, fileDigest } from './input.js';
@@ -21,7 +22,7 @@ import { type SourceName, type SourceSettings, type SourceSetup, setupSource } f
 import { type RejectedEntry, StateFile } from './state.js';
 
 /** Bump when the converters' output changes: it is part of every Idempotency-Key. */
-export const PAYLOAD_FORMAT = 2;
+export const PAYLOAD_FORMAT = 3;
 export const MAX_BATCH_SIZE = 10_000;
 
 export interface MigrateOptions {
@@ -58,8 +59,17 @@ export interface MigrateSummary {
   coreChecked: boolean | null;
   /** Roles the converted users hold that the app does not have (the core refuses those users). */
   missingRoles: string[];
+  /** Second factors: users whose factors went in as TOTP devices, users with factors that could not. */
+  secondFactors: { carriedAsTotp: number; notCarried: number };
+  /** userMetadata keys dropped because they look like credentials, and the users they were dropped from. */
+  metadataKeysDropped: { keys: number; users: number };
+  /** Warnings about the run (plain http allowed by --allow-insecure-http); also in the report. */
+  warnings: string[];
   report: string;
+  /** Users not imported (dry run: not importable). */
   reportLines: number;
+  /** Report lines of users imported with something left behind (a factor, metadata keys). */
+  leftBehindLines: number;
   state: string | null;
   elapsedSeconds: number;
   exitCode: number;
@@ -189,6 +199,12 @@ async function run(
   const appConfig = await readAppConfig(client, options.tenantId);
   if (signer) await ensureSignerKey(client, progress, appConfig, signer.signerKey, options.dryRun);
   const linking = appConfig.account_linking_enabled === true || appConfig.mfa_enabled === true;
+  const mfaEnabled = appConfig.mfa_enabled === true;
+  if (!mfaEnabled && (setup.totpUsersKnown ?? 0) > 0) {
+    const message = mfaMissing(options.appId, `${setup.totpUsersKnown} users of the export have TOTP devices`);
+    if (!options.dryRun) throw usageError(`${message}. Nothing was staged.`);
+    progress.say(`${message}: the core refuses those users`, true);
+  }
 
   let coreChecks = true;
   if (options.dryRun) {
@@ -235,6 +251,10 @@ async function run(
     state?.close();
     throw error;
   }
+  const warnings = client.insecureWarning === undefined ? [] : [client.insecureWarning];
+  for (const warning of warnings) report.addWarning(warning);
+  const carried = { totpUsers: 0, factorUsers: 0, metadataKeys: 0, metadataUsers: 0 };
+  let mfaHintShown = (setup.totpUsersKnown ?? 0) > 0;
   const positions: number[] = [];
   const duplicates = options.dryRun ? new FingerprintTable(1 << 16) : undefined;
   /** Dry run: per chunk, users (chunk index → messages) that repeat a key of an earlier chunk. */
@@ -250,6 +270,10 @@ async function run(
       progress.say(
         `app ${options.appId} has neither account_linking_enabled nor mfa_enabled: users with several login methods are refused (set one with PUT /recipe/multitenancy/app/v2)`,
       );
+    }
+    if (!mfaHintShown && messages.some((m) => m.startsWith('MFA must be enabled'))) {
+      mfaHintShown = true;
+      progress.say(`${mfaMissing(options.appId, 'users of the export have TOTP devices')}: the core refuses them`);
     }
     const sourceId = chunk.sourceIds[local];
     report.add({
@@ -406,6 +430,50 @@ async function run(
         continue;
       }
       c.converted += 1;
+      const leftBehind = [...conversion.factorsLeftBehind];
+      const metadata = conversion.user.userMetadata;
+      if (metadata !== undefined && typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata)) {
+        const scrubbed = withoutCredentialKeys(metadata);
+        if (scrubbed.dropped.length > 0) {
+          if (Object.keys(scrubbed.metadata).length > 0) conversion.user.userMetadata = scrubbed.metadata;
+          else delete conversion.user.userMetadata;
+          carried.metadataKeys += scrubbed.dropped.length;
+          carried.metadataUsers += 1;
+          for (const path of scrubbed.dropped) {
+            leftBehind.push(
+              `userMetadata key ${path} dropped: it looks like a credential, and tokens and secrets never enter user metadata`,
+            );
+          }
+        }
+      }
+      if (conversion.factorsLeftBehind.length > 0) carried.factorUsers += 1;
+      const hasTotp = Array.isArray(conversion.user.totpDevices) && conversion.user.totpDevices.length > 0;
+      if (hasTotp) {
+        carried.totpUsers += 1;
+        if (!mfaEnabled && !mfaHintShown) {
+          mfaHintShown = true;
+          const message = mfaMissing(
+            options.appId,
+            `record ${record.position} (${conversion.sourceId ?? 'no id'}) has TOTP devices`,
+          );
+          if (!options.dryRun) {
+            throw usageError(
+              `${message}. Stopped before staging it${chunk.index > 0 ? ` (chunks staged before are kept: the same command resumes)` : ''}.`,
+            );
+          }
+          progress.say(`${message}: the core refuses users with TOTP devices`, true);
+        }
+      }
+      if (leftBehind.length > 0) {
+        report.addLeftBehind({
+          position: record.position,
+          sourceId: conversion.sourceId,
+          externalUserId: conversion.user.externalUserId ?? conversion.sourceId,
+          stage: 'convert',
+          messages: leftBehind,
+          phoneNumbers: phoneSpellings(conversion.user.loginMethods),
+        });
+      }
       for (const { role } of conversion.user.userRoles ?? []) {
         if (typeof role === 'string' && rolesUsed.size < MAX_ROLES_CHECKED) rolesUsed.add(role.trim());
       }
@@ -482,12 +550,24 @@ async function run(
     wouldImport: options.dryRun ? wouldImport : null,
     coreChecked: options.dryRun ? coreChecks : null,
     missingRoles,
+    secondFactors: { carriedAsTotp: carried.totpUsers, notCarried: carried.factorUsers },
+    metadataKeysDropped: { keys: carried.metadataKeys, users: carried.metadataUsers },
+    warnings,
     report: options.reportPath,
     reportLines: report.total,
+    leftBehindLines: report.leftBehind,
     state: options.dryRun ? null : options.statePath,
     elapsedSeconds: Math.round(progress.elapsedMs / 100) / 10,
     exitCode,
   };
+}
+
+/** What the command says when users carry TOTP devices and the app lacks `mfa_enabled`. */
+function mfaMissing(appId: string, what: string): string {
+  return (
+    `${what}, but app ${appId} does not have mfa_enabled, and the core imports TOTP devices only into apps that have it: ` +
+    `set it (PUT /recipe/multitenancy/app/v2 {"appId":"${appId}","coreConfig":{"mfa_enabled":true}}) and run the same command again`
+  );
 }
 
 async function readAppConfig(client: CoreClient, tenantId: string): Promise<Record<string, unknown>> {

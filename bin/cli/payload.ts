@@ -53,11 +53,20 @@ export type Conversion =
       readonly user: ImportUser;
       /** The record's id in the source (also the external user id for provider exports). */
       readonly sourceId: string | undefined;
+      /**
+       * Second factors of the user that cannot be carried (one message each, never a secret): the user
+       * goes in without them, and the report says so.
+       */
+      readonly factorsLeftBehind: readonly string[];
     }
   | { readonly ok: false; readonly sourceId: string | undefined; readonly reasons: string[] };
 
-export function converted(user: ImportUser, sourceId: string | undefined): Conversion {
-  return { ok: true, user, sourceId };
+export function converted(
+  user: ImportUser,
+  sourceId: string | undefined,
+  factorsLeftBehind: readonly string[] = [],
+): Conversion {
+  return { ok: true, user, sourceId, factorsLeftBehind };
 }
 
 export function rejected(sourceId: string | undefined, ...reasons: string[]): Conversion {

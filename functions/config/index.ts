@@ -13,6 +13,7 @@ import type { ConfigScalar } from './registry.js';
 import { apiKeyDigestsHex } from './secrets.js';
 
 export {
+  BASE_CONFIG_MAX_AGE_MS,
   BaseConfigError,
   getBaseConfig,
   type LoadBaseConfigOptions,
@@ -21,6 +22,15 @@ export {
   type SecretFetcher,
 } from './base.js';
 export type { ConfigValues } from './layers.js';
+export {
+  hasSealedProviderSecrets,
+  mapProviderSecrets,
+  mapProviderSecretsAsync,
+  type ProviderSecretField,
+  type ProviderSecretSlot,
+  presentProviderSecrets,
+  resolveProviderSecretUpdate,
+} from './provider-secrets.js';
 export { renderConfigReferenceMarkdown } from './reference-doc.js';
 export {
   CONFIG_KEYS,
@@ -48,6 +58,7 @@ export {
   storedApiKeys,
 } from './secrets.js';
 export {
+  BASE_API_KEY_PINNED,
   baseConfigProblem,
   coreConfigProblem,
   INVALID_CORE_CONFIG_PREFIX,
@@ -92,12 +103,23 @@ export interface EffectiveConfig {
   readonly appTableName: string | undefined;
   readonly maxCdiVersion: string | undefined;
   readonly minCdiVersion: string | undefined;
+  /** Sessions and signing keys (docs/sessions.md). */
+  readonly sessions: SessionSettings;
   readonly bulkMigration: {
     readonly parallelism: number;
     readonly batchSize: number;
     /** undefined = no pause between rounds. */
     readonly sleepBetweenRoundsMs: number | undefined;
   };
+}
+
+/** The session and signing-key keys of an app, in milliseconds. */
+export interface SessionSettings {
+  readonly accessTokenValidityMs: number;
+  readonly refreshTokenValidityMs: number;
+  readonly accessTokenBlacklisting: boolean;
+  readonly signingKeyDynamic: boolean;
+  readonly dynamicKeyUpdateIntervalMs: number;
 }
 
 /**
@@ -142,6 +164,13 @@ export function resolveEffectiveConfig(
     appTableName: str('dynamodb_table_name'),
     maxCdiVersion: str('supertokens_max_cdi_version'),
     minCdiVersion: str('supertokens_min_cdi_version'),
+    sessions: {
+      accessTokenValidityMs: num('access_token_validity', 3600) * 1000,
+      refreshTokenValidityMs: Math.floor(num('refresh_token_validity', 144000) * 60_000),
+      accessTokenBlacklisting: layered.get('access_token_blacklisting') === true,
+      signingKeyDynamic: layered.get('access_token_signing_key_dynamic') !== false,
+      dynamicKeyUpdateIntervalMs: Math.floor(num('access_token_dynamic_signing_key_update_interval', 168) * 3_600_000),
+    },
     bulkMigration: {
       parallelism: num('bulk_migration_parallelism', availableParallelism()),
       batchSize: num('bulk_migration_batch_size', 8000),

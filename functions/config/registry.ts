@@ -65,7 +65,7 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
     level: 'app',
     default: false,
     description:
-      "This core's switch for account linking (a licence feature in the reference core): imports with several login methods or a primary user need it.",
+      "This core's switch for account linking (a licence feature in the reference core): imports with several login methods or a primary user need it, and so do creating a primary user and linking (`/recipe/accountlinking/user/primary`, `…/link`: 402 when off, as the reference without the feature). `mfa_enabled` implies it.",
   },
   {
     key: 'mfa_enabled',
@@ -88,7 +88,7 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
     level: 'app',
     default: true,
     description:
-      "This core's switch: after a successful sign-in against an imported hash of a legacy family (PBKDF2, scrypt, phpass, MD5/SHA digests, LDAP), store the password hashed with `password_hashing_alg` at the configured cost in its place. bcrypt, Argon2 and Firebase scrypt hashes are kept, as the reference keeps them.",
+      "This core's switch: after a successful sign-in against an imported hash of a legacy family (PBKDF2, scrypt, phpass, MD5/SHA digests, LDAP), or a bcrypt or Argon2 hash below the app's configured cost (`bcrypt_log_rounds`; `argon2_memory_kb` × `argon2_iterations`), store the password hashed with `password_hashing_alg` at the configured cost in its place. Firebase scrypt hashes, and bcrypt and Argon2 hashes at or above that cost, are kept, as the reference keeps them.",
   },
   {
     key: 'firebase_password_hashing_signer_key',
@@ -139,23 +139,24 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
     type: 'long',
     level: 'app',
     default: 3600,
-    description: 'Access token lifetime in seconds (1 … 86400000).',
+    description:
+      'Access token lifetime in seconds (1 … 86400000): the `exp` of every access token the core signs (see docs/sessions.md).',
   },
   {
     key: 'access_token_blacklisting',
     type: 'boolean',
     level: 'app',
     default: false,
-    description: `Check every access token against the session store. ${INERT}`,
-    inert: true,
+    description:
+      'Whether `POST /recipe/session/verify` reads the session (a revoked session is refused at once) when a CDI < 2.21 caller does not say `checkDatabase`; CDI ≥ 2.21 callers (the SDK) choose per call.',
   },
   {
     key: 'refresh_token_validity',
     type: 'double',
     level: 'app',
     default: 144000,
-    description: `Refresh token lifetime in minutes; must exceed the access token lifetime. ${INERT}`,
-    inert: true,
+    description:
+      'Refresh token lifetime in minutes; must exceed the access token lifetime. A session expires (and its item is removed by DynamoDB TTL) this long after its last refresh.',
   },
   {
     key: 'refresh_token_rotation_grace_period',
@@ -178,16 +179,16 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
     type: 'boolean',
     level: 'app',
     default: true,
-    description: `Sign access tokens with rotating keys. ${INERT}`,
-    inert: true,
+    description:
+      'Sign access tokens with the rotating (`d-…`) keys rather than the static (`s-…`) key when a CDI < 2.21 caller does not say `useDynamicSigningKey`; the SDK chooses per call.',
   },
   {
     key: 'access_token_dynamic_signing_key_update_interval',
     type: 'double',
     level: 'app',
     default: 168,
-    description: `Rotation interval of dynamic signing keys in hours. ${INERT}`,
-    inert: true,
+    description:
+      'Rotation interval of dynamic signing keys in hours (> 0): a new `d-…` key signs after this long; old public keys stay in the JWKS until the tokens they signed have expired.',
   },
   {
     key: 'access_token_signing_key_update_interval',
@@ -196,7 +197,6 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
     default: null,
     aliasOf: 'access_token_dynamic_signing_key_update_interval',
     description: 'Old name of `access_token_dynamic_signing_key_update_interval`.',
-    inert: true,
   },
   {
     key: 'disable_telemetry',
@@ -275,32 +275,32 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
     type: 'long',
     level: 'tenant',
     default: 3600000,
-    description: `Password reset token lifetime in milliseconds. ${INERT}`,
-    inert: true,
+    description:
+      'Password reset token lifetime in milliseconds (> 0), of the tenant that creates the token (see docs/password-reset-and-verification.md).',
   },
   {
     key: 'email_verification_token_lifetime',
     type: 'long',
     level: 'tenant',
     default: 86400000,
-    description: `Email verification token lifetime in milliseconds. ${INERT}`,
-    inert: true,
+    description:
+      'Email verification token lifetime in milliseconds (> 0), of the tenant that creates the token (see docs/password-reset-and-verification.md).',
   },
   {
     key: 'passwordless_max_code_input_attempts',
     type: 'int',
     level: 'tenant',
     default: 5,
-    description: `Passwordless code attempts. ${INERT}`,
-    inert: true,
+    description:
+      'Wrong or expired passwordless user input codes one sign-in may take (> 0): the attempt that reaches it removes the device, and the flow restarts (`RESTART_FLOW_ERROR`). See docs/passwordless.md.',
   },
   {
     key: 'passwordless_code_lifetime',
     type: 'long',
     level: 'tenant',
     default: 900000,
-    description: `Passwordless code lifetime in milliseconds. ${INERT}`,
-    inert: true,
+    description:
+      'How long a passwordless code (user input code and magic link) is valid, in milliseconds (> 0), counted from its creation with the value in force when it is used; DynamoDB drops codes and devices past the lifetime they were created with. See docs/passwordless.md.',
   },
   {
     key: 'totp_max_attempts',

@@ -74,6 +74,11 @@ export interface RouteNeeds {
   /** No CDI "supported version" check (only `/apiversion`). */
   readonly skipCdiCheck?: boolean;
   /**
+   * Answers without an API key: the JWKS (`/.well-known/jwks.json`), which the SDK fetches with no
+   * API key and no `cdi-version` header (public keys only).
+   */
+  readonly noApiKey?: boolean;
+  /**
    * The body may be up to MAX_STAGING_BODY_BYTES once decompressed (staging), for an app that
    * exists; any other body, and any body sent to an app that does not exist (no key to check), is
    * capped at Lambda's payload limit.
@@ -143,7 +148,7 @@ const loadTenants: Step = async (x) => {
  */
 const checkKey: Step = (x) => {
   const tenants = need(x.tenants, 'tenants');
-  if (tenants.app) checkApiKey(tenants.config.apiKeyDigests, x.headers);
+  if (tenants.app && !x.route.route.noApiKey) checkApiKey(tenants.config.apiKeyDigests, x.headers);
   return undefined;
 };
 

@@ -8,6 +8,7 @@ import { purgeAppIdempotency } from './idempotency-store.js';
 import { appPartition, tenantSortKey } from './keys/apps.js';
 import { USER_DATA_SHARDS, userDataIndexPartition } from './keys/metadata.js';
 import { ROLE_SORT_PREFIX } from './keys/roles.js';
+import { signingKeysPartition } from './keys/sessions.js';
 import { appUsersIndexPartition, USER_COUNTER_SHARDS } from './keys/users.js';
 import {
   allShards,
@@ -18,6 +19,7 @@ import {
   queryPages,
   type Table,
 } from './kit/index.js';
+import { passwordlessHoldingQueries, purgeAppPasswordless, purgeTenantPasswordless } from './passwordless-store.js';
 import { purgeTenantRoleAssignments } from './role-store.js';
 import { countOf } from './staging/listing.js';
 import { purgeAppStagedUsers, purgeStagingMarker } from './staging/purge.js';
@@ -34,14 +36,18 @@ const PURGERS: readonly ((table: Table, appId: string) => Promise<void>)[] = [
   // tenant, which the caller deletes last so an interrupted deletion can be finished by calling
   // remove again.
   purgeAppPartition,
-  // Metadata, role assignments and TOTP devices of every user id (users or not): GSI3 shards.
+  // Metadata, role assignments, TOTP devices and sessions of every user id (users or not): GSI3 shards.
   purgeAppUserData,
+  // The app's signing keys and refresh-token key (one partition).
+  purgeAppSigningKeys,
   // Users with their account-info, tenant, link and mapping items (GSI2 shards), then the counters.
   purgeAppUsers,
   // Staged bulk-import users (GSI1 status shards) and their counters.
   purgeAppStagedUsers,
   // Requests remembered under an Idempotency-Key (GSI1), with their answers and chunk markers.
   purgeAppIdempotency,
+  // Passwordless devices and their codes (GSI2 shards).
+  purgeAppPasswordless,
 ];
 
 async function purgeAppPartition(table: Table, appId: string): Promise<void> {
@@ -50,6 +56,12 @@ async function purgeAppPartition(table: Table, appId: string): Promise<void> {
       table,
       (page as Key[]).filter((item) => item.SK !== tenantSortKey(PUBLIC)),
     );
+  }
+}
+
+async function purgeAppSigningKeys(table: Table, appId: string): Promise<void> {
+  for await (const page of queryPages(table, { pk: signingKeysPartition(appId) }, { attributes: ['PK', 'SK'] })) {
+    await batchDeleteAll(table, page as Key[]);
   }
 }
 
@@ -65,10 +77,11 @@ export async function purgeAppData(appTable: Table, base: Table, appId: string):
   await purgeStagingMarker(base, appId);
 }
 
-/** Takes a deleted tenant out of the users and role assignments of the app's table (idempotent). */
+/** Takes a deleted tenant out of the users, role assignments and passwordless codes of the app's table (idempotent). */
 export async function purgeTenantData(appTable: Table, appId: string, tenantId: string): Promise<void> {
   await removeTenantFromUsers(appTable, appId, tenantId);
   await purgeTenantRoleAssignments(appTable, appId, tenantId);
+  await purgeTenantPasswordless(appTable, appId, tenantId);
 }
 
 /** Whether there is at least one item in this partition (of the table or an index). */
@@ -98,12 +111,20 @@ const HOLDINGS: readonly { kind: string; holds: (table: Table, appId: string) =>
     holds: (table, appId) => anyIn(table, { pk: appPartition(appId), sk: { beginsWith: ROLE_SORT_PREFIX } }),
   },
   {
-    kind: 'user data (metadata, role assignments, TOTP devices)',
+    kind: 'signing keys',
+    holds: (table, appId) => anyIn(table, { pk: signingKeysPartition(appId) }),
+  },
+  {
+    kind: 'user data (metadata, role assignments, TOTP devices, sessions)',
     holds: (table, appId) =>
       anyInShards(
         table,
         allShards(USER_DATA_SHARDS).map((shard) => ({ index: 'GSI3', pk: userDataIndexPartition(appId, shard) })),
       ),
+  },
+  {
+    kind: 'passwordless codes',
+    holds: (table, appId) => anyInShards(table, passwordlessHoldingQueries(appId)),
   },
 ];
 

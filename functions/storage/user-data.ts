@@ -1,9 +1,10 @@
 /**
  * Everything kept about a user id besides the user itself — metadata, role assignments, TOTP
- * devices — found together: by the id's partition (a user removal) or, for a whole app, by the
+ * devices, sessions (storage/sessions/session-store.ts) — found together: by the id's partition (a user removal) or, for a whole app, by the
  * GSI3 user-data shards (app deletion, including ids that never became users).
  */
 
+import { isAccountDataSortKey, tokenLookupKeyOf } from './keys/accounts.js';
 import { METADATA_SK, USER_DATA_SHARDS, userDataIndexPartition, userPartition } from './keys/metadata.js';
 import { ROLE_SORT_PREFIX } from './keys/roles.js';
 import { TOTP_SORT_PREFIX } from './keys/totp.js';
@@ -16,6 +17,7 @@ import {
   type Table,
   type TransactItem,
 } from './kit/index.js';
+import { purgeUserSessions } from './sessions/session-store.js';
 
 /** Keys of the user-data items of one id: metadata, role assignments (all tenants), TOTP devices. */
 async function userDataKeys(table: Table, appId: string, userId: string): Promise<Key[]> {
@@ -24,9 +26,21 @@ async function userDataKeys(table: Table, appId: string, userId: string): Promis
     { pk: userPartition(appId, userId) },
     { attributes: ['PK', 'SK'], consistent: true },
   );
+  // Also the id's password-reset and email-verification tokens (each with its lookup item under
+  // the token's hash) and its verified emails (keys/accounts.ts).
   return items
     .map((item) => ({ PK: item.PK as string, SK: item.SK as string }))
-    .filter(({ SK }) => SK === METADATA_SK || SK.startsWith(ROLE_SORT_PREFIX) || SK.startsWith(TOTP_SORT_PREFIX));
+    .filter(
+      ({ SK }) =>
+        SK === METADATA_SK ||
+        SK.startsWith(ROLE_SORT_PREFIX) ||
+        SK.startsWith(TOTP_SORT_PREFIX) ||
+        isAccountDataSortKey(SK),
+    )
+    .flatMap((key) => {
+      const lookup = tokenLookupKeyOf(appId, key.SK);
+      return lookup ? [lookup, key] : [key];
+    });
 }
 
 /**
@@ -38,9 +52,10 @@ export async function userDataDeletes(table: Table, appId: string, userId: strin
   return (await userDataKeys(table, appId, userId)).map((Key) => ({ Delete: { TableName: table.name, Key } }));
 }
 
-/** Deletes metadata, role assignments and TOTP devices of `userId` (batched, not atomic). */
+/** Deletes metadata, role assignments, TOTP devices and sessions of `userId` (batched, not atomic). */
 export async function purgeUserData(table: Table, appId: string, userId: string): Promise<void> {
   await batchDeleteAll(table, await userDataKeys(table, appId, userId));
+  await purgeUserSessions(table, appId, userId);
 }
 
 /** App-deletion purger: every user-data item of the app, by Query on each GSI3 shard. */

@@ -4,14 +4,18 @@
  * take, one accessor per store, so a function's bundle carries only the stores it uses; nothing
  * else builds a store.
  */
+import type { AccountTokenStore } from '#functions/domain/accounts/ports.js';
 import type { IdempotencyStore, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import type { MetadataStore } from '#functions/domain/metadata/ports.js';
+import type { PasswordlessStore } from '#functions/domain/passwordless/ports.js';
 import type { RoleStore } from '#functions/domain/roles/ports.js';
 import type { TotpStore } from '#functions/domain/totp/ports.js';
 import type { UserStore } from '#functions/domain/users/ports.js';
+import { createAccountTokenStore } from '#functions/storage/account-tokens.js';
 import { createIdempotencyStore } from '#functions/storage/idempotency-store.js';
 import type { Table } from '#functions/storage/kit/index.js';
 import { createMetadataStore } from '#functions/storage/metadata-store.js';
+import { createPasswordlessStore } from '#functions/storage/passwordless-store.js';
 import { createRoleStore } from '#functions/storage/role-store.js';
 import { createStagingStore } from '#functions/storage/staging/store.js';
 import { createTenantStore } from '#functions/storage/tenant-store.js';
@@ -28,6 +32,10 @@ export interface AppStores {
   readonly roles: RoleStore;
   readonly metadata: MetadataStore;
   readonly totp: TotpStore;
+  /** Password-reset and email-verification tokens, verified emails. */
+  readonly accountTokens: AccountTokenStore;
+  /** Passwordless devices and codes. */
+  readonly passwordless: PasswordlessStore;
 }
 
 /** Built stores by kind and table name. */
@@ -43,14 +51,20 @@ function kept<S>(kind: keyof AppStores, table: Table, create: (table: Table) => 
   return store;
 }
 
-export const userStoreOf = (table: Table): UserStore => kept('users', table, createUserStore);
+export const userStoreOf = (table: Table): UserStore =>
+  kept('users', table, (t) => createUserStore(t, credentialsEnvelope));
 export const stagingStoreOf = (table: Table): StagingStore =>
   kept('staging', table, (t) => createStagingStore(t, baseTable, credentialsEnvelope));
 export const idempotencyStoreOf = (table: Table): IdempotencyStore =>
   kept('idempotency', table, createIdempotencyStore);
 export const roleStoreOf = (table: Table): RoleStore => kept('roles', table, createRoleStore);
 export const metadataStoreOf = (table: Table): MetadataStore => kept('metadata', table, createMetadataStore);
-export const totpStoreOf = (table: Table): TotpStore => kept('totp', table, createTotpStore);
+export const totpStoreOf = (table: Table): TotpStore =>
+  kept('totp', table, (t) => createTotpStore(t, credentialsEnvelope));
+export const accountTokenStoreOf = (table: Table): AccountTokenStore =>
+  kept('accountTokens', table, createAccountTokenStore);
+export const passwordlessStoreOf = (table: Table): PasswordlessStore =>
+  kept('passwordless', table, createPasswordlessStore);
 
 /** Every store of an app's table at once (the tests and the bench; routes take only theirs). */
 export const storesOf = (table: Table): AppStores => ({
@@ -60,6 +74,8 @@ export const storesOf = (table: Table): AppStores => ({
   roles: roleStoreOf(table),
   metadata: metadataStoreOf(table),
   totp: totpStoreOf(table),
+  accountTokens: accountTokenStoreOf(table),
+  passwordless: passwordlessStoreOf(table),
 });
 
 /** Apps and tenants: always the base table. */

@@ -133,9 +133,9 @@ describe('the synthesized bundles', () => {
   });
 
   it('carry the password hashing libraries only where the function hashes or verifies a password', () => {
-    // Sign-in verifies (and upgrades), sign-up hashes, the single import and the worker hash
-    // plain-text passwords; staging and the DLQ consumer only check hash formats.
-    const hashing = new Set(['signin', 'signup', 'bulk-import-import', 'import-worker']);
+    // Sign-in verifies (and upgrades), sign-up and `PUT /recipe/user` hash, the single import and
+    // the worker hash plain-text passwords; staging and the DLQ consumer only check hash formats.
+    const hashing = new Set(['signin', 'signup', 'recipe-user-put', 'bulk-import-import', 'import-worker']);
     for (const [id, file] of readBundleMap(cdkOut)) {
       const code = readFileSync(file, 'utf8');
       // Error texts of hash-wasm's Argon2 and bcrypt.

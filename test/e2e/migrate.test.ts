@@ -155,6 +155,7 @@ describe('import failures, status and failures --remove', () => {
         sourceId: taken.id,
         externalUserId: taken.id,
         stage: 'import',
+        kind: 'not-imported',
         messages: [`E003: A user with email ${taken.email} already exists in emailpassword loginMethod.`],
       },
     ]);
@@ -211,6 +212,7 @@ describe('credentials in the URL, phone numbers and file modes, against the core
         sourceId: 'ph-1',
         externalUserId: 'ph-1',
         stage: 'import',
+        kind: 'not-imported',
         messages: ['E007: A user with phoneNumber +*********23 already exists in passwordless loginMethod.'],
       },
       {
@@ -218,6 +220,7 @@ describe('credentials in the URL, phone numbers and file modes, against the core
         sourceId: 'ph-2',
         externalUserId: 'ph-2',
         stage: 'check',
+        kind: 'not-imported',
         messages: [`phoneNumber +${'*'.repeat(299)}55 is too long. Max length is 256.`],
       },
     ]);

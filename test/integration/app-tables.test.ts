@@ -398,7 +398,7 @@ describe('dynamodb_table_name validation', () => {
       const back = await putApp(app.id, { dynamodb_table_name: null });
       expect(back.status).toBe(400);
       expect(back.text).toBe(
-        `Invalid core config: dynamodb_table_name cannot change while the app has users, staged users, roles and user data (metadata, role assignments, TOTP devices) in table '${moved}': an app moves to another table only while it holds no data (remove it first, or create a new app)`,
+        `Invalid core config: dynamodb_table_name cannot change while the app has users, staged users, roles and user data (metadata, role assignments, TOTP devices, sessions) in table '${moved}': an app moves to another table only while it holds no data (remove it first, or create a new app)`,
       );
       // The same name again, or other keys, are not a move.
       expect((await putApp(app.id, { dynamodb_table_name: moved, mfa_enabled: true })).status).toBe(200);

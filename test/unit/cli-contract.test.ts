@@ -53,6 +53,10 @@ class ContractCore {
   /** Emails and phone numbers that already exist in the app (dry-run conflicts, FAILED at import). */
   existing = new Set<string>();
   apiKey = 'contract-test-key-0123456789';
+  /** The app's `mfa_enabled` as the tenant read shows it. */
+  mfaEnabled = false;
+  /** Every staging body received (parsed), dry runs included. */
+  bodies: Body[] = [];
 
   async start(): Promise<void> {
     this.server = createServer((req, res) => void this.handle(req, res));
@@ -99,6 +103,7 @@ class ContractCore {
         tenantId: 'public',
         coreConfig: {
           account_linking_enabled: true,
+          ...(this.mfaEnabled ? { mfa_enabled: true } : {}),
           firebase_password_hashing_signer_key: credentialFingerprint('c2lnbmVy'),
         },
       });
@@ -133,6 +138,7 @@ class ContractCore {
     }
     if (path === '/bulk-import/users' && req.method === 'POST') {
       const body = JSON.parse(raw.toString('utf8')) as Body;
+      this.bodies.push(body);
       const fault = this.faults.shift();
       if (fault === '429') {
         res.writeHead(429, { 'retry-after': '0' });
@@ -384,6 +390,7 @@ describe('staging against the contract', () => {
         sourceId: 'bad-1',
         externalUserId: 'bad-1',
         stage: 'check',
+        kind: 'not-imported',
         messages: ['At least one loginMethod is required.'],
       },
     ]);
@@ -400,6 +407,7 @@ describe('staging against the contract', () => {
         sourceId: null,
         externalUserId: null,
         stage: 'import',
+        kind: 'not-imported',
         messages: ['E003: A user with email u1@example.com already exists in emailpassword loginMethod.'],
       },
     ]);
@@ -425,6 +433,7 @@ describe('dry run against the contract', () => {
         sourceId: null,
         externalUserId: null,
         stage: 'check',
+        kind: 'not-imported',
         messages: ['E003: A user with email u0@example.com already exists in emailpassword loginMethod.'],
       },
       {
@@ -432,6 +441,7 @@ describe('dry run against the contract', () => {
         sourceId: null,
         externalUserId: null,
         stage: 'check',
+        kind: 'not-imported',
         messages: [
           'duplicate: the same email u2@example.com (emailpassword) in tenant public as record 3 (in an earlier chunk)',
         ],
@@ -763,6 +773,7 @@ describe('phone numbers in the report and the state file', () => {
         sourceId: null,
         externalUserId: null,
         stage: 'import',
+        kind: 'not-imported',
         messages: ['E003: A user with email u0@example.com already exists in emailpassword loginMethod.'],
       },
       {
@@ -770,6 +781,7 @@ describe('phone numbers in the report and the state file', () => {
         sourceId: 'p-1',
         externalUserId: 'p-1',
         stage: 'import',
+        kind: 'not-imported',
         messages: ['E007: A user with phoneNumber +*********23 already exists in passwordless loginMethod.'],
       },
       {
@@ -777,6 +789,7 @@ describe('phone numbers in the report and the state file', () => {
         sourceId: 'p-2',
         externalUserId: 'p-2',
         stage: 'check',
+        kind: 'not-imported',
         messages: [`phoneNumber +${'*'.repeat(299)}55 is too long. Max length is 256.`],
       },
     ]);
@@ -800,6 +813,7 @@ describe('phone numbers in the report and the state file', () => {
         sourceId: 'p-1',
         externalUserId: 'p-1',
         stage: 'check',
+        kind: 'not-imported',
         messages: ['E007: A user with phoneNumber +*********23 already exists in passwordless loginMethod.'],
       },
       {
@@ -807,8 +821,78 @@ describe('phone numbers in the report and the state file', () => {
         sourceId: 'p-3',
         externalUserId: 'p-3',
         stage: 'check',
+        kind: 'not-imported',
         messages: ['duplicate: the same phone number +**********58 in tenant public as record 2 (in an earlier chunk)'],
       },
     ]);
+  });
+});
+
+describe('nothing dropped silently', () => {
+  const TOTP_SECRET = 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ';
+  const TOKEN = 'gho_contractSecretToken42';
+  const KEY = 'contract-api-key-value-77';
+  const totpUser = {
+    externalUserId: 'mfa-1',
+    userMetadata: { plan: 'gold', github: { access_token: TOKEN, login: 'ada' }, apiKey: KEY },
+    totpDevices: [{ secretKey: TOTP_SECRET, period: 30, skew: 1, deviceName: 'phone' }],
+    loginMethods: [{ recipeId: 'emailpassword', email: 'mfa@example.com', plainTextPassword: 'plain-pass-1234' }],
+  };
+
+  it('users with TOTP devices and an app without mfa_enabled: stopped before staging them, resumed once it is set', async () => {
+    const file = payloadFile(emails(2), [totpUser]);
+    const error = await run(file, { batchSize: 1, concurrency: 1 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).exitCode).toBe(2);
+    expect((error as CliError).message).toBe(
+      'record 3 (mfa-1) has TOTP devices, but app shop does not have mfa_enabled, and the core imports TOTP devices only into apps that have it: ' +
+        'set it (PUT /recipe/multitenancy/app/v2 {"appId":"shop","coreConfig":{"mfa_enabled":true}}) and run the same command again. ' +
+        'Stopped before staging it (chunks staged before are kept: the same command resumes).',
+    );
+    expect(core.staged.map((s) => s.email)).toEqual(['u0@example.com', 'u1@example.com']);
+
+    core.mfaEnabled = true;
+    const summary = await run(file, { batchSize: 1, concurrency: 1 });
+    expect(summary).toMatchObject({
+      resumedChunks: 2,
+      staged: 3,
+      imported: 3,
+      secondFactors: { carriedAsTotp: 1, notCarried: 0 },
+      metadataKeysDropped: { keys: 2, users: 1 },
+      reportLines: 0,
+      leftBehindLines: 1,
+      warnings: [],
+      exitCode: 0,
+    });
+    // What the core received: the devices, and the metadata without the credential-looking keys.
+    const sent = core.bodies.flatMap((b) => b.users).find((u) => u.externalUserId === 'mfa-1') as typeof totpUser;
+    expect(sent.totpDevices).toEqual(totpUser.totpDevices);
+    expect(sent.userMetadata).toEqual({ plan: 'gold', github: { login: 'ada' } });
+    expect(reportLines()).toEqual([
+      {
+        position: 3,
+        sourceId: 'mfa-1',
+        externalUserId: 'mfa-1',
+        stage: 'convert',
+        kind: 'left-behind',
+        messages: [
+          'userMetadata key github.access_token dropped: it looks like a credential, and tokens and secrets never enter user metadata',
+          'userMetadata key apiKey dropped: it looks like a credential, and tokens and secrets never enter user metadata',
+        ],
+      },
+    ]);
+    const written = [
+      readFileSync(join(dir, 'report.ndjson'), 'utf8'),
+      readFileSync(join(dir, 'state.ndjson'), 'utf8'),
+      JSON.stringify(summary),
+    ].join('\n');
+    for (const secret of [TOTP_SECRET, TOKEN, KEY, 'plain-pass-1234']) expect(written).not.toContain(secret);
+  });
+
+  it('the dry run says so and goes on: the core decides, nothing is staged', async () => {
+    const file = payloadFile(emails(1), [totpUser]);
+    const summary = await run(file, { dryRun: true });
+    expect(summary).toMatchObject({ wouldImport: 2, secondFactors: { carriedAsTotp: 1, notCarried: 0 }, staged: 0 });
+    expect(core.staged).toEqual([]);
   });
 });

@@ -51,6 +51,7 @@ describe('auth0', () => {
     expect(result).toEqual({
       ok: true,
       sourceId: 'auth0|5dea9f9c82dd7c0e76e4ec93',
+      factorsLeftBehind: [],
       user: {
         externalUserId: 'auth0|5dea9f9c82dd7c0e76e4ec93',
         loginMethods: [
@@ -234,6 +235,7 @@ describe('firebase', () => {
     expect(result).toEqual({
       ok: true,
       sourceId: 'uid1',
+      factorsLeftBehind: [],
       user: {
         externalUserId: 'uid1',
         loginMethods: [
@@ -340,6 +342,7 @@ describe('supabase', () => {
     expect(result).toEqual({
       ok: true,
       sourceId: 'u1',
+      factorsLeftBehind: [],
       user: {
         externalUserId: 'u1',
         loginMethods: [
@@ -406,6 +409,7 @@ describe('clerk', () => {
     expect(result).toEqual({
       ok: true,
       sourceId: 'user_1',
+      factorsLeftBehind: [],
       user: {
         externalUserId: 'user_1',
         userMetadata: { first_name: 'Cleo', username: 'cleo', other_email_addresses: ['work@x.io'] },
@@ -553,7 +557,20 @@ describe('hostile records', () => {
     'user_email',
     'user_pass',
     'user_registered',
+    'mfaInfo',
+    'multiFactor',
+    'multifactor',
   ];
+  /** A secret the record may hold anywhere a factor's secret goes: never quoted in a reason or a factor message. */
+  const SECRET = 'JBSWY3DPEHPK3PXPSECRETVALUE';
+  const secretish = fc.oneof(
+    fc.anything(),
+    fc.constant(SECRET),
+    fc.constant(JSON.stringify({ value: SECRET })),
+    fc.constant(JSON.stringify({ subType: 'hotp', digits: 8, algorithm: 'HmacSHA256', secretEncoding: 'BASE32' })),
+  );
+  /** Fields where a secret stands in an export (the factor's secret, or the JSON text around it). */
+  const secretFields = new Set(['value', 'secretData', 'credentialData', 'totp_secret', 'phoneInfo', 'totpInfo']);
   const record = fc.oneof(
     fc.anything(),
     fc.dictionary(
@@ -562,23 +579,37 @@ describe('hostile records', () => {
         fc.anything(),
         fc.string(),
         fc.array(
-          fc.dictionary(
-            fc.constantFrom(
-              'provider',
-              'user_id',
-              'providerId',
-              'rawId',
-              'email',
-              'isSocial',
-              'type',
-              'secretData',
-              'credentialData',
-              'identityProvider',
-              'userId',
-              'password',
+          fc
+            .dictionary(
+              fc.constantFrom(
+                'provider',
+                'user_id',
+                'providerId',
+                'rawId',
+                'email',
+                'isSocial',
+                'type',
+                'secretData',
+                'credentialData',
+                'identityProvider',
+                'userId',
+                'password',
+                'value',
+                'userLabel',
+                'phoneInfo',
+                'totpInfo',
+                'displayName',
+                'factorId',
+              ),
+              fc.anything(),
+            )
+            .chain((entry) =>
+              fc
+                .tuple(
+                  ...Object.keys(entry).map((key) => (secretFields.has(key) ? secretish : fc.constant(entry[key]))),
+                )
+                .map((values) => Object.fromEntries(Object.keys(entry).map((key, i) => [key, values[i]]))),
             ),
-            fc.anything(),
-          ),
         ),
       ),
     ),
@@ -593,9 +624,13 @@ describe('hostile records', () => {
           const result = convert(value);
           if (result.ok) {
             expect(Array.isArray(result.user.loginMethods), name).toBe(true);
+            for (const message of result.factorsLeftBehind) expect(message).not.toContain(SECRET);
           } else {
             expect(result.reasons.length, name).toBeGreaterThan(0);
-            for (const reason of result.reasons) expect(reason).not.toContain(BCRYPT);
+            for (const reason of result.reasons) {
+              expect(reason).not.toContain(BCRYPT);
+              expect(reason).not.toContain(SECRET);
+            }
           }
         }),
         { numRuns: 300 },

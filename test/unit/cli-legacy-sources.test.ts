@@ -112,6 +112,7 @@ describe('keycloak', () => {
     expect(result).toEqual({
       ok: true,
       sourceId: 'dbfcd8d1-f119-4c89-9409-544382abb11b',
+      factorsLeftBehind: [],
       user: {
         externalUserId: 'dbfcd8d1-f119-4c89-9409-544382abb11b',
         userMetadata: {
@@ -235,6 +236,7 @@ describe('django', () => {
     expect(result).toEqual({
       ok: true,
       sourceId: '7',
+      factorsLeftBehind: [],
       user: {
         externalUserId: '7',
         userMetadata: { username: 'grace', first_name: 'Grace', is_staff: true },
@@ -332,6 +334,7 @@ describe('wordpress', () => {
     expect(convertWordpress(row('$P$984478476IagS59wHZvyQMArzfx58u.'), base)).toEqual({
       ok: true,
       sourceId: '12',
+      factorsLeftBehind: [],
       user: {
         externalUserId: '12',
         userMetadata: { user_login: 'admin', display_name: 'Site Admin' },

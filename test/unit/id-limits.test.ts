@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ID_LIMITS } from '#functions/shared/id-limits.js';
+import {
+  emailVerificationTokenSortKey,
+  resetTokenSortKey,
+  tokenPartition,
+  verifiedEmailSortKey,
+} from '#functions/storage/keys/accounts.js';
 import { appPartition, tenantSortKey } from '#functions/storage/keys/apps.js';
 import {
   roleMembersIndexPartition,
@@ -40,6 +46,8 @@ const wide = (kind: keyof typeof ID_LIMITS) => '中'.repeat(ID_LIMITS[kind]);
 const a = 'a'.repeat(ID_LIMITS.appId);
 const t = 'a'.repeat(ID_LIMITS.tenantId);
 const ORIGIN = 9_999_999_999_999;
+/** A token's hash (SHA-256, hex). */
+const SHA256_HEX = 'f'.repeat(64);
 
 /** Each key the core builds from ids, at the limits, with the key attribute it goes into. */
 const KEYS: [string, string, 'partition' | 'sort'][] = [
@@ -63,6 +71,14 @@ const KEYS: [string, string, 'partition' | 'sort'][] = [
   ['staged user', stagedUserPartition(a, wide('stagedId')), 'partition'],
   ['staged users by status (GSI1)', stagedStatusIndexPartition(a, 'PROCESSING', 15), 'partition'],
   ['staged users by time (GSI1)', stagedStatusIndexSortKey(ORIGIN, wide('stagedId')), 'sort'],
+  ['one-time token by hash', tokenPartition(a, SHA256_HEX), 'partition'],
+  ['password-reset token of a user id', resetTokenSortKey(SHA256_HEX), 'sort'],
+  [
+    'email-verification token of a user id',
+    emailVerificationTokenSortKey(t, wide('email').repeat(2), SHA256_HEX),
+    'sort',
+  ],
+  ['verified email of a user id', verifiedEmailSortKey(wide('email').repeat(2)), 'sort'],
 ];
 
 describe('id limits', () => {

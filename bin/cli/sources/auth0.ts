@@ -1,6 +1,10 @@
 /**
  * Auth0: the bulk user export (NDJSON, one user per line) joined with the password-hash export
  * Auth0 support provides (`--hashes`).
+ *
+ * Second factors: neither export holds an MFA secret (Guardian push, OTP, SMS, WebAuthn enrolments
+ * stay in Auth0). When the export includes the `multifactor` field (the providers the user is
+ * enrolled with), each is reported: the user goes in without it.
  */
 import { type Conversion, converted, type ImportUser, type LoginMethod, rejected } from '../payload.js';
 import {
@@ -22,6 +26,8 @@ import {
 /** Auth0 connection/provider names → SuperTokens thirdPartyIds; others keep Auth0's name. */
 export const AUTH0_PROVIDERS: Readonly<Record<string, string>> = {
   'google-oauth2': 'google',
+  // Google Workspace (an enterprise connection): the user id is Google's `sub`, as for google-oauth2.
+  'google-apps': 'google-workspaces',
   github: 'github',
   facebook: 'facebook',
   apple: 'apple',
@@ -177,5 +183,14 @@ export function convertAuth0(record: unknown, options: Auth0Options): Conversion
     metadata.app_metadata = record.app_metadata;
   }
   withMetadata(user, metadata);
-  return converted(user, userId);
+  const multifactor = Array.isArray(record.multifactor) ? record.multifactor : [];
+  const factors = multifactor.flatMap((provider) => {
+    const name = text(provider);
+    return name === undefined
+      ? []
+      : [
+          `the Auth0 MFA enrolment "${name.slice(0, 40)}" cannot be carried (Auth0's exports hold no second-factor secret); the user enrols a second factor again`,
+        ];
+  });
+  return converted(user, userId, factors);
 }

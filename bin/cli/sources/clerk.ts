@@ -4,6 +4,8 @@
  * verified_email_addresses, unverified_email_addresses, verified_phone_numbers,
  * unverified_phone_numbers, totp_secret, password_digest, password_hasher. The digests of Clerk's
  * hashers the core verifies are converted to its forms (hashes.ts); the others are reported.
+ * Second factors: `totp_secret` (base32) becomes a TOTP device; the export carries no backup codes
+ * and does not say who uses SMS codes as a second factor, so those cannot be told apart, or carried.
  */
 import { type Conversion, converted, type ImportUser, type LoginMethod, rejected } from '../payload.js';
 import { maskPhone } from '../personal.js';
@@ -22,6 +24,7 @@ import {
   withMetadata,
 } from './common.js';
 import { clerkHash } from './hashes.js';
+import { canonicalBase32, totpDevice } from './totp.js';
 
 /** Clerk's TOTP: 30-second period, 6 digits, SHA-1, which the core's defaults match. */
 const CLERK_TOTP_PERIOD = 30;
@@ -77,7 +80,14 @@ export function convertClerk(record: unknown, options: ConvertOptions): Conversi
   if (otherPhones.length > 0) metadata.other_phone_numbers = [...new Set(otherPhones)];
   withMetadata(user, metadata);
   const totp = text(record.totp_secret);
-  if (totp !== undefined)
-    user.totpDevices = [{ secretKey: totp, period: CLERK_TOTP_PERIOD, skew: 1, deviceName: 'clerk' }];
-  return converted(inPayloadOrder(user), id);
+  const factorsLeftBehind: string[] = [];
+  if (totp !== undefined) {
+    const secretKey = canonicalBase32(totp);
+    if (secretKey === undefined)
+      factorsLeftBehind.push(
+        'totp_secret is not base32 (or longer than the core takes): the TOTP device cannot be carried',
+      );
+    else user.totpDevices = [totpDevice(secretKey, CLERK_TOTP_PERIOD, 1, 'clerk')];
+  }
+  return converted(inPayloadOrder(user), id, factorsLeftBehind);
 }

@@ -1,6 +1,12 @@
 /**
  * Firebase: `firebase auth:export` as JSON (`{"users":[…]}`) or CSV (no header, fixed columns), with the
  * project's password-hash parameters (`--hash-config`) as the console shows them.
+ *
+ * Second factors: `firebase auth:export` leaves them out, but an export made with the Identity
+ * Toolkit's `accounts:batchGet` / `downloadAccount` keeps `mfaInfo` (`[{mfaEnrollmentId, displayName,
+ * phoneInfo | totpInfo | emailInfo, enrolledAt}]`) and the Admin SDK's `listUsers` JSON keeps
+ * `multiFactor.enrolledFactors` (`[{uid, displayName, factorId, phoneNumber, enrollmentTime}]`).
+ * Neither holds a TOTP secret, and the core has no SMS second factor, so each factor is reported.
  */
 import { type Conversion, converted, type ImportUser, type LoginMethod, rejected } from '../payload.js';
 import { maskPhone } from '../personal.js';
@@ -20,6 +26,7 @@ import {
   truthy,
   withMetadata,
 } from './common.js';
+import { quotedLabel } from './totp.js';
 
 export interface FirebaseHashConfig {
   readonly signerKey: string;
@@ -132,6 +139,40 @@ export function firebaseStoredHash(hash: string, salt: string, config: FirebaseH
   return `$f_scrypt$${hash}$${salt}$m=${config.memCost}$r=${config.rounds}$s=${config.saltSeparator}`;
 }
 
+/** What kind of second factor an `mfaInfo` / `enrolledFactors` entry is. */
+function factorKind(entry: JsonObject): string {
+  const factorId = text(entry.factorId);
+  if (factorId !== undefined) return factorId.slice(0, 20);
+  if (entry.phoneInfo !== undefined) return 'phone';
+  if (entry.totpInfo !== undefined) return 'totp';
+  if (entry.emailInfo !== undefined) return 'email';
+  return 'unknown';
+}
+
+/** A message per second factor of the user (none can be carried: the export holds no TOTP secret). */
+export function firebaseFactorsLeftBehind(record: JsonObject): string[] {
+  const out: string[] = [];
+  const lists: Array<[string, unknown]> = [['mfaInfo', record.mfaInfo]];
+  if (isObject(record.multiFactor)) lists.push(['multiFactor.enrolledFactors', record.multiFactor.enrolledFactors]);
+  for (const [field, list] of lists) {
+    if (!Array.isArray(list)) continue;
+    for (const [i, entry] of list.entries()) {
+      if (!isObject(entry)) continue;
+      const kind = factorKind(entry);
+      const why =
+        kind === 'totp'
+          ? 'Firebase exports no TOTP secret'
+          : kind === 'phone'
+            ? 'the core has no SMS second factor'
+            : 'the core imports TOTP devices only';
+      out.push(
+        `the ${kind} second factor ${field}[${i}]${quotedLabel(text(entry.displayName))} cannot be carried (${why}); the user enrols a second factor again`,
+      );
+    }
+  }
+  return out;
+}
+
 /** One user of the Firebase export → the import payload, or the reasons it cannot be imported. */
 export function convertFirebase(record: unknown, options: FirebaseOptions): Conversion {
   if (!isObject(record)) return rejected(undefined, 'the user is not a JSON object');
@@ -213,5 +254,5 @@ export function convertFirebase(record: unknown, options: FirebaseOptions): Conv
   if (claims !== undefined && Object.keys(claims).length > 0) metadata.customAttributes = claims;
   if (truthy(record.disabled)) metadata.disabled = true;
   withMetadata(user, metadata);
-  return converted(user, localId);
+  return converted(user, localId, firebaseFactorsLeftBehind(record));
 }

@@ -18,7 +18,13 @@ import {
   parseFirebaseHashConfig,
 } from './firebase.js';
 import { convertKeycloak } from './keycloak.js';
-import { convertSupabase, type SupabaseIdentity, supabaseIdentity } from './supabase.js';
+import {
+  convertSupabase,
+  type SupabaseFactor,
+  type SupabaseIdentity,
+  supabaseFactor,
+  supabaseIdentity,
+} from './supabase.js';
 import { convertSupertokens } from './supertokens.js';
 import { convertWordpress } from './wordpress.js';
 
@@ -41,6 +47,8 @@ export interface SourceSettings extends ConvertOptions {
   readonly hashConfig?: string;
   /** Supabase: rows of auth.identities. */
   readonly identities?: string;
+  /** Supabase: rows of auth.mfa_factors. */
+  readonly factors?: string;
   /** Keycloak: realm roles become user roles. */
   readonly withRoles?: boolean;
 }
@@ -57,6 +65,11 @@ export interface SourceSetup {
   readonly notes: readonly string[];
   /** Firebase: the signer key the app must have. */
   readonly firebaseHashConfig?: FirebaseHashConfig;
+  /**
+   * Users known before the first record to carry TOTP devices (from a side file: Supabase's
+   * `--factors`), so that an app without `mfa_enabled` is named before anything is staged.
+   */
+  readonly totpUsersKnown?: number;
   close(): void;
 }
 
@@ -154,30 +167,44 @@ export async function setupSource(
       };
     }
     case 'supabase': {
-      const identities = new Map<string, SupabaseIdentity[]>();
-      if (settings.identities) {
-        const path = settings.identities;
-        const identityLayout = await detectLayout(path).catch(() => {
-          throw usageError(`cannot read the identities file ${path}`);
-        });
-        for await (const record of recordsOf(path, identityLayout)) {
-          if (!('value' in record)) continue;
-          const found = supabaseIdentity(record.value);
-          if (!found) continue;
-          const list = identities.get(found.userId) ?? [];
-          list.push(found.identity);
-          identities.set(found.userId, list);
-        }
-      }
+      const identities = settings.identities
+        ? await rowsByUser(settings.identities, 'the identities file', (row) => {
+            const found = supabaseIdentity(row);
+            return found && { userId: found.userId, item: found.identity };
+          })
+        : new Map<string, SupabaseIdentity[]>();
+      const factors = settings.factors
+        ? await rowsByUser(settings.factors, 'the factors file', (row) => {
+            const found = supabaseFactor(row);
+            return found && { userId: found.userId, item: found.factor };
+          })
+        : new Map<string, SupabaseFactor[]>();
+      let totpUsers = 0;
+      for (const list of factors.values()) if (list.some((f) => f.type === 'totp')) totpUsers += 1;
+      const notes: string[] = [];
+      if (settings.identities)
+        notes.push(`third-party identities of ${identities.size} users in ${settings.identities}`);
+      notes.push(
+        settings.factors
+          ? `verified second factors of ${factors.size} users in ${settings.factors} (${totpUsers} with TOTP)`
+          : 'no --factors given: second factors (auth.mfa_factors) are not read, and users who had them go in without them',
+      );
       return {
         layout,
         records,
-        convert: (value) => convertSupabase(value, { ...settings, identitiesOf: (id) => identities.get(id) ?? [] }),
+        convert: (value) =>
+          convertSupabase(value, {
+            ...settings,
+            identitiesOf: (id) => identities.get(id) ?? [],
+            factorsOf: (id) => factors.get(id) ?? [],
+          }),
         checkFirst: (value) => (hasKey(value, 'id') ? undefined : 'no "id" column or field: not rows of auth.users'),
-        inputDigests: settings.identities ? [await fileDigest(settings.identities)] : [],
-        notes: settings.identities
-          ? [`third-party identities of ${identities.size} users in ${settings.identities}`]
-          : [],
+        inputDigests: [
+          ...(settings.identities ? [await fileDigest(settings.identities)] : []),
+          ...(settings.factors ? [`factors:${await fileDigest(settings.factors)}`] : []),
+        ],
+        notes,
+        totpUsersKnown: totpUsers,
         close: () => undefined,
       };
     }
@@ -231,6 +258,27 @@ export async function setupSource(
         close: () => undefined,
       };
   }
+}
+
+/** Rows of a side file (CSV with a header, a JSON array or NDJSON) grouped by the user they belong to. */
+async function rowsByUser<T>(
+  path: string,
+  what: string,
+  read: (row: unknown) => { userId: string; item: T } | undefined,
+): Promise<Map<string, T[]>> {
+  const byUser = new Map<string, T[]>();
+  const layout = await detectLayout(path).catch(() => {
+    throw usageError(`cannot read ${what} ${path}`);
+  });
+  for await (const record of recordsOf(path, layout)) {
+    if (!('value' in record)) continue;
+    const found = read(record.value);
+    if (!found) continue;
+    const list = byUser.get(found.userId) ?? [];
+    list.push(found.item);
+    byUser.set(found.userId, list);
+  }
+  return byUser;
 }
 
 function hasKey(value: unknown, key: string): boolean {

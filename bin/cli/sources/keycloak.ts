@@ -5,6 +5,13 @@
  * as strings (`{"value","salt"}`, `{"hashIterations","algorithm","additionalParameters"}`); exports of
  * Keycloak before 7 put `hashedSaltedValue`, `salt`, `hashIterations` and `algorithm` on the
  * credential itself. Both are read.
+ *
+ * Second factors: an `otp` credential (`credentialData` `{"subType","digits","counter","period",
+ * "algorithm","secretEncoding"}`, `secretData` `{"value"}`; before Keycloak 7 a `totp` / `hotp`
+ * credential with `value`, `digits`, `period`, `algorithm` on it) becomes a TOTP device when it is
+ * time-based, HmacSHA1 and 6 digits. Keycloak keys the HMAC with the UTF-8 bytes of `value`, or with
+ * `value` decoded as base32 when `secretEncoding` is `BASE32`; either way the device gets those bytes
+ * as base32. Other OTP credentials and other second factors (WebAuthn, recovery codes) are reported.
  */
 import { type Conversion, converted, type ImportUser, type LoginMethod, rejected, type UserRole } from '../payload.js';
 import {
@@ -33,6 +40,7 @@ import {
   type Pbkdf2Digest,
   phcArgon2,
 } from './hashes.js';
+import { base32Secret, canonicalBase32, DeviceNames, quotedLabel, type SecondFactors, totpDevice } from './totp.js';
 
 /** Keycloak's PBKDF2 provider ids → the HMAC digest (`pbkdf2` is Keycloak's original PBKDF2WithHmacSHA1). */
 const PBKDF2_ALGORITHMS: Readonly<Record<string, Pbkdf2Digest>> = {
@@ -55,6 +63,16 @@ const ARGON2_TYPES: Readonly<Record<string, 'argon2id' | 'argon2i' | 'argon2d'>>
 export function isKeycloakBuiltInRole(role: string): boolean {
   return role.startsWith('default-roles-') || role === 'offline_access' || role === 'uma_authorization';
 }
+
+/**
+ * Keycloak's default identity-provider aliases → SuperTokens thirdPartyIds where they differ; other
+ * aliases (an alias is the admin's choice) are kept. Keycloak's LinkedIn provider is
+ * `linkedin-openid-connect`, and it keeps LinkedIn's OpenID Connect `sub` as the user id, which is
+ * what supertokens-node's `linkedin` provider reports.
+ */
+export const KEYCLOAK_PROVIDERS: Readonly<Record<string, string>> = {
+  'linkedin-openid-connect': 'linkedin',
+};
 
 export interface KeycloakOptions extends ConvertOptions {
   /** `--with-roles`: realm roles become the user's roles (in the target tenant). */
@@ -107,6 +125,86 @@ export function keycloakPasswordHash(credential: JsonObject): HashConversion {
   );
 }
 
+/** Keycloak's OTP algorithm names; the core's TOTP is HmacSHA1. */
+const KEYCLOAK_TOTP_ALGORITHM = 'HmacSHA1';
+const KEYCLOAK_TOTP_DIGITS = 6;
+/** Keycloak's default look-ahead window (realm setting `otpPolicyLookAheadWindow`, not in the users file). */
+const KEYCLOAK_SKEW = 1;
+
+/** Credential types that are neither a password nor a second factor (nothing is lost without them). */
+const NOT_A_FACTOR = new Set(['password', 'password-history']);
+
+/** A number from a credential field (JSON number or decimal text); undefined when absent. */
+function credentialNumber(value: unknown): number | undefined {
+  if (typeof value === 'number') return value;
+  const raw = text(value);
+  return raw === undefined || !/^-?\d+$/.test(raw) ? undefined : Number(raw);
+}
+
+/** The user's OTP credentials as TOTP devices, and a message per credential that cannot be carried. */
+export function keycloakSecondFactors(credentials: readonly JsonObject[]): SecondFactors {
+  const devices: SecondFactors['devices'] = [];
+  const leftBehind: string[] = [];
+  const names = new DeviceNames('keycloak');
+  for (const credential of credentials) {
+    const type = text(credential.type)?.toLowerCase() ?? '';
+    if (NOT_A_FACTOR.has(type)) continue;
+    const label = text(credential.userLabel) ?? text(credential.device);
+    const what = `the ${type.slice(0, 40) || 'untyped'} credential${quotedLabel(label)}`;
+    if (type !== 'otp' && type !== 'totp' && type !== 'hotp') {
+      leftBehind.push(`${what} cannot be carried: the core imports TOTP devices only; the user sets it up again`);
+      continue;
+    }
+    const data = jsonObject(credential.credentialData);
+    const secret = jsonObject(credential.secretData);
+    const subType = type === 'otp' ? (text(data?.subType)?.toLowerCase() ?? 'totp') : type;
+    if (subType !== 'totp') {
+      leftBehind.push(
+        `${what} is counter-based (HOTP): the core's TOTP devices are time-based, so it cannot be carried; the user sets up a second factor again`,
+      );
+      continue;
+    }
+    const algorithm = text(data?.algorithm ?? credential.algorithm) ?? KEYCLOAK_TOTP_ALGORITHM;
+    const digits = credentialNumber(data?.digits ?? credential.digits) ?? KEYCLOAK_TOTP_DIGITS;
+    const period = credentialNumber(data?.period ?? credential.period) ?? 30;
+    if (algorithm !== KEYCLOAK_TOTP_ALGORITHM) {
+      leftBehind.push(
+        `${what} uses ${algorithm.slice(0, 20)}: the core's TOTP verifies ${KEYCLOAK_TOTP_ALGORITHM} only, so it cannot be carried; the user sets up a second factor again`,
+      );
+      continue;
+    }
+    if (digits !== KEYCLOAK_TOTP_DIGITS) {
+      leftBehind.push(
+        `${what} has ${digits} digits: the core's TOTP checks ${KEYCLOAK_TOTP_DIGITS}, so it cannot be carried; the user sets up a second factor again`,
+      );
+      continue;
+    }
+    if (!Number.isSafeInteger(period) || period < 1) {
+      leftBehind.push(`${what} has no valid period: it cannot be carried`);
+      continue;
+    }
+    const value =
+      typeof (secret?.value ?? credential.value) === 'string' ? String(secret?.value ?? credential.value) : '';
+    const encoding = text(data?.secretEncoding)?.toUpperCase();
+    const secretKey =
+      encoding === undefined
+        ? base32Secret(Buffer.from(value, 'utf8'))
+        : encoding === 'BASE32'
+          ? canonicalBase32(value)
+          : undefined;
+    if (secretKey === undefined) {
+      leftBehind.push(
+        encoding !== undefined && encoding !== 'BASE32'
+          ? `${what} has a secret in an encoding the command does not read (${encoding.slice(0, 20)}): it cannot be carried`
+          : `${what} has no usable secret (empty, not ${encoding === 'BASE32' ? 'base32' : 'text'}, or longer than the core takes): it cannot be carried`,
+      );
+      continue;
+    }
+    devices.push(totpDevice(secretKey, period, KEYCLOAK_SKEW, names.next(label)));
+  }
+  return { devices, leftBehind };
+}
+
 /** One user of a Keycloak realm export → the import payload, or the reasons it cannot be imported. */
 export function convertKeycloak(record: unknown, options: KeycloakOptions): Conversion {
   if (!isObject(record)) return rejected(undefined, 'the user is not a JSON object');
@@ -147,7 +245,7 @@ export function convertKeycloak(record: unknown, options: KeycloakOptions): Conv
       recipeId: 'thirdparty',
       email,
       isVerified: record.emailVerified === true,
-      thirdPartyId: thirdPartyIdFor(provider, {}, options),
+      thirdPartyId: thirdPartyIdFor(provider, KEYCLOAK_PROVIDERS, options),
       thirdPartyUserId: providerUserId,
     });
   }
@@ -179,5 +277,7 @@ export function convertKeycloak(record: unknown, options: KeycloakOptions): Conv
     );
     if (roles.length > 0) user.userRoles = roles.map((role): UserRole => ({ role, tenantIds: [options.tenantId] }));
   }
-  return converted(inPayloadOrder(user), id);
+  const factors = keycloakSecondFactors(credentials);
+  if (factors.devices.length > 0) user.totpDevices = factors.devices;
+  return converted(inPayloadOrder(user), id, factors.leftBehind);
 }

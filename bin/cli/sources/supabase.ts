@@ -3,6 +3,13 @@
  * NDJSON), optionally with rows of `auth.identities` (`--identities`) for third-party logins.
  * PostgreSQL's CSV writes NULL as an empty field and booleans as `t` / `f`; Supabase stores phone
  * numbers without the leading `+`.
+ *
+ * Second factors: rows of `auth.mfa_factors` (`--factors`: `id`, `user_id`, `friendly_name`,
+ * `factor_type` `totp` | `phone` | `webauthn`, `status` `verified` | `unverified`, `secret`, …).
+ * A verified TOTP factor becomes a TOTP device (Supabase's TOTP: base32 secret, SHA-1, 6 digits,
+ * 30 s, one step of skew); a secret Supabase encrypted at rest (JSON `{"key_id","alg":"aes-gcm-hkdf",…}`,
+ * when its database encryption is on) cannot be read without Supabase's key, and phone and WebAuthn
+ * factors cannot be carried: each is reported. Unverified factors were never usable and are skipped.
  */
 import { type Conversion, converted, type ImportUser, type LoginMethod, rejected } from '../payload.js';
 import { maskPhone } from '../personal.js';
@@ -10,6 +17,7 @@ import {
   type ConvertOptions,
   finishLoginMethods,
   idText,
+  inPayloadOrder,
   isBcrypt,
   isObject,
   jsonObject,
@@ -22,6 +30,7 @@ import {
   truthy,
   withMetadata,
 } from './common.js';
+import { canonicalBase32, DeviceNames, quotedLabel, type SecondFactors, totpDevice } from './totp.js';
 
 /** Supabase provider names → SuperTokens thirdPartyIds where they differ; others keep Supabase's name. */
 export const SUPABASE_PROVIDERS: Readonly<Record<string, string>> = {
@@ -57,9 +66,78 @@ export function supabaseIdentity(row: unknown): { userId: string; identity: Supa
   };
 }
 
+/** A verified second factor of a user, from `auth.mfa_factors`. */
+export interface SupabaseFactor {
+  readonly type: string;
+  readonly friendlyName: string | undefined;
+  /** The `secret` column as written (TOTP only; never quoted). */
+  readonly secret: string | undefined;
+}
+
+/** Supabase's TOTP parameters (GoTrue: pquerna/otp defaults). */
+const SUPABASE_TOTP_PERIOD = 30;
+const SUPABASE_TOTP_SKEW = 1;
+
+/**
+ * One row of `auth.mfa_factors` → the user it belongs to and the factor, or undefined for rows that
+ * lack a user id or type, and for unverified factors (never usable, so nothing is lost).
+ */
+export function supabaseFactor(row: unknown): { userId: string; factor: SupabaseFactor } | undefined {
+  if (!isObject(row)) return undefined;
+  const userId = idText(row.user_id);
+  const type = text(row.factor_type)?.toLowerCase();
+  if (userId === undefined || type === undefined) return undefined;
+  if (text(row.status)?.toLowerCase() !== 'verified') return undefined;
+  return {
+    userId,
+    factor: {
+      type,
+      friendlyName: text(row.friendly_name),
+      secret: type === 'totp' ? text(row.secret) : undefined,
+    },
+  };
+}
+
+/** Whether a `secret` is GoTrue's encrypted-string JSON. */
+function encryptedAtRest(secret: string): boolean {
+  const parsed = jsonObject(secret);
+  return parsed !== undefined && (text(parsed.alg) !== undefined || text(parsed.key_id) !== undefined);
+}
+
+/** A user's verified factors → TOTP devices, and a message per factor that cannot be carried. */
+export function supabaseSecondFactors(factors: readonly SupabaseFactor[]): SecondFactors {
+  const devices: SecondFactors['devices'] = [];
+  const leftBehind: string[] = [];
+  const names = new DeviceNames('supabase');
+  for (const factor of factors) {
+    const what = `the ${factor.type.slice(0, 20)} factor${quotedLabel(factor.friendlyName)}`;
+    if (factor.type !== 'totp') {
+      leftBehind.push(
+        `${what} cannot be carried (${factor.type === 'phone' ? 'the core has no SMS second factor' : 'the core imports TOTP devices only'}); the user enrols a second factor again`,
+      );
+      continue;
+    }
+    if (factor.secret !== undefined && encryptedAtRest(factor.secret)) {
+      leftBehind.push(
+        `${what} has a secret Supabase encrypted at rest (its database encryption key is not in the export): it cannot be carried`,
+      );
+      continue;
+    }
+    const secretKey = factor.secret === undefined ? undefined : canonicalBase32(factor.secret);
+    if (secretKey === undefined) {
+      leftBehind.push(`${what} has no base32 secret (or one longer than the core takes): it cannot be carried`);
+      continue;
+    }
+    devices.push(totpDevice(secretKey, SUPABASE_TOTP_PERIOD, SUPABASE_TOTP_SKEW, names.next(factor.friendlyName)));
+  }
+  return { devices, leftBehind };
+}
+
 export interface SupabaseOptions extends ConvertOptions {
   /** The user's third-party identities (from `--identities`); empty when none. */
   readonly identitiesOf: (userId: string) => readonly SupabaseIdentity[];
+  /** The user's verified second factors (from `--factors`); empty when none. */
+  readonly factorsOf?: (userId: string) => readonly SupabaseFactor[];
 }
 
 /** One row of `auth.users` → the import payload, or the reasons it cannot be imported. */
@@ -136,5 +214,7 @@ export function convertSupabase(record: unknown, options: SupabaseOptions): Conv
   const appMeta = jsonObject(record.raw_app_meta_data);
   if (appMeta !== undefined && Object.keys(appMeta).length > 0) metadata.app_metadata = appMeta;
   withMetadata(user, metadata);
-  return converted(user, id);
+  const factors = supabaseSecondFactors(options.factorsOf?.(id) ?? []);
+  if (factors.devices.length > 0) user.totpDevices = factors.devices;
+  return converted(inPayloadOrder(user), id, factors.leftBehind);
 }

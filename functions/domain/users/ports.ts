@@ -2,6 +2,7 @@
  * What the users and import use cases need from storage. Storage reports a failed write as the
  * list of entities whose condition failed, so the domain can word the reference's messages.
  */
+import type { AccountWrites } from '../accounts/ports.js';
 import type { UserRecord } from './model.js';
 
 /** One thing a user write touches; a failed conditional write is reported as its entity. */
@@ -19,6 +20,10 @@ export type WriteEntity =
   | { readonly kind: 'totpDevice'; readonly deviceName: string }
   /** A staged row the write was to delete (see {@link CompanionWrites}) is no longer PROCESSING. */
   | { readonly kind: 'stagedRow'; readonly id: string }
+  /** The one-time token the write consumes (see {@link CompanionWrites}) is gone: used or revoked. */
+  | { readonly kind: 'oneTimeToken' }
+  /** A verified-email item is not in the state the write was decided on. */
+  | { readonly kind: 'verifiedEmail' }
   | { readonly kind: 'internal' };
 
 /** An account info of a non-primary login method that no primary user may hold in that tenant. */
@@ -59,6 +64,8 @@ export interface CompanionWrites {
    * counter share, and the whole write fails (`stagedRow`) if one is no longer PROCESSING.
    */
   readonly importedStagedRows?: readonly string[];
+  /** Token consumption and verified-email items (password reset, email verification). */
+  readonly account?: AccountWrites;
 }
 
 /**
@@ -112,6 +119,15 @@ export interface ListUsersQuery {
   readonly masks?: readonly number[];
 }
 
+/**
+ * An account info in one tenant, as a primary user reserves it (every account info of every login
+ * method of a primary user, in every tenant of that user).
+ */
+export type TenantAccountInfo =
+  | { readonly tenantId: string; readonly email: string }
+  | { readonly tenantId: string; readonly phoneNumber: string }
+  | { readonly tenantId: string; readonly thirdParty: { readonly id: string; readonly userId: string } };
+
 export interface UserIdMapping {
   readonly superTokensUserId: string;
   readonly externalUserId: string;
@@ -130,6 +146,11 @@ export interface UserStore {
   ): Promise<{ user: UserRecord; recipeUserId: string } | undefined>;
   /** Users having a login method with this account info in this tenant (one list per info given). */
   usersByAccountInfo(appId: string, tenantId: string, query: AccountInfoQuery): Promise<UserRecord[][]>;
+  /**
+   * The primary user holding each account info in its tenant (its reservation), in the order
+   * given; undefined where no primary user holds it. Consistent reads.
+   */
+  primaryUsersHolding(appId: string, infos: readonly TenantAccountInfo[]): Promise<(string | undefined)[]>;
   /** A page of a tenant's users by time joined; `next` is set when more users follow. */
   listUsers(
     appId: string,

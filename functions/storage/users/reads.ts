@@ -1,6 +1,12 @@
 /** The users store's reads, each a row of the README's access-pattern table. */
 import type { UserRecord } from '#functions/domain/users/model.js';
-import type { AccountInfoQuery, ListUsersQuery, UserIdMapping, UserPosition } from '#functions/domain/users/ports.js';
+import type {
+  AccountInfoQuery,
+  ListUsersQuery,
+  TenantAccountInfo,
+  UserIdMapping,
+  UserPosition,
+} from '#functions/domain/users/ports.js';
 import {
   EXTERNAL_ID_SK,
   emailPartition,
@@ -15,7 +21,7 @@ import {
   uniqueSortKey,
   userPartition,
 } from '../keys/users.js';
-import { batchGetAll, getItem, type Item, queryAll, queryPage, type Table } from '../kit/index.js';
+import { batchGetAll, getItem, type Item, type Key, keyString, queryAll, queryPage, type Table } from '../kit/index.js';
 import { counterAttribute, counterKeys, recordFromItem } from './items.js';
 
 /** USER items of these user ids, in the given order (missing ones skipped). */
@@ -96,6 +102,32 @@ export async function usersByAccountInfo(
     partitions.push(thirdPartyPartition(appId, tenantId, query.thirdParty.id, query.thirdParty.userId));
   }
   return Promise.all(partitions.map(async (pk) => getUsers(table, appId, await ownersOf(table, pk))));
+}
+
+/** The `PRIMARY` reservation key of an account info in its tenant. */
+function primaryKeyOf(appId: string, info: TenantAccountInfo) {
+  const pk =
+    'email' in info
+      ? emailPartition(appId, info.tenantId, info.email)
+      : 'phoneNumber' in info
+        ? phonePartition(appId, info.tenantId, info.phoneNumber)
+        : thirdPartyPartition(appId, info.tenantId, info.thirdParty.id, info.thirdParty.userId);
+  return { PK: pk, SK: PRIMARY_SK };
+}
+
+/**
+ * Access pattern "primary user holding an account info": BatchGet of the `PRIMARY` items of the
+ * account-info partitions (consistent), each naming the primary user that reserves it.
+ */
+export async function primaryUsersHolding(
+  table: Table,
+  appId: string,
+  infos: readonly TenantAccountInfo[],
+): Promise<(string | undefined)[]> {
+  const keys = infos.map((info) => primaryKeyOf(appId, info));
+  const items = await batchGetAll(table, keys, { attributes: ['PK', 'SK', 'userId'] });
+  const holders = new Map(items.map((item) => [keyString(item as Key), item.userId as string]));
+  return keys.map((key) => holders.get(keyString(key)));
 }
 
 const POSITION_SHAPE = /^(\d{15})#(.+)$/;

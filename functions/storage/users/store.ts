@@ -4,6 +4,7 @@
  * access patterns), password.ts (the hash upgrade after a sign-in), purge.ts (app and tenant deletion).
  */
 import type { UserStore, UserWrite } from '#functions/domain/users/ports.js';
+import type { Envelope } from '../crypto/envelope.js';
 import type { Table } from '../kit/index.js';
 import { purgeUserData } from '../user-data.js';
 import { replacePasswordHash } from './password.js';
@@ -14,11 +15,16 @@ import {
   getMappingByExternalId,
   getUserBySuperTokensId,
   listUsers,
+  primaryUsersHolding,
   usersByAccountInfo,
 } from './reads.js';
 import { DynamoUserWrite } from './write.js';
 
-export function createUserStore(table: Table): UserStore {
+/**
+ * `envelope` seals the TOTP secrets a write imports (totp-store.ts); it is asked for only then, so
+ * a function that writes no device never needs the credentials key.
+ */
+export function createUserStore(table: Table, envelope?: () => Envelope): UserStore {
   const own = (write: UserWrite): DynamoUserWrite => {
     if (!(write instanceof DynamoUserWrite) || write.table.name !== table.name)
       throw new Error('a write of another store');
@@ -29,11 +35,12 @@ export function createUserStore(table: Table): UserStore {
     getMappingByExternalId: (appId, externalUserId) => getMappingByExternalId(table, appId, externalUserId),
     getEmailPasswordUser: (appId, tenantId, email) => getEmailPasswordUser(table, appId, tenantId, email),
     usersByAccountInfo: (appId, tenantId, query) => usersByAccountInfo(table, appId, tenantId, query),
+    primaryUsersHolding: (appId, infos) => primaryUsersHolding(table, appId, infos),
     listUsers: (appId, tenantId, query) => listUsers(table, appId, tenantId, query),
     countUsers: (appId, tenantId, masks) => countUsers(table, appId, tenantId, masks),
     replacePasswordHash: (appId, user, recipeUserId, replacement) =>
       replacePasswordHash(table, appId, user, recipeUserId, replacement),
-    newWrite: (appId) => new DynamoUserWrite(table, appId),
+    newWrite: (appId) => new DynamoUserWrite(table, appId, envelope),
     commit: (write) => own(write).commit(),
     previewCommits: (writes) => previewCommits(table, writes, own),
     async purgeUserIdData(appId, userIds) {

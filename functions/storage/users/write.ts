@@ -8,6 +8,7 @@
  * The write is built once, plan by plan (`add`), and its action count is read from what was built.
  * Metadata merges need a read, so they are composed at commit time (one action per plan, counted).
  */
+import type { AccountWrites } from '#functions/domain/accounts/ports.js';
 import type {
   CompanionWrites,
   UserWrite,
@@ -15,16 +16,21 @@ import type {
   WriteEntity,
   WriteResult,
 } from '#functions/domain/users/ports.js';
+import { accountWriteActionCount, accountWriteActions } from '../account-tokens.js';
+import type { Envelope } from '../crypto/envelope.js';
 import { LINK_SK, USER_SK, userPartition } from '../keys/users.js';
 import { type Key, keyString, type Table, type TransactItem, transact } from '../kit/index.js';
 import { metadataMergeWrite } from '../metadata-store.js';
 import { roleExistsCheck, userRolePut } from '../role-store.js';
 import { importedRowDeletes } from '../staging/lifecycle.js';
-import { totpDevicePut } from '../totp-store.js';
+import { sealTotpSecret, totpDevicePut } from '../totp-store.js';
 import { counterAttribute, counterDeltas, type DerivedItem, deriveItems, primaryKeys, userShard } from './items.js';
 
 export interface Action {
+  /** The action as previewed (a TOTP device's Put without its secret). */
   readonly item: TransactItem;
+  /** The action as committed, when it needs work first (sealing a TOTP secret); else `item`. */
+  readonly prepare?: () => Promise<TransactItem>;
   readonly entity: WriteEntity;
   /** The plan it belongs to (undefined: shared counters). */
   readonly plan: number | undefined;
@@ -39,6 +45,8 @@ interface State {
   metadataUsers: Set<string>;
   plans: UserWritePlan[];
   stagedRows: { id: string; plan: number }[];
+  /** Companion account writes (token consumption, verified emails), by plan. */
+  account: { writes: AccountWrites; plan: number }[];
 }
 
 const sameContent = (a: DerivedItem, b: DerivedItem) => JSON.stringify(a.item) === JSON.stringify(b.item);
@@ -51,6 +59,7 @@ const copy = (s: State): State => ({
   metadataUsers: new Set(s.metadataUsers),
   plans: [...s.plans],
   stagedRows: [...s.stagedRows],
+  account: [...s.account],
 });
 
 export class DynamoUserWrite implements UserWrite {
@@ -62,11 +71,14 @@ export class DynamoUserWrite implements UserWrite {
     metadataUsers: new Set(),
     plans: [],
     stagedRows: [],
+    account: [],
   };
 
   constructor(
     readonly table: Table,
     readonly appId: string,
+    /** Seals the TOTP secrets of the write; a write with devices needs it. */
+    private readonly envelope?: () => Envelope,
   ) {}
 
   get actionCount(): number {
@@ -75,7 +87,8 @@ export class DynamoUserWrite implements UserWrite {
       s.actions.length +
       this.counterUpdates().length +
       (s.stagedRows.length > 0 ? s.stagedRows.length + 1 : 0) +
-      s.plans.filter((p) => p.metadata).length
+      s.plans.filter((p) => p.metadata).length +
+      s.account.reduce((n, a) => n + accountWriteActionCount(a.writes), 0)
     );
   }
 
@@ -105,48 +118,59 @@ export class DynamoUserWrite implements UserWrite {
       return true;
     };
 
+    // The items of all the plan's users before and after, diffed together: an item may pass from
+    // one user to another in one plan (linking moves a recipe user's account-info items and
+    // mapping under its primary user, unlinking moves them back), which is a rewrite of that item,
+    // not a delete and a create of the same key. Each item remembers the version of the user record
+    // it came from: a USER item is rewritten or deleted only if that user is still at that version.
+    const before = new Map<string, { readonly derived: DerivedItem; readonly version: number }>();
+    const after: DerivedItem[] = [];
     for (const change of plan.changes) {
-      const before = new Map(
-        (change.before ? deriveItems(appId, change.before) : []).map((d) => [keyString(d.key), d] as const),
-      );
-      const after = change.after ? deriveItems(appId, change.after) : [];
-      const afterKeys = new Set(after.map((d) => keyString(d.key)));
-      const version = change.before?.version;
-      for (const derived of after) {
-        const old = before.get(keyString(derived.key));
-        const isUser = derived.key.SK === USER_SK;
-        if (old && !isUser && sameContent(old, derived)) continue;
-        if (!claim(derived.key, derived.entity)) continue;
-        const Item = { ...derived.key, ...derived.item };
-        if (!old) {
-          push(derived.entity, {
-            Put: { TableName: table.name, Item, ConditionExpression: 'attribute_not_exists(PK)' },
-          });
-        } else if (isUser) {
-          push(derived.entity, {
-            Put: {
-              TableName: table.name,
-              Item,
-              ConditionExpression: 'version = :v',
-              ExpressionAttributeValues: { ':v': version },
-            },
-          });
-        } else {
-          push(derived.entity, { Put: { TableName: table.name, Item } });
+      const { before: old, after: next } = change;
+      if (old) {
+        for (const derived of deriveItems(appId, old)) {
+          const id = keyString(derived.key);
+          if (!before.has(id)) before.set(id, { derived, version: old.version });
         }
       }
-      for (const [id, old] of before) {
-        if (afterKeys.has(id)) continue;
-        if (!claim(old.key, old.entity)) continue;
-        const isUser = old.key.SK === USER_SK;
-        push(old.entity, {
-          Delete: {
+      if (next) after.push(...deriveItems(appId, next));
+    }
+    const afterKeys = new Set(after.map((d) => keyString(d.key)));
+    for (const derived of after) {
+      const found = before.get(keyString(derived.key));
+      const old = found?.derived;
+      const isUser = derived.key.SK === USER_SK;
+      if (old && !isUser && sameContent(old, derived)) continue;
+      if (!claim(derived.key, derived.entity)) continue;
+      const Item = { ...derived.key, ...derived.item };
+      if (!found) {
+        push(derived.entity, {
+          Put: { TableName: table.name, Item, ConditionExpression: 'attribute_not_exists(PK)' },
+        });
+      } else if (isUser) {
+        push(derived.entity, {
+          Put: {
             TableName: table.name,
-            Key: old.key,
-            ...(isUser ? { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': version } } : {}),
+            Item,
+            ConditionExpression: 'version = :v',
+            ExpressionAttributeValues: { ':v': found.version },
           },
         });
+      } else {
+        push(derived.entity, { Put: { TableName: table.name, Item } });
       }
+    }
+    for (const [id, { derived: old, version }] of before) {
+      if (afterKeys.has(id)) continue;
+      if (!claim(old.key, old.entity)) continue;
+      const isUser = old.key.SK === USER_SK;
+      push(old.entity, {
+        Delete: {
+          TableName: table.name,
+          Key: old.key,
+          ...(isUser ? { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': version } } : {}),
+        },
+      });
     }
 
     for (const check of plan.primaryFreeChecks ?? []) {
@@ -181,10 +205,18 @@ export class DynamoUserWrite implements UserWrite {
       }
     }
     for (const device of plan.totpDevices?.devices ?? []) {
-      push(
-        { kind: 'totpDevice', deviceName: device.deviceName },
-        totpDevicePut(table, appId, (plan.totpDevices as NonNullable<typeof plan.totpDevices>).userId, device),
-      );
+      const userId = (plan.totpDevices as NonNullable<typeof plan.totpDevices>).userId;
+      const { envelope } = this;
+      s.actions.push({
+        entity: { kind: 'totpDevice', deviceName: device.deviceName },
+        item: totpDevicePut(table, appId, userId, device),
+        plan: planIndex,
+        // The secret is sealed at commit time only: never in clear in an item, never for a preview.
+        prepare: async () => {
+          if (!envelope) throw new Error('a write of TOTP devices needs the credentials envelope');
+          return totpDevicePut(table, appId, userId, device, await sealTotpSecret(envelope, appId, userId, device));
+        },
+      });
     }
     if (plan.metadata) {
       if (s.metadataUsers.has(plan.metadata.userId))
@@ -192,6 +224,7 @@ export class DynamoUserWrite implements UserWrite {
       s.metadataUsers.add(plan.metadata.userId);
     }
     for (const id of companions?.importedStagedRows ?? []) s.stagedRows.push({ id, plan: planIndex });
+    if (companions?.account) s.account.push({ writes: companions.account, plan: planIndex });
   }
 
   /**
@@ -236,7 +269,11 @@ export class DynamoUserWrite implements UserWrite {
     readonly hasCompanions: boolean;
   } {
     const s = this.state;
-    return { actions: s.actions, duplicates: s.duplicates, hasCompanions: s.stagedRows.length > 0 };
+    return {
+      actions: s.actions,
+      duplicates: s.duplicates,
+      hasCompanions: s.stagedRows.length > 0 || s.account.length > 0,
+    };
   }
 
   /** Commits the write: metadata merges are read now (a retry after their guard failed reads again). */
@@ -260,6 +297,11 @@ export class DynamoUserWrite implements UserWrite {
           : { entity: { kind: 'internal' }, item, plan: undefined },
       );
     });
+    for (const { writes, plan } of s.account) {
+      for (const { item, entity } of accountWriteActions(this.table, this.appId, writes)) {
+        actions.push({ entity, item, plan });
+      }
+    }
     // One read per user with metadata, all at once: a group of users is one round trip, not one each.
     const merges = await Promise.all(
       [...s.plans.entries()].flatMap(([planIndex, plan]) =>
@@ -274,10 +316,8 @@ export class DynamoUserWrite implements UserWrite {
     );
     actions.push(...merges);
     if (actions.length === 0) return { ok: true };
-    const result = await transact(
-      this.table,
-      actions.map((a) => a.item),
-    );
+    const items = await Promise.all(actions.map((a) => (a.prepare ? a.prepare() : a.item)));
+    const result = await transact(this.table, items);
     if (result.ok) return { ok: true };
     return {
       ok: false,

@@ -1,0 +1,77 @@
+/**
+ * Which core URLs the command may use (README "Migrating users" → Options, and "Security" →
+ * Transport). Everything it sends — the API key, the URL's user name and password, whole exports
+ * with hashes, TOTP secrets and plain-text passwords, the Firebase signer key — travels in the
+ * request, so `http:` is accepted only to this machine:
+ *
+ * - an IPv4 literal in 127.0.0.0/8, the IPv6 literal `::1`, or an IPv4-mapped `::ffff:127.x.y.z`;
+ * - the name `localhost` (or `localhost.`), which the system's hosts file answers.
+ *
+ * The decision is taken on the host as the WHATWG URL parser reads it — the parser `fetch` itself
+ * uses, so `http://127.0.0.1@evil.example` is `evil.example`, `http://127.1` and `http://0x7f.1`
+ * are `127.0.0.1`, and upper case is lower case. No name is looked up: any other name, even one
+ * that resolves to loopback (`app.localhost`, an `/etc/hosts` alias), is refused over `http:`,
+ * because a lookup the command did could answer otherwise when `fetch` connects.
+ * `--allow-insecure-http` lets a run go on anyway and says so on every run.
+ */
+import { usageError } from './errors.js';
+
+/** The flag that allows `http:` to a host that is not loopback. */
+export const ALLOW_INSECURE_HTTP = '--allow-insecure-http';
+
+const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+
+/** Whether an IPv4 dotted quad (as the URL parser writes it) is in 127.0.0.0/8. */
+function loopbackIpv4(host: string): boolean {
+  const match = IPV4.exec(host);
+  if (!match) return false;
+  const octets = match.slice(1).map(Number);
+  return octets.every((o) => o <= 255) && octets[0] === 127;
+}
+
+/** Whether a bracketed IPv6 literal (as the URL parser writes it: compressed, lower case) is loopback. */
+function loopbackIpv6(host: string): boolean {
+  if (!host.startsWith('[') || !host.endsWith(']')) return false;
+  const address = host.slice(1, -1);
+  if (address === '::1') return true;
+  // IPv4-mapped: the parser writes ::ffff:127.0.0.1 as ::ffff:7f00:1 (the high word starts 7f).
+  const mapped = /^::ffff:([0-9a-f]{1,4}):[0-9a-f]{1,4}$/.exec(address);
+  return mapped !== null && Number.parseInt(mapped[1] as string, 16) >> 8 === 0x7f;
+}
+
+/**
+ * Whether the host of a parsed URL (`url.hostname`) names this machine's loopback interface
+ * without a lookup: 127.0.0.0/8, ::1, ::ffff:127.0.0.0/104, `localhost`, `localhost.`.
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  if (host === 'localhost' || host === 'localhost.') return true;
+  return loopbackIpv4(host) || loopbackIpv6(host);
+}
+
+/** How a core URL may be used: a warning to show on every run when `http:` goes off this machine. */
+export interface TransportDecision {
+  /** Present when the URL is `http:` to a host that is not loopback and the flag allowed it. */
+  readonly warning: string | undefined;
+}
+
+/**
+ * Refuses (exit 2) `http:` to a host that is not loopback unless `allowInsecureHttp`; then returns the
+ * warning to show. `shown` is the URL as it may be printed (no credentials).
+ */
+export function transportDecision(url: URL, shown: string, allowInsecureHttp: boolean): TransportDecision {
+  if (url.protocol !== 'http:' || isLoopbackHost(url.hostname)) return { warning: undefined };
+  if (!allowInsecureHttp) {
+    throw usageError(
+      `refusing to talk to the core at ${shown} over plain http: the API key, the export's password hashes, ` +
+        'TOTP secrets and passwords, and the Firebase signer key would cross the network unencrypted. ' +
+        `Use an https:// URL (or a loopback address: 127.0.0.1, [::1], localhost), or add ${ALLOW_INSECURE_HTTP} ` +
+        'if the network between here and the core is yours to trust (README "Security" → Transport). Nothing was read or sent.',
+    );
+  }
+  return {
+    warning:
+      `warning: talking to the core at ${shown} over plain http (${ALLOW_INSECURE_HTTP}): the API key and every ` +
+      'credential sent cross the network unencrypted',
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * What the password-reset, email-verification and account-update use cases are given, and the
+ * one rule they share: whose verification state an id and an email name, and where it is kept
+ * (docs/password-reset-and-verification.md "Storage").
+ */
+import type { LoginMethodRecord, UserRecord } from '../users/model.js';
+import { resolveUser, type UsersDeps } from '../users/service.js';
+import type { AccountTokenStore, VerifiedEmailRef } from './ports.js';
+
+export interface AccountsDeps {
+  readonly users: UsersDeps;
+  readonly tokens: AccountTokenStore;
+  /** A fresh token (tokens.ts `newOneTimeToken`). */
+  readonly newToken: () => string;
+  /** The path tenant's `password_reset_token_lifetime` and `email_verification_token_lifetime` (ms). */
+  readonly lifetimes: { readonly passwordResetMs: number; readonly emailVerificationMs: number };
+}
+
+/** How many times a write decided on a read is tried again after the read went stale. */
+export const WRITE_ATTEMPTS = 5;
+
+/**
+ * Where the verification state of (id, email) lives:
+ * - `method`: the id names a login method whose email this is; its state is the method's
+ *   `verified` flag in the USER item (what every user object shows);
+ * - `item`: any other pair: a verified-email item of the owner id exists or not. `user` is the
+ *   user the id names, if any (writes check it did not change meanwhile).
+ */
+export type VerificationPlace =
+  | { readonly at: 'method'; readonly user: UserRecord; readonly method: LoginMethodRecord; readonly verified: boolean }
+  | {
+      readonly at: 'item';
+      readonly user: UserRecord | undefined;
+      readonly ref: VerifiedEmailRef;
+      readonly verified: boolean;
+    };
+
+/**
+ * The owner of an id: the SuperTokens id it names (a user id, a recipe user id, or the id an
+ * external id is mapped to) with its user; an id that names no user owns its state itself.
+ */
+export async function ownerOf(
+  deps: AccountsDeps,
+  appId: string,
+  userId: string,
+): Promise<{ ownerId: string; user: UserRecord | undefined }> {
+  const found = await resolveUser(deps.users, appId, userId);
+  return found ? { ownerId: found.superTokensId, user: found.user } : { ownerId: userId, user: undefined };
+}
+
+/** The login method `ownerId` names in `user`, if it has one. */
+export const methodOf = (user: UserRecord | undefined, ownerId: string): LoginMethodRecord | undefined =>
+  user?.loginMethods.find((lm) => lm.recipeUserId === ownerId);
+
+/**
+ * The verification state of (id, email) and where it is kept. An item's state is read between two
+ * reads of the user showing the same version, so it agrees with the login methods it was judged
+ * against (an email change moves states between the flag and the items in one transaction).
+ */
+export async function verificationPlace(
+  deps: AccountsDeps,
+  appId: string,
+  userId: string,
+  email: string,
+): Promise<VerificationPlace> {
+  for (let attempt = 0; ; attempt++) {
+    const { ownerId, user } = await ownerOf(deps, appId, userId);
+    const method = methodOf(user, ownerId);
+    if (user && method && method.email === email) return { at: 'method', user, method, verified: method.verified };
+    const ref = { ownerId, email };
+    const verified = await deps.tokens.isVerifiedEmail(appId, ref);
+    if (!user) return { at: 'item', user, ref, verified };
+    const again = await ownerOf(deps, appId, userId);
+    if (again.user?.version === user.version && again.ownerId === ownerId) return { at: 'item', user, ref, verified };
+    if (attempt + 1 >= WRITE_ATTEMPTS) throw new Error('the user kept changing while its verification state was read');
+  }
+}
+
+/** `user` with the login method `recipeUserId` changed by `change`, one version up. */
+export function withMethod(
+  user: UserRecord,
+  recipeUserId: string,
+  change: (method: LoginMethodRecord) => LoginMethodRecord,
+): UserRecord {
+  return {
+    ...user,
+    loginMethods: user.loginMethods.map((lm) => (lm.recipeUserId === recipeUserId ? change(lm) : lm)),
+    version: user.version + 1,
+  };
+}

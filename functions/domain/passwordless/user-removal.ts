@@ -1,0 +1,37 @@
+/**
+ * Removing a user also revokes the passwordless sign-ins in flight for its email and phone number
+ * (the reference deletes the devices of a removed passwordless user's contacts in each of its
+ * tenants), so a code sent before the removal cannot sign the user up again.
+ */
+
+import { removeUser, resolveUser, type UsersDeps } from '#functions/domain/users/service.js';
+import type { PasswordlessStore } from './ports.js';
+import { removeDevicesOfLoginMethods } from './service.js';
+
+export interface UserRemovalDeps {
+  readonly users: UsersDeps;
+  readonly passwordless: PasswordlessStore;
+}
+
+/**
+ * `POST /user/remove`: the devices of the passwordless login methods about to go (all of the
+ * user's, or the named recipe user's), then the user (functions/domain/users/service.ts
+ * `removeUser`). Devices first: an interrupted removal leaves the user, and removing again
+ * finishes it.
+ */
+export async function removeUserAndItsCodes(
+  deps: UserRemovalDeps,
+  appId: string,
+  input: { userId: string; removeAllLinkedAccounts: boolean },
+): Promise<{ status: 'OK' }> {
+  const found = await resolveUser(deps.users, appId, input.userId);
+  if (found) {
+    const { user, superTokensId } = found;
+    const removeAll = input.removeAllLinkedAccounts || user.loginMethods.length === 1;
+    const removed = user.loginMethods.filter(
+      (lm) => lm.recipeId === 'passwordless' && (removeAll || lm.recipeUserId === superTokensId),
+    );
+    await removeDevicesOfLoginMethods(deps.passwordless, appId, removed);
+  }
+  return removeUser(deps.users, appId, input);
+}

@@ -1,0 +1,130 @@
+/**
+ * The passwordless branch of `PUT /recipe/user` (supertokens-node's `Passwordless.updateUser`,
+ * sent with `rid: passwordless`): change or clear a passwordless login method's email and phone
+ * number. The reference routes `PUT /recipe/user` by its `rid` header to the email/password or the
+ * passwordless implementation; this module is the latter, for the route's handler to call.
+ */
+import { normaliseEmail, normalisePhoneNumber, type UserRecord } from '#functions/domain/users/model.js';
+import { resolveUser } from '#functions/domain/users/service.js';
+import { writePlan } from '#functions/domain/users/write.js';
+import { cdiAtLeast } from '#functions/shared/cdi.js';
+import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.js';
+import { checkIdLength } from '#functions/shared/id-limits.js';
+import { has, requiredString } from '#functions/shared/input.js';
+import { removeDevicesOfLoginMethods } from './service.js';
+import type { UserRemovalDeps } from './user-removal.js';
+
+/** A field update: absent = unchanged, `null` = cleared, a string = the new value. */
+export interface PasswordlessUserUpdate {
+  readonly recipeUserId: string;
+  readonly email?: string | null;
+  readonly phoneNumber?: string | null;
+}
+
+/** `null`, or a string (anything else: `Field name '<f>' is invalid in JSON input`). */
+function stringOrNull(body: Readonly<Record<string, unknown>>, name: string): string | null {
+  const value = body[name];
+  if (value === null) return null;
+  if (typeof value !== 'string') throw new BadRequestError(invalidFieldMessage(name));
+  return value;
+}
+
+/**
+ * The body of `PUT /recipe/user` for a passwordless user: `recipeUserId` (`userId` before CDI
+ * 4.0), and `email` and/or `phoneNumber`, each a string or `null`. Emails and phone numbers are
+ * normalised as everywhere in the core.
+ */
+export function parsePasswordlessUserUpdate(
+  body: Readonly<Record<string, unknown>>,
+  cdiVersion: string,
+): PasswordlessUserUpdate {
+  const recipeUserId = requiredString(body, cdiAtLeast(cdiVersion, '4.0') ? 'recipeUserId' : 'userId');
+  const update: { recipeUserId: string; email?: string | null; phoneNumber?: string | null } = { recipeUserId };
+  if (has(body, 'email')) {
+    const email = stringOrNull(body, 'email');
+    if (email !== null) checkIdLength('email', email.trim());
+    update.email = email === null ? null : normaliseEmail(email);
+  }
+  if (has(body, 'phoneNumber')) {
+    const phoneNumber = stringOrNull(body, 'phoneNumber');
+    if (phoneNumber !== null) checkIdLength('phoneNumber', phoneNumber.trim());
+    update.phoneNumber = phoneNumber === null ? null : normalisePhoneNumber(phoneNumber);
+  }
+  return update;
+}
+
+export type PasswordlessUserUpdateAnswer =
+  | { status: 'OK' }
+  | { status: 'UNKNOWN_USER_ID_ERROR' }
+  | { status: 'EMAIL_ALREADY_EXISTS_ERROR' }
+  | { status: 'PHONE_NUMBER_ALREADY_EXISTS_ERROR' }
+  | { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR'; reason: string }
+  | { status: 'PHONE_NUMBER_CHANGE_NOT_ALLOWED_ERROR'; reason: string };
+
+const ROUNDS = 5;
+
+/**
+ * Updates the email and/or phone number of the passwordless login method `recipeUserId` (a
+ * SuperTokens or external id). One user write: the new values' uniqueness in each of the login
+ * method's tenants (and, for a primary or linked user, no other primary user holding them) is
+ * checked by the write's conditions, so a taken email or number changes nothing. A changed email
+ * is unverified. Afterwards the devices of the old and new email and number are removed in the
+ * login method's tenants (codes sent to a contact the user no longer has, or to one it now has,
+ * no longer sign anyone in). Clearing both: 400.
+ */
+export async function updatePasswordlessUser(
+  deps: UserRemovalDeps,
+  appId: string,
+  input: PasswordlessUserUpdate,
+): Promise<PasswordlessUserUpdateAnswer> {
+  for (let round = 0; round < ROUNDS; round++) {
+    const found = await resolveUser(deps.users, appId, input.recipeUserId);
+    const method = found?.user.loginMethods.find(
+      (lm) => lm.recipeUserId === found.superTokensId && lm.recipeId === 'passwordless',
+    );
+    if (!found || !method) return { status: 'UNKNOWN_USER_ID_ERROR' };
+    const email = input.email === undefined ? method.email : (input.email ?? undefined);
+    const phoneNumber = input.phoneNumber === undefined ? method.phoneNumber : (input.phoneNumber ?? undefined);
+    if (email === undefined && phoneNumber === undefined) {
+      throw new BadRequestError('You cannot clear both email and phone number of a user');
+    }
+    const { email: _email, phoneNumber: _phone, ...rest } = method;
+    const changed = {
+      ...rest,
+      ...(email !== undefined ? { email } : {}),
+      ...(phoneNumber !== undefined ? { phoneNumber } : {}),
+      verified: email !== undefined && email === method.email && method.verified,
+    };
+    const after: UserRecord = {
+      ...found.user,
+      loginMethods: found.user.loginMethods.map((lm) => (lm === method ? changed : lm)),
+      version: found.user.version + 1,
+    };
+    const result = await writePlan(deps.users.store, appId, { changes: [{ before: found.user, after }] });
+    if (result.ok) {
+      const contacts = [
+        ...(email !== method.email ? [{ email: method.email }, { email }] : []),
+        ...(phoneNumber !== method.phoneNumber ? [{ phoneNumber: method.phoneNumber }, { phoneNumber }] : []),
+      ];
+      await removeDevicesOfLoginMethods(
+        deps.passwordless,
+        appId,
+        contacts.map((contact) => ({ ...contact, tenantIds: method.tenantIds })),
+      );
+      return { status: 'OK' };
+    }
+    const kinds = new Set(result.failed.map((e) => e.kind));
+    if (kinds.has('uniqueEmail')) return { status: 'EMAIL_ALREADY_EXISTS_ERROR' };
+    if (kinds.has('uniquePhone')) return { status: 'PHONE_NUMBER_ALREADY_EXISTS_ERROR' };
+    if (kinds.has('primaryAccountInfo')) {
+      return email !== method.email
+        ? { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR', reason: 'New email is associated with another primary user ID' }
+        : {
+            status: 'PHONE_NUMBER_CHANGE_NOT_ALLOWED_ERROR',
+            reason: 'New phone number is associated with another primary user ID',
+          };
+    }
+    // The user changed since it was read (its version guard): read it again.
+  }
+  throw new Error('passwordless user update kept conflicting with concurrent changes');
+}

@@ -1,0 +1,554 @@
+/**
+ * The session use cases (docs/sessions.md): create, verify (with promotion of a refreshed
+ * session), refresh (rotation with theft detection), regenerate, read, list, revoke, update, and
+ * the JWT recipe's signing and JWKS. Each follows the reference core's rules and answers.
+ */
+import { randomUUID } from 'node:crypto';
+import type { SessionSettings } from '#functions/config/index.js';
+import { BadRequestError, ForbiddenError } from '#functions/shared/errors.js';
+import { externalIdOf } from '../users/model.js';
+import type { UserStore } from '../users/ports.js';
+import type { KeyRing } from './key-ring.js';
+import { overlapMs } from './key-ring.js';
+import type { JsonObject, SessionRecord } from './model.js';
+import type { SessionStore } from './ports.js';
+import {
+  type AccessTokenClaims,
+  accessTokenKid,
+  InvalidAccessTokenError,
+  openRefreshToken,
+  readAccessToken,
+  sealRefreshToken,
+  sha256Hex,
+  signAccessToken,
+  signJwt,
+  usesProtectedClaim,
+} from './tokens.js';
+
+export interface SessionDeps {
+  readonly sessions: SessionStore;
+  readonly keys: KeyRing;
+  /** Reads users to put primary and recipe user ids (external where mapped) in tokens. */
+  readonly users: Pick<UserStore, 'getUserBySuperTokensId' | 'getMappingByExternalId'>;
+  readonly settings: SessionSettings;
+  readonly now: () => number;
+}
+
+const PUBLIC = 'public';
+/** Longer than any handle this core makes (a UUID, `_`, a tenant id of at most 64): never a session. */
+const MAX_HANDLE_LENGTH = 128;
+const PROTECTED_FIELD = 'The user payload contains protected field';
+const NO_SESSION = 'Session does not exist.';
+
+interface TokenJson {
+  token: string;
+  expiry: number;
+  createdTime: number;
+}
+
+interface SessionJson {
+  handle: string;
+  userId: string;
+  recipeUserId: string;
+  userDataInJWT: JsonObject;
+  tenantId: string;
+}
+
+const sessionJson = (s: Pick<SessionRecord, 'handle' | 'userId' | 'recipeUserId' | 'tenantId'>, jwt: JsonObject) => ({
+  handle: s.handle,
+  userId: s.userId,
+  recipeUserId: s.recipeUserId,
+  userDataInJWT: jwt,
+  tenantId: s.tenantId,
+});
+
+const unauthorised = (message: string) => ({ status: 'UNAUTHORISED' as const, message });
+const tryRefresh = (message: string) => ({ status: 'TRY_REFRESH_TOKEN' as const, message });
+
+/** The tenant a session handle names (`<uuid>_<tenant>`; none = public), as the reference reads it. */
+export function tenantOfHandle(handle: string): string {
+  const parts = handle.split('_');
+  return parts.length === 1 ? PUBLIC : (parts[1] ?? PUBLIC);
+}
+
+/** A canonical JSON text (sorted keys) to compare payloads. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** Primary and recipe user ids of `userId` as tokens carry them (external ids where mapped; as given for unknown ids). */
+async function sessionUserIds(deps: SessionDeps, appId: string, userId: string) {
+  let user = await deps.users.getUserBySuperTokensId(appId, userId);
+  let superTokensId = userId;
+  if (!user) {
+    const mapping = await deps.users.getMappingByExternalId(appId, userId);
+    if (mapping) {
+      user = await deps.users.getUserBySuperTokensId(appId, mapping.superTokensUserId);
+      superTokensId = mapping.superTokensUserId;
+    }
+  }
+  if (!user) return { primary: userId, recipe: userId, all: [userId] };
+  const all = [...new Set([user.userId, ...user.loginMethods.map((lm) => lm.recipeUserId)])].map((id) =>
+    externalIdOf(user, id),
+  );
+  return { primary: externalIdOf(user, user.userId), recipe: externalIdOf(user, superTokensId), all };
+}
+
+async function accessToken(
+  deps: SessionDeps,
+  appId: string,
+  claims: AccessTokenClaims,
+  useStaticKey: boolean,
+): Promise<TokenJson> {
+  const key = await deps.keys.signingKey(appId, deps.settings, useStaticKey);
+  // Whole seconds, as the token's `exp` and `iat` say (the reference rounds them down the same way).
+  const second = (ms: number) => ms - (ms % 1000);
+  return {
+    token: await signAccessToken(claims, key),
+    expiry: second(claims.expiry),
+    createdTime: second(claims.createdTime),
+  };
+}
+
+// ------------------------------------------------------------------------------------------------
+// Create
+
+export interface CreateSessionInput {
+  readonly userId: string;
+  readonly userDataInJWT: JsonObject;
+  readonly userDataInDatabase: JsonObject;
+  readonly enableAntiCsrf: boolean;
+  /** CDI ≥ 2.21: the caller's choice (absent = dynamic); below, the app's `access_token_signing_key_dynamic`. */
+  readonly useDynamicSigningKey: boolean | undefined;
+}
+
+/** `POST /<tenant>/recipe/session`. */
+export async function createSession(
+  deps: SessionDeps,
+  target: { appId: string; tenantId: string },
+  input: CreateSessionInput,
+) {
+  if (usesProtectedClaim(input.userDataInJWT)) throw new BadRequestError(PROTECTED_FIELD);
+  const { appId, tenantId } = target;
+  const ids = await sessionUserIds(deps, appId, input.userId);
+  const now = deps.now();
+  const handle = tenantId === PUBLIC ? randomUUID() : `${randomUUID()}_${tenantId}`;
+  const antiCsrfToken = input.enableAntiCsrf ? randomUUID() : null;
+  const useStaticKey = input.useDynamicSigningKey === false;
+  const refresh = sealRefreshToken(appId, await deps.keys.refreshKey(appId), {
+    sessionHandle: handle,
+    tenantId,
+    recipeUserId: ids.recipe,
+    parentRefreshTokenHash1: null,
+    antiCsrfToken,
+  });
+  const refreshExpiry = now + deps.settings.refreshTokenValidityMs;
+  const session: SessionRecord = {
+    handle,
+    tenantId,
+    userId: ids.primary,
+    recipeUserId: ids.recipe,
+    refreshTokenHash2: sha256Hex(sha256Hex(refresh)),
+    userDataInJWT: input.userDataInJWT,
+    userDataInDatabase: input.userDataInDatabase,
+    expiresAt: refreshExpiry,
+    createdAt: now,
+    useStaticKey,
+  };
+  const access = await accessToken(
+    deps,
+    appId,
+    {
+      sessionHandle: handle,
+      userId: ids.primary,
+      recipeUserId: ids.recipe,
+      tenantId,
+      refreshTokenHash1: sha256Hex(refresh),
+      parentRefreshTokenHash1: null,
+      antiCsrfToken,
+      expiry: now + deps.settings.accessTokenValidityMs,
+      createdTime: now,
+      userData: input.userDataInJWT,
+    },
+    useStaticKey,
+  );
+  await deps.sessions.create(appId, session);
+  return {
+    status: 'OK' as const,
+    session: sessionJson(session, session.userDataInJWT),
+    accessToken: access,
+    refreshToken: { token: refresh, expiry: refreshExpiry, createdTime: now },
+    ...(antiCsrfToken === null ? {} : { antiCsrfToken }),
+  };
+}
+
+// ------------------------------------------------------------------------------------------------
+// Verify
+
+export interface VerifyInput {
+  readonly accessToken: string;
+  readonly antiCsrfToken: string | undefined;
+  readonly doAntiCsrfCheck: boolean;
+  readonly enableAntiCsrf: boolean;
+  readonly checkDatabase: boolean;
+}
+
+/** The claims of a token this app signed (signature checked), or the reason it is not one. */
+async function verifiedClaims(deps: SessionDeps, appId: string, token: string): Promise<AccessTokenClaims> {
+  const kid = accessTokenKid(token);
+  const key = await deps.keys.publicKeyOf(appId, kid, deps.settings);
+  if (!key) throw new InvalidAccessTokenError('Key not found');
+  return readAccessToken(token, key);
+}
+
+type VerifyResult =
+  | { status: 'OK'; session: SessionJson; accessToken?: TokenJson }
+  | { status: 'TRY_REFRESH_TOKEN' | 'UNAUTHORISED'; message: string };
+
+/** `POST /recipe/session/verify`: promotes a refreshed session the first time its new access token is used. */
+export async function verifySession(deps: SessionDeps, appId: string, input: VerifyInput): Promise<VerifyResult> {
+  let claims: AccessTokenClaims;
+  try {
+    claims = await verifiedClaims(deps, appId, input.accessToken);
+  } catch (error) {
+    if (error instanceof InvalidAccessTokenError) return tryRefresh(error.message);
+    throw error;
+  }
+  if (claims.expiry < deps.now()) return tryRefresh('Access token expired');
+  const checkCsrf = input.doAntiCsrfCheck && input.enableAntiCsrf;
+  if (checkCsrf && claims.antiCsrfToken === null) {
+    return tryRefresh('Access token does not contain all the information. Maybe the structure has changed?');
+  }
+  if (checkCsrf && input.antiCsrfToken !== claims.antiCsrfToken) return tryRefresh('anti-csrf check failed');
+
+  let stored: SessionRecord | undefined;
+  if (input.checkDatabase) {
+    stored = await deps.sessions.get(appId, claims.sessionHandle);
+    if (!stored) return unauthorised('Either the session has ended or has been blacklisted');
+  }
+  const payloadChanged = stored !== undefined && canonical(claims.userData) !== canonical(stored.userDataInJWT);
+  const tokenSession = {
+    handle: claims.sessionHandle,
+    userId: claims.userId,
+    recipeUserId: claims.recipeUserId,
+    tenantId: claims.tenantId,
+  };
+  if (claims.parentRefreshTokenHash1 === null && !payloadChanged) {
+    return { status: 'OK', session: sessionJson(tokenSession, claims.userData) };
+  }
+
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const session = attempt === 0 && stored ? stored : await deps.sessions.get(appId, claims.sessionHandle);
+    if (!session) return unauthorised('Session missing in db');
+    const promote =
+      claims.parentRefreshTokenHash1 !== null &&
+      session.refreshTokenHash2 === sha256Hex(claims.parentRefreshTokenHash1);
+    const current = session.refreshTokenHash2 === sha256Hex(claims.refreshTokenHash1);
+    if (!promote && !current && !payloadChanged) {
+      return { status: 'OK', session: sessionJson(tokenSession, claims.userData) };
+    }
+    if (promote) {
+      const moved = await deps.sessions.rotate(appId, session.handle, session.refreshTokenHash2, {
+        refreshTokenHash2: sha256Hex(claims.refreshTokenHash1),
+        expiresAt: deps.now() + deps.settings.refreshTokenValidityMs,
+        useStaticKey: session.useStaticKey,
+      });
+      if (!moved) continue;
+    }
+    const now = deps.now();
+    const token = await accessToken(
+      deps,
+      appId,
+      {
+        ...claims,
+        parentRefreshTokenHash1: null,
+        userData: session.userDataInJWT,
+        expiry: now + deps.settings.accessTokenValidityMs,
+        createdTime: now,
+      },
+      session.useStaticKey,
+    );
+    return { status: 'OK', session: sessionJson(tokenSession, session.userDataInJWT), accessToken: token };
+  }
+  throw new Error('session promotion kept conflicting with concurrent refreshes');
+}
+
+// ------------------------------------------------------------------------------------------------
+// Refresh
+
+export interface RefreshInput {
+  readonly refreshToken: string;
+  readonly antiCsrfToken: string | undefined;
+  readonly enableAntiCsrf: boolean;
+  /** Absent below CDI 3.0 (the session keeps its key kind). */
+  readonly useDynamicSigningKey: boolean | undefined;
+}
+
+/**
+ * `POST /recipe/session/refresh`. The session's current refresh token gets a child (the session
+ * moves to it when the child or its access token is first used — until then the current token may
+ * be used again, the reference's grace for concurrent refreshes); a child of the current token
+ * promotes the session, then gets a child of its own; any other token of the session is a replay
+ * of a rotated-out token: the session is revoked and `TOKEN_THEFT_DETECTED` answered.
+ */
+export async function refreshSession(deps: SessionDeps, appId: string, input: RefreshInput) {
+  const content = openRefreshToken(appId, await deps.keys.refreshKey(appId), input.refreshToken);
+  if (!content) return unauthorised('Invalid refresh token');
+  if (input.enableAntiCsrf && content.antiCsrfToken !== null && content.antiCsrfToken !== input.antiCsrfToken) {
+    return unauthorised('Anti CSRF token missing, or not matching');
+  }
+  const hash1 = sha256Hex(input.refreshToken);
+  const hash2 = sha256Hex(hash1);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const session = await deps.sessions.get(appId, content.sessionHandle);
+    const now = deps.now();
+    if (!session || session.expiresAt < now) return unauthorised('Session missing in db or has expired');
+    const useStaticKey = input.useDynamicSigningKey === undefined ? session.useStaticKey : !input.useDynamicSigningKey;
+
+    if (session.refreshTokenHash2 === hash2) {
+      if (useStaticKey !== session.useStaticKey) {
+        const kept = await deps.sessions.rotate(appId, session.handle, hash2, {
+          refreshTokenHash2: hash2,
+          expiresAt: session.expiresAt,
+          useStaticKey,
+        });
+        if (!kept) continue;
+      }
+      const antiCsrfToken = input.enableAntiCsrf ? randomUUID() : null;
+      const child = sealRefreshToken(appId, await deps.keys.refreshKey(appId), {
+        sessionHandle: session.handle,
+        tenantId: session.tenantId,
+        recipeUserId: session.recipeUserId,
+        parentRefreshTokenHash1: hash1,
+        antiCsrfToken,
+      });
+      const access = await accessToken(
+        deps,
+        appId,
+        {
+          sessionHandle: session.handle,
+          userId: session.userId,
+          recipeUserId: session.recipeUserId,
+          tenantId: session.tenantId,
+          refreshTokenHash1: sha256Hex(child),
+          parentRefreshTokenHash1: hash1,
+          antiCsrfToken,
+          expiry: now + deps.settings.accessTokenValidityMs,
+          createdTime: now,
+          userData: session.userDataInJWT,
+        },
+        useStaticKey,
+      );
+      return {
+        status: 'OK' as const,
+        session: sessionJson(session, session.userDataInJWT),
+        accessToken: access,
+        refreshToken: { token: child, expiry: now + deps.settings.refreshTokenValidityMs, createdTime: now },
+        ...(antiCsrfToken === null ? {} : { antiCsrfToken }),
+      };
+    }
+
+    if (
+      content.parentRefreshTokenHash1 !== null &&
+      sha256Hex(content.parentRefreshTokenHash1) === session.refreshTokenHash2
+    ) {
+      // The child of the current token: the session moves to it, then it is refreshed as the current one.
+      await deps.sessions.rotate(appId, session.handle, session.refreshTokenHash2, {
+        refreshTokenHash2: hash2,
+        expiresAt: now + deps.settings.refreshTokenValidityMs,
+        useStaticKey,
+      });
+      continue;
+    }
+
+    await deps.sessions.remove(appId, [session.handle]);
+    return {
+      status: 'TOKEN_THEFT_DETECTED' as const,
+      session: { handle: session.handle, userId: session.userId, recipeUserId: session.recipeUserId },
+    };
+  }
+  throw new Error('session refresh kept conflicting with concurrent refreshes');
+}
+
+// ------------------------------------------------------------------------------------------------
+// Regenerate, read, update
+
+/** `POST /recipe/session/regenerate`: new payload (or the stored one), same expiry; no token when the old one expired. */
+export async function regenerateSession(
+  deps: SessionDeps,
+  appId: string,
+  input: { accessToken: string; userDataInJWT: JsonObject | undefined },
+) {
+  let claims: AccessTokenClaims;
+  try {
+    claims = await verifiedClaims(deps, appId, input.accessToken);
+  } catch (error) {
+    if (error instanceof InvalidAccessTokenError) return unauthorised(error.message);
+    throw error;
+  }
+  const session = await deps.sessions.get(appId, claims.sessionHandle);
+  if (!session) return unauthorised(NO_SESSION);
+  const payload = input.userDataInJWT ?? session.userDataInJWT;
+  if (usesProtectedClaim(payload)) throw new BadRequestError(PROTECTED_FIELD);
+  if (!(await deps.sessions.update(appId, session.handle, { userDataInJWT: payload }))) return unauthorised(NO_SESSION);
+  const tokenSession = {
+    handle: claims.sessionHandle,
+    userId: claims.userId,
+    recipeUserId: claims.recipeUserId,
+    tenantId: claims.tenantId,
+  };
+  if (claims.expiry < deps.now()) return { status: 'OK' as const, session: sessionJson(tokenSession, payload) };
+  const token = await accessToken(
+    deps,
+    appId,
+    { ...claims, userData: payload, createdTime: deps.now() },
+    session.useStaticKey,
+  );
+  return { status: 'OK' as const, session: sessionJson(tokenSession, payload), accessToken: token };
+}
+
+/** `GET /recipe/session`. */
+export async function getSessionInfo(deps: SessionDeps, appId: string, handle: string) {
+  if (handle.length > MAX_HANDLE_LENGTH) return unauthorised(NO_SESSION);
+  const session = await deps.sessions.get(appId, handle);
+  if (!session || session.expiresAt < deps.now()) return unauthorised(NO_SESSION);
+  return {
+    status: 'OK' as const,
+    sessionHandle: session.handle,
+    userId: session.userId,
+    recipeUserId: session.recipeUserId,
+    userDataInDatabase: session.userDataInDatabase,
+    expiry: session.expiresAt,
+    userDataInJWT: session.userDataInJWT,
+    timeCreated: session.createdAt,
+    useStaticKey: session.useStaticKey,
+    tenantId: session.tenantId,
+  };
+}
+
+/** `PUT /recipe/session/data` and `PUT /recipe/jwt/data`. */
+export async function updateSession(
+  deps: SessionDeps,
+  appId: string,
+  input: { sessionHandle: string; userDataInDatabase?: JsonObject; userDataInJWT?: JsonObject },
+) {
+  if (input.userDataInJWT && usesProtectedClaim(input.userDataInJWT)) throw new BadRequestError(PROTECTED_FIELD);
+  const { sessionHandle, ...changes } = input;
+  if (sessionHandle.length > MAX_HANDLE_LENGTH) return unauthorised(NO_SESSION);
+  const updated = await deps.sessions.update(appId, sessionHandle, changes);
+  return updated ? { status: 'OK' as const } : unauthorised(NO_SESSION);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Lists and revocation
+
+const ONLY_PUBLIC = 'Only public tenantId can call this app specific API';
+
+async function handlesOf(
+  deps: SessionDeps,
+  appId: string,
+  tenantId: string | undefined,
+  userId: string,
+  linked: boolean,
+): Promise<string[]> {
+  const ids = linked ? (await sessionUserIds(deps, appId, userId)).all : [userId];
+  if (!ids.includes(userId)) ids.push(userId);
+  const lists = await Promise.all(ids.map((id) => deps.sessions.handlesOfUser(appId, id, tenantId)));
+  return [...new Set(lists.flat())];
+}
+
+/** `GET /<tenant>/recipe/session/user`. */
+export async function sessionHandlesOfUser(
+  deps: SessionDeps,
+  target: { appId: string; tenantId: string },
+  input: { userId: string; acrossAllTenants: boolean; linkedAccounts: boolean },
+) {
+  if (input.acrossAllTenants && target.tenantId !== PUBLIC) throw new ForbiddenError(ONLY_PUBLIC);
+  const tenant = input.acrossAllTenants ? undefined : target.tenantId;
+  return {
+    status: 'OK' as const,
+    sessionHandles: await handlesOf(deps, target.appId, tenant, input.userId, input.linkedAccounts),
+  };
+}
+
+export type RevokeInput =
+  | { readonly userId: string; readonly acrossAllTenants: boolean; readonly linkedAccounts: boolean }
+  | { readonly sessionHandles: readonly string[] };
+
+/** `POST /<tenant>/recipe/session/remove`. */
+export async function revokeSessions(
+  deps: SessionDeps,
+  target: { appId: string; tenantId: string },
+  input: RevokeInput,
+) {
+  let handles: readonly string[];
+  if ('userId' in input) {
+    if (input.acrossAllTenants && target.tenantId !== PUBLIC) throw new ForbiddenError(ONLY_PUBLIC);
+    handles = await handlesOf(
+      deps,
+      target.appId,
+      input.acrossAllTenants ? undefined : target.tenantId,
+      input.userId,
+      input.linkedAccounts,
+    );
+  } else {
+    handles = input.sessionHandles.filter((h) => h.length <= MAX_HANDLE_LENGTH);
+  }
+  return { status: 'OK' as const, sessionHandlesRevoked: await deps.sessions.remove(target.appId, handles) };
+}
+
+// ------------------------------------------------------------------------------------------------
+// JWKS and the JWT recipe
+
+const jwkOf = (kid: string, key: { n: string; e: string }) => ({
+  kty: 'RSA',
+  kid,
+  n: key.n,
+  e: key.e,
+  alg: 'RS256',
+  use: 'sig',
+});
+
+/** The app's public keys as a JWKS, and how long a verifier may cache it (the reference's `Cache-Control`). */
+export async function jwks(deps: SessionDeps, appId: string) {
+  const keys = await deps.keys.verifyingKeys(appId, deps.settings);
+  const jwkList = keys.flatMap((k) => (k.publicJwk ? [jwkOf(k.kid, k.publicJwk)] : []));
+  const latest = keys.find((k) => k.kind === 'dynamic');
+  const left = latest
+    ? Math.floor(
+        (latest.createdAt + deps.settings.dynamicKeyUpdateIntervalMs - overlapMs(deps.settings) - deps.now()) / 1000,
+      )
+    : 1;
+  return { keys: jwkList, cacheSeconds: Math.max(left, 1) };
+}
+
+export interface CreateJwtInput {
+  readonly algorithm: string;
+  readonly jwksDomain: string;
+  readonly payload: JsonObject;
+  /** Seconds (> 0). */
+  readonly validity: number;
+  /** Absent = the static key (CDI ≥ 2.21 default). */
+  readonly useStaticSigningKey: boolean | undefined;
+}
+
+/** `POST /recipe/jwt`: a JWT signed with the app's static key (default) or its current dynamic key. */
+export async function createJwt(deps: SessionDeps, appId: string, input: CreateJwtInput) {
+  if (input.algorithm.toUpperCase() !== 'RS256') return { status: 'UNSUPPORTED_ALGORITHM_ERROR' as const };
+  const useStatic = input.useStaticSigningKey !== false;
+  const key = await deps.keys.signingKey(appId, deps.settings, useStatic);
+  const now = deps.now();
+  const payload: JsonObject = {
+    ...input.payload,
+    iss: Object.hasOwn(input.payload, 'iss') ? input.payload.iss : input.jwksDomain,
+    iat: Math.floor(now / 1000),
+    exp: Math.floor((now + input.validity * 1000) / 1000),
+  };
+  const jwt = await signJwt(payload, { alg: 'RS256', typ: 'JWT', kid: key.kid }, key.privateKey);
+  return { status: 'OK' as const, jwt };
+}

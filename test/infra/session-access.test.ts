@@ -1,0 +1,39 @@
+/**
+ * Who may touch sessions and signing keys (docs/sessions.md "Least privilege"): the manifest's
+ * `access.sessions` names the session routes, app removal, user removal, linking and unlinking only, and of those only
+ * the routes that sign tokens get the credentials key (to open private keys and seal new ones).
+ */
+import { describe, expect, it } from 'vitest';
+import { ROUTES } from '#functions/routes.js';
+
+const SIGNING = ['session-create', 'session-verify', 'session-refresh', 'session-regenerate', 'jwt-create'];
+const SESSIONS = [
+  ...SIGNING,
+  'app-remove',
+  'user-remove',
+  'accountlinking-link',
+  'accountlinking-unlink',
+  'session-get',
+  'session-user',
+  'session-remove',
+  'session-data-put',
+  'jwt-data-put',
+  'jwks-public',
+  'jwt-jwks',
+];
+
+describe('session and signing-key access in the manifest', () => {
+  it('is declared by the session routes, app removal, user removal, linking and unlinking only', () => {
+    expect(
+      ROUTES.filter((r) => r.access.sessions)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([...SESSIONS].sort());
+  });
+
+  it('opens private keys only where tokens are signed', () => {
+    for (const route of ROUTES.filter((r) => r.access.sessions)) {
+      expect(route.access.credentials, route.id).toBe(SIGNING.includes(route.id) ? 'seal-and-open' : undefined);
+    }
+  });
+});
