@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { CookieJar } from 'tough-cookie';
 import { expect } from 'vitest';
 import { LocalProcess, removeDir } from '../helpers/local-process.js';
@@ -305,13 +306,16 @@ export interface ProviderAccount {
 
 /**
  * A stand-in for Google's OAuth endpoints on a loopback port: OpenID discovery, the token endpoint
- * (an authorization code, once, for an access token; the client must authenticate) and the
- * user-info endpoint (the account behind a bearer token). The app's Google provider is pointed at
- * it (`SDK_APP_OIDC_ISSUER`); `codeFor` plays the user consenting at Google.
+ * (an authorization code, once, for an access token and an ID token signed with its own RS256 key;
+ * the client must authenticate), its keys (`jwks_uri`) and the user-info endpoint (the account
+ * behind a bearer token). The app's Google provider is pointed at it (`SDK_APP_OIDC_ISSUER`) and
+ * reads the user as it reads Google's: `sub`, `email` and `email_verified` from the verified ID
+ * token. `codeFor` plays the user consenting at Google.
  */
 export class FakeGoogle {
+  static readonly CLIENT_ID = 'sdk-app-client';
   readonly clientSecret = `client-secret-${randomBytes(16).toString('hex')}`;
-  /** Every code and access token handed out (none may reach the core's logs). */
+  /** Every code, access token and ID token handed out (none may reach the core's logs). */
   readonly issued: string[] = [];
   /** Token requests refused, with the reason (a test asserts there were none). */
   readonly refused: string[] = [];
@@ -321,9 +325,13 @@ export class FakeGoogle {
   private constructor(
     private readonly server: Server,
     readonly issuer: string,
+    private readonly signingKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'],
+    private readonly publicJwk: object,
   ) {}
 
   static async start(): Promise<FakeGoogle> {
+    const { privateKey, publicKey } = await generateKeyPair('RS256');
+    const publicJwk = { ...(await exportJWK(publicKey)), kid: 'stand-in-1', alg: 'RS256', use: 'sig' };
     let google: FakeGoogle | undefined;
     const server = createServer((req, res) => {
       void google!.answer(req).then(({ status, body }) => {
@@ -334,7 +342,7 @@ export class FakeGoogle {
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : 0;
-    google = new FakeGoogle(server, `http://127.0.0.1:${port}`);
+    google = new FakeGoogle(server, `http://127.0.0.1:${port}`, privateKey, publicJwk);
     return google;
   }
 
@@ -365,9 +373,11 @@ export class FakeGoogle {
           authorization_endpoint: `${this.issuer}/authorize`,
           token_endpoint: `${this.issuer}/token`,
           userinfo_endpoint: `${this.issuer}/userinfo`,
+          jwks_uri: `${this.issuer}/certs`,
         },
       };
     }
+    if (req.method === 'GET' && url.pathname === '/certs') return { status: 200, body: { keys: [this.publicJwk] } };
     if (req.method === 'POST' && url.pathname === '/token') {
       let raw = '';
       for await (const chunk of req) raw += String(chunk);
@@ -377,7 +387,7 @@ export class FakeGoogle {
       const problem =
         form.get('grant_type') !== 'authorization_code'
           ? 'grant_type'
-          : form.get('client_id') !== 'sdk-app-client' || form.get('client_secret') !== this.clientSecret
+          : form.get('client_id') !== FakeGoogle.CLIENT_ID || form.get('client_secret') !== this.clientSecret
             ? 'client authentication'
             : !form.get('redirect_uri')
               ? 'redirect_uri'
@@ -391,8 +401,19 @@ export class FakeGoogle {
       this.codes.delete(code);
       const accessToken = `ya29.${randomBytes(24).toString('hex')}`;
       this.tokens.set(accessToken, account);
-      this.issued.push(accessToken);
-      return { status: 200, body: { access_token: accessToken, token_type: 'Bearer', expires_in: 3599 } };
+      const idToken = await new SignJWT({ email: account.email, email_verified: account.emailVerified })
+        .setProtectedHeader({ alg: 'RS256', kid: 'stand-in-1' })
+        .setIssuer(this.issuer)
+        .setAudience(FakeGoogle.CLIENT_ID)
+        .setSubject(account.sub)
+        .setIssuedAt()
+        .setExpirationTime('1h')
+        .sign(this.signingKey);
+      this.issued.push(accessToken, idToken);
+      return {
+        status: 200,
+        body: { access_token: accessToken, id_token: idToken, token_type: 'Bearer', expires_in: 3599 },
+      };
     }
     if (req.method === 'GET' && url.pathname === '/userinfo') {
       const account = this.tokens.get((req.headers.authorization ?? '').replace(/^Bearer /, ''));
