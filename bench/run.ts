@@ -15,7 +15,8 @@
  * recording with the app on a table of its own), 6 peak RSS of the runtime (node + DynamoDB Local)
  * per tenth of a large import, 7 verify time at each hash cost bound, 8 bundle size and import
  * time vs a document-client-only bundle, 9 the migration command (conversion speed and memory;
- * `migrate` vs posting the same users directly).
+ * `migrate` vs posting the same users directly), 10 sign-in with a session and refresh, 11 failed sign-ins' timing (unknown email vs
+ * wrong password vs legacy digest vs Argon2 with an empty password).
  */
 import { WORKERS } from '#functions/workers.js';
 import { loadInProcess } from './lib/in-process.js';
@@ -32,6 +33,7 @@ import { commandVsDirect, conversionRun } from './measurements/migrate-command.j
 import { hashingPool, plainImportRun, runtimeBcryptCost } from './measurements/plain-import.js';
 import { prepareSessions, recordSessionUnits, sessionsRun } from './measurements/sessions.js';
 import { hashFormats, prepareSignIn, signInRun } from './measurements/signin.js';
+import { prepareTiming, timingRun } from './measurements/signin-timing.js';
 import { recordUpgrade, upgradeLatencyRun } from './measurements/signin-upgrade.js';
 import { stageAndImport } from './measurements/staging-import.js';
 
@@ -40,12 +42,14 @@ const quick = args.has('--quick');
 const onlyArg = process.argv.slice(2).find((a) => a.startsWith('--only='));
 const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : undefined;
 /** Whether measurement `n` runs (`--only=1` and `--only=2` both mean the staging + import pair). */
-const want = (n: 1 | 3 | 4 | 6 | 7 | 8 | 9 | 10) => !only || only.has(String(n)) || (n === 1 && only.has('2'));
+const want = (n: 1 | 3 | 4 | 6 | 7 | 8 | 9 | 10 | 11) => !only || only.has(String(n)) || (n === 1 && only.has('2'));
 const SIZES = quick
   ? {
       stageUsers: 200,
       costUsers: 20,
       signInRequests: 20,
+      timingRounds: 30,
+      timingArgon2: { memorySize: 1024, iterations: 1 },
       plan: { warmup: 1, runs: 3 },
       plainUsers: 40,
       // Quick mode lowers the runtime's bcrypt cost (the baseline uses the same, read back below).
@@ -57,6 +61,8 @@ const SIZES = quick
       stageUsers: 10_000,
       costUsers: 200,
       signInRequests: 200,
+      timingRounds: 100,
+      timingArgon2: { memorySize: 19456, iterations: 2 },
       plan: { warmup: 1, runs: 3 },
       plainUsers: 1_000,
       runtimeEnv: {},
@@ -323,6 +329,26 @@ async function main(): Promise<void> {
       );
     }
 
+    // 10. Failed sign-ins: unknown email vs wrong password vs legacy digest vs Argon2 empty password.
+    if (want(11)) await signInTiming();
+    async function signInTiming() {
+      log(`11. failed sign-in timing (${SIZES.timingRounds} rounds of the four kinds, over HTTP)`);
+      const target = await prepareTiming(runtime, SIZES.timingArgon2);
+      const timingRuns = await measure('timing', plan, () => timingRun(runtime, target, SIZES.timingRounds), log);
+      results.signInTiming = { rounds: SIZES.timingRounds, argon2: SIZES.timingArgon2, runs: timingRuns };
+      rows.push(
+        ...summaryRows('11. Failed sign-in timing', timingRuns, [
+          ['unknown email, p50', 'ms', 'unknownP50'],
+          ['wrong password, app algorithm user, p50', 'ms', 'appAlgorithmP50'],
+          ['wrong password, salted SHA-256 user, p50', 'ms', 'legacyDigestP50'],
+          ['empty password, Argon2 user, p50', 'ms', 'argon2EmptyP50'],
+          ['app algorithm ÷ unknown email', '×', 'appAlgorithmRatio', '0.8–1.25'],
+          ['salted SHA-256 ÷ unknown email', '×', 'legacyDigestRatio', '0.8–1.25'],
+          ['Argon2 empty password ÷ unknown email', '×', 'argon2EmptyRatio', '0.8–1.25'],
+        ]),
+      );
+    }
+
     // 7. Verify time at each hash cost bound (in this process, bench/measurements/hash-bounds.ts).
     if (want(7)) {
       log('7. verify at each hash cost bound');
@@ -427,6 +453,7 @@ async function main(): Promise<void> {
     ...cost.breakdown.map((l) => `   ${l}`),
     "4. Sign-in: one imported user per format, in an app of its own (the Firebase one with its `firebase_password_hashing_signer_key`; the legacy families' with `legacy_password_hash_upgrade_enabled: false`, so every sign-in verifies the legacy hash); sign-ins sequential over HTTP; bare verify in the bench process: the core's own `verifyPassword` (#functions/domain/passwords: what sign-in runs, without HTTP, lookup and response) of the stored form, with the same signer key for Firebase. The Firebase hash is built by the bench (bench/lib/firebase-scrypt.ts: hash-wasm scrypt + AES-256-CTR, checked against Firebase's published example) with Firebase's project parameters rounds 8, mem_cost 14, salt separator Bw==; the legacy ones with node:crypto as their sources compute them (bench/measurements/signin.ts).",
     ...upgradeNotes(results),
+    ...timingNotes(results),
     ...plainNotes(results),
     ...memoryNotes(results),
     ...bundleNotes(results.bundles as BundleResults | undefined),
@@ -443,6 +470,14 @@ function upgradeNotes(results: Record<string, unknown>): string[] {
   if (!r) return [];
   return [
     `4. Upgrade: per run ${r.requestsPerRun} fresh users with a salted SHA-256 in an app with the upgrade on and ${r.requestsPerRun} in one with it off; each user's first sign-in over HTTP, interleaved, then the upgraded users' second sign-in (bcrypt at the runtime's \`bcrypt_log_rounds\`${quick ? ', 8 in quick mode' : ''}). Write units: one upgrading sign-in and the next through the sign-in handler in the bench process, priced with AWS's rules: ${r.units.upgrade.writeUnits} WRU (table ${r.units.upgrade.tableWriteUnits}, indexes ${JSON.stringify(r.units.indexWrites)}) in ${r.units.upgradeWrites.join(', ')} of a ${r.units.userItemBytes}-byte USER item; ${r.units.upgrade.readUnits} RRU; the next sign-in ${r.units.next.writeUnits} WRU, ${r.units.next.readUnits} RRU.`,
+  ];
+}
+
+function timingNotes(results: Record<string, unknown>): string[] {
+  const r = results.signInTiming as { rounds: number; argon2: { memorySize: number; iterations: number } } | undefined;
+  if (!r) return [];
+  return [
+    `10. Failed sign-in timing: one app with the runtime's default BCRYPT at its \`bcrypt_log_rounds\`${quick ? ' (8 in quick mode)' : ''}; per run ${r.rounds} rounds of four sign-ins over HTTP, one of each kind, the order rotated each round: an unknown email, a wrong password for a signed-up user (bcrypt at the app's cost), a wrong password for a user imported with a salted SHA-256, an empty password for a user imported with Argon2id m = ${r.argon2.memorySize}, t = ${r.argon2.iterations}, p = 1 (cheaper than the app's bcrypt); every answer checked to be WRONG_CREDENTIALS_ERROR. Ratios: each kind's median latency ÷ the unknown email's, per run.`,
   ];
 }
 

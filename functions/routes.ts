@@ -11,11 +11,13 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'ANY';
 /**
  * What a function may do with credentials at rest (the stack's credentials KMS key, README
  * "Credentials at rest"): `seal` = new data keys (GenerateDataKey) for what it writes — staged
- * rows, app secrets; `open` = unwrap them (Decrypt) to read them back; `seal-open` = both (the
- * routes that sign tokens: they open the app's private signing keys and create the next one when
- * a key is due, docs/sessions.md). Neither: the function never sees a credential the table holds.
+ * rows, app secrets, provider secrets, imported TOTP secrets; `open` = unwrap them (Decrypt) to
+ * read them back; `seal-and-open` = both (the import worker opens staged rows and seals the TOTP
+ * secrets it imports; the routes that sign tokens open the app's private signing keys and create
+ * the next one when a key is due, docs/sessions.md). Neither: the function never sees a credential
+ * the table holds.
  */
-export type CredentialsAccess = 'seal' | 'open' | 'seal-open';
+export type CredentialsAccess = 'seal' | 'open' | 'seal-and-open';
 
 /** What a route's function may touch; the stack derives its IAM grants from this. */
 export interface RouteAccess {
@@ -74,7 +76,9 @@ const SESSION_READ = { table: 'read', sessions: true } as const;
 /** Writes sessions (revocation, session data) without signing. */
 const SESSION_WRITE = { table: 'write', sessions: true } as const;
 /** Signs tokens: opens the app's private signing keys and seals the next one when a key is due. */
-const SIGN = { table: 'write', sessions: true, credentials: 'seal-open' } as const;
+const SIGN = { table: 'write', sessions: true, credentials: 'seal-and-open' } as const;
+/** Reads tenant records and opens their providers' secrets for the SDK. */
+const PROVIDER_READ = { table: 'read', credentials: 'open' } as const;
 /** 1,769 MB is one full vCPU on Lambda: password hashing is CPU-bound. */
 const HASHING_MEMORY = 1769;
 
@@ -92,16 +96,24 @@ export const ROUTES: readonly RouteDefinition[] = [
   // Tenants (spec §2)
   route('tenant-put-v2', 'PUT', '/recipe/multitenancy/tenant/v2', CONFIG_WRITE),
   route('tenant-put', 'PUT', '/recipe/multitenancy/tenant', CONFIG_WRITE),
-  route('tenant-get-v2', 'GET', '/recipe/multitenancy/tenant/v2', READ),
-  route('tenant-get', 'GET', '/recipe/multitenancy/tenant', READ),
-  route('tenant-list-v2', 'GET', '/recipe/multitenancy/tenant/list/v2', READ),
-  route('tenant-list', 'GET', '/recipe/multitenancy/tenant/list', READ),
+  // The SDK reads providers here, their secrets included: these open them (README "Credentials at rest").
+  route('tenant-get-v2', 'GET', '/recipe/multitenancy/tenant/v2', PROVIDER_READ),
+  route('tenant-get', 'GET', '/recipe/multitenancy/tenant', PROVIDER_READ),
+  route('tenant-list-v2', 'GET', '/recipe/multitenancy/tenant/list/v2', PROVIDER_READ),
+  route('tenant-list', 'GET', '/recipe/multitenancy/tenant/list', PROVIDER_READ),
   route('tenant-remove', 'POST', '/recipe/multitenancy/tenant/remove', WRITE),
   route('thirdparty-config-put', 'PUT', '/recipe/multitenancy/config/thirdparty', CONFIG_WRITE),
   route('thirdparty-config-remove', 'POST', '/recipe/multitenancy/config/thirdparty/remove', CONFIG_WRITE),
 
   // Users and sign-in (spec §4.7, sdk-client.md §2)
-  route('bulk-import-import', 'POST', '/bulk-import/import', WRITE, { timeoutSeconds: 29, memoryMb: HASHING_MEMORY }),
+  // Seals the TOTP secrets of the user it imports.
+  route(
+    'bulk-import-import',
+    'POST',
+    '/bulk-import/import',
+    { table: 'write', credentials: 'seal' },
+    { timeoutSeconds: 29, memoryMb: HASHING_MEMORY },
+  ),
   // Writes: a legacy password hash is replaced with the app's algorithm after a successful sign-in.
   // Opens the app's sealed Firebase signer key to verify a Firebase hash.
   route('signin', 'POST', '/recipe/signin', { table: 'write', credentials: 'open' }, { memoryMb: HASHING_MEMORY }),

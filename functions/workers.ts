@@ -49,9 +49,10 @@ export const WORKERS: readonly WorkerDefinition[] = [
     // published 130 ms per batch, two invocations write 1,975 table WRU/s). lib/capacity.ts holds
     // the same arithmetic for other write budgets; an infra test keeps the two in step.
     source: { kind: 'import-queue', batchSize: 10, maxConcurrency: 2 },
-    // Opens the staged rows' sealed credentials to import them; sends back to the queue, with a
-    // delay, the messages that met backpressure (IMPORT_BACKPRESSURE).
-    access: { table: 'write', credentials: 'open', queue: 'send' },
+    // Opens the staged rows' sealed credentials to import them, and seals the TOTP secrets it
+    // imports; sends back to the queue, with a delay, the messages that met backpressure
+    // (IMPORT_BACKPRESSURE).
+    access: { table: 'write', credentials: 'seal-and-open', queue: 'send' },
     timeoutSeconds: 60,
     // One full vCPU: plain-text passwords are hashed here.
     memoryMb: 1769,

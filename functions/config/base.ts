@@ -1,9 +1,11 @@
 /**
  * The base config: registry defaults ← `base-config.json` ← environment variables ← the API-keys
- * secret. Loaded once per process; an invalid value is a startup error, never a silent default.
- * Values are never put in messages or logs (they may be API keys).
+ * secret. Loaded again at most {@link BASE_CONFIG_MAX_AGE_MS} after the last load, so a rotated
+ * base key stops working within that bound (README "API key rotation"); an invalid value is an
+ * error, never a silent default. Values are never put in messages or logs (they may be API keys).
  */
 import { ENV } from '#functions/shared/env.js';
+import { ApiKeysSecretUnavailableError } from '#functions/shared/errors.js';
 import baseConfigFile from './base-config.json' with { type: 'json' };
 import type { ConfigValues } from './layers.js';
 import { CONFIG_KEYS, envVariableName } from './registry.js';
@@ -32,6 +34,8 @@ export interface LoadBaseConfigOptions {
    * which makes the `GetSecretValue` call with the function's role: no SDK client in the bundle.
    */
   readonly fetchSecret?: SecretFetcher;
+  /** The clock {@link getBaseConfig} ages its copy by. @default Date.now */
+  readonly now?: () => number;
 }
 
 function fileValues(file: unknown): Record<string, unknown> {
@@ -79,12 +83,16 @@ export async function loadBaseConfig(options: LoadBaseConfigOptions = {}): Promi
     try {
       secret = await (options.fetchSecret ?? secretsExtensionFetcher({ env }))(secretArn);
     } catch (error) {
-      // The extension's errors say what failed (a status, a timeout) and never quote a body.
+      // The extension's errors say what failed (a status, a timeout) and never quote a body. Not
+      // reading the secret is an outage of a dependency (503, retried), not a bad configuration.
       const reason =
         error instanceof SecretsExtensionError ? error.message : error instanceof Error ? error.name : 'unknown error';
-      throw new BaseConfigError(`could not read the secret named by ${ENV.apiKeysSecretArn} (${reason})`, {
-        cause: error,
-      });
+      throw new ApiKeysSecretUnavailableError(
+        `could not read the secret named by ${ENV.apiKeysSecretArn} (${reason})`,
+        {
+          cause: error,
+        },
+      );
     }
     if (secret === undefined || secret.trim() === '') {
       throw new BaseConfigError(`the secret named by ${ENV.apiKeysSecretArn} has no string value`);
@@ -97,28 +105,39 @@ export async function loadBaseConfig(options: LoadBaseConfigOptions = {}): Promi
   return Object.freeze(values);
 }
 
-let basePromise: Promise<ConfigValues> | undefined;
+/**
+ * How long a loaded base config is used before it is loaded again: the bound on how long a base
+ * API key keeps working after it was rotated out of the secret (the extension's own cache is off,
+ * lib/constructs/service-function.ts, so each load reads Secrets Manager).
+ */
+export const BASE_CONFIG_MAX_AGE_MS = 5 * 60_000;
+
+let cached: { readonly config: Promise<ConfigValues>; readonly loadedAt: number } | undefined;
 let testOptions: LoadBaseConfigOptions | undefined;
 
 /**
- * The base config, loaded once per process (the promise is memoised, so the API-keys secret is
- * fetched once). A failed load is not memoised: the next call tries again, so a transient Secrets
- * Manager error does not disable a warm function for good. Called while handling a request, never
- * at module load: the secrets extension answers during invocations only.
+ * The base config, loaded at most {@link BASE_CONFIG_MAX_AGE_MS} ago (one load shared by the
+ * callers meanwhile). A failed load is not kept: the next call tries again, so a transient
+ * Secrets Manager error does not disable a warm function for good; and a copy past its age is
+ * never used instead (a failed reload answers 503 — ApiKeysSecretUnavailableError — rather than
+ * keep a key that may have been rotated out). Called while handling a request, never at module
+ * load: the secrets extension answers during invocations only.
  */
 export function getBaseConfig(): Promise<ConfigValues> {
-  if (!basePromise) {
+  const now = (testOptions?.now ?? Date.now)();
+  if (!cached || now - cached.loadedAt >= BASE_CONFIG_MAX_AGE_MS) {
     const loading = loadBaseConfig(testOptions);
-    basePromise = loading;
+    const entry = { config: loading, loadedAt: now };
+    cached = entry;
     loading.catch(() => {
-      if (basePromise === loading) basePromise = undefined;
+      if (cached === entry) cached = undefined;
     });
   }
-  return basePromise;
+  return cached.config;
 }
 
-/** Forgets the memoised base config; `options` (env, file, secret fetcher) apply to later loads. */
+/** Forgets the kept base config; `options` (env, file, secret fetcher, clock) apply to later loads. */
 export function resetBaseConfigForTests(options?: LoadBaseConfigOptions): void {
-  basePromise = undefined;
+  cached = undefined;
   testOptions = options;
 }

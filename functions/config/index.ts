@@ -13,6 +13,7 @@ import type { ConfigScalar } from './registry.js';
 import { apiKeyDigestsHex } from './secrets.js';
 
 export {
+  BASE_CONFIG_MAX_AGE_MS,
   BaseConfigError,
   getBaseConfig,
   type LoadBaseConfigOptions,
@@ -21,6 +22,15 @@ export {
   type SecretFetcher,
 } from './base.js';
 export type { ConfigValues } from './layers.js';
+export {
+  hasSealedProviderSecrets,
+  mapProviderSecrets,
+  mapProviderSecretsAsync,
+  type ProviderSecretField,
+  type ProviderSecretSlot,
+  presentProviderSecrets,
+  resolveProviderSecretUpdate,
+} from './provider-secrets.js';
 export { renderConfigReferenceMarkdown } from './reference-doc.js';
 export {
   CONFIG_KEYS,
@@ -48,6 +58,7 @@ export {
   storedApiKeys,
 } from './secrets.js';
 export {
+  BASE_API_KEY_PINNED,
   baseConfigProblem,
   coreConfigProblem,
   INVALID_CORE_CONFIG_PREFIX,

@@ -88,7 +88,7 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
     level: 'app',
     default: true,
     description:
-      "This core's switch: after a successful sign-in against an imported hash of a legacy family (PBKDF2, scrypt, phpass, MD5/SHA digests, LDAP), store the password hashed with `password_hashing_alg` at the configured cost in its place. bcrypt, Argon2 and Firebase scrypt hashes are kept, as the reference keeps them.",
+      "This core's switch: after a successful sign-in against an imported hash of a legacy family (PBKDF2, scrypt, phpass, MD5/SHA digests, LDAP), or a bcrypt or Argon2 hash below the app's configured cost (`bcrypt_log_rounds`; `argon2_memory_kb` × `argon2_iterations`), store the password hashed with `password_hashing_alg` at the configured cost in its place. Firebase scrypt hashes, and bcrypt and Argon2 hashes at or above that cost, are kept, as the reference keeps them.",
   },
   {
     key: 'firebase_password_hashing_signer_key',

@@ -6,7 +6,7 @@ import { HASH_LIMITS } from '#functions/shared/hash-limits.js';
 import { isStorableNumber, jsonBytes, STORABLE_NUMBER_RULE } from '#functions/shared/storable.js';
 import { CANONICAL_KEYS, type ConfigValues, layeredConfig, layerValues, type TypedConfig } from './layers.js';
 import { configKeyDefinition } from './registry.js';
-import { comparableConfigValue, isApiKeyDigest } from './secrets.js';
+import { apiKeyDigestsHex, comparableConfigValue, isApiKeyDigest } from './secrets.js';
 import { hasConfigType, typeErrorMessage } from './values.js';
 
 export const INVALID_CORE_CONFIG_PREFIX = 'Invalid core config: ';
@@ -221,6 +221,23 @@ function tableNameProblem(merged: ConfigValues, base: TypedConfig): string | und
   return undefined;
 }
 
+/** The refusal of an app's or tenant's `api_keys` that holds a key of the base configuration. */
+export const BASE_API_KEY_PINNED =
+  'api_keys contains a key of the base configuration (API_KEYS, or the API-keys secret on AWS): an app or tenant needs keys of its own, so that rotating the base keys revokes the old ones everywhere';
+
+/**
+ * An app or tenant may not store a base key as its own: the base keys are rotated in one place
+ * (README "API key rotation"), and a copy pinned in an app's `api_keys` would keep the old key
+ * working there after the rotation. Compared by digest, whatever form each side is in.
+ */
+function basePinProblem(merged: ConfigValues, base: ConfigValues | undefined): string | undefined {
+  const own = layerValues(merged).get('api_keys');
+  const baseKeys = layerValues(base).get('api_keys');
+  if (typeof own !== 'string' || typeof baseKeys !== 'string') return undefined;
+  const baseDigests = new Set(apiKeyDigestsHex(baseKeys));
+  return apiKeyDigestsHex(own).some((digest) => baseDigests.has(digest)) ? BASE_API_KEY_PINNED : undefined;
+}
+
 const SAME_APP_KEYS = CANONICAL_KEYS.filter((d) => d.level === 'app').map((d) => d.key);
 
 function conflictMessage(key: string): string {
@@ -267,6 +284,7 @@ function sameAppProblem(input: ValidateCoreConfigInput): string | undefined {
  *    token validity) sees inherited values too; then, for an app, its `dynamodb_table_name`
  *    (DynamoDB's name syntax, then the base's `dynamodb_table_name_prefix`). Whether the table
  *    exists, and whether the app may move to it, is the app use case's to check (it needs storage).
+ *    Then `api_keys` holding a key of the base configuration → {@link BASE_API_KEY_PINNED}.
  * 3. app-wide keys, in registry order: `You cannot set different values for <key> for the same appId`
  *    when a tenant's own value differs from the app's effective value (level 'tenant'), or when the
  *    app's new effective value differs from a value one of its other tenants sets (level 'app').
@@ -284,6 +302,8 @@ export function coreConfigProblem(input: ValidateCoreConfigInput): string | unde
     const table = tableNameProblem(input.merged, layeredConfig([input.base]));
     if (table !== undefined) return table;
   }
+  const pinned = basePinProblem(input.merged, input.base);
+  if (pinned !== undefined) return pinned;
   return sameAppProblem(input);
 }
 

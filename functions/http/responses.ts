@@ -3,6 +3,7 @@ import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import {
   BackpressureError,
   CoreHttpError,
+  DependencyUnavailableError,
   JsonBadRequestError,
   ServiceUnavailableError,
 } from '#functions/shared/errors.js';
@@ -45,11 +46,15 @@ const BACKPRESSURE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * Maps any error to the core's response; only < 500 errors expose their message, and 503s
- * (backpressure: the table was busy; the request may be sent again) say why with `Retry-After`.
+ * (backpressure: the table, the credentials key service or the API-keys secret was busy or
+ * unavailable; the request may be sent again) say why with `Retry-After`.
  */
 export function errorToHttp(error: unknown, context: Record<string, unknown>): APIGatewayProxyResultV2 {
   if (error instanceof JsonBadRequestError) return response(400, `${error.message}\n`, JSON_TYPE);
   if (error instanceof ServiceUnavailableError) return unavailable(error.message, error.retryAfterSeconds, context);
+  if (error instanceof DependencyUnavailableError) {
+    return unavailable(error.publicMessage, BACKPRESSURE_RETRY_AFTER_SECONDS, context, error);
+  }
   if (error instanceof BackpressureError) {
     return unavailable('The database is busy; retry later', BACKPRESSURE_RETRY_AFTER_SECONDS, context, error);
   }

@@ -105,6 +105,48 @@ export class BackpressureError extends Error {
   }
 }
 
+/**
+ * A dependency other than the table did not answer for now: backpressure like the table's (503
+ * with `Retry-After` from a route, the message back to the queue from a worker, never a FAILED
+ * user). `publicMessage` is what a 503 says; `message` (logged) names the failure — an error
+ * name, a file error code — never a key or a credential.
+ */
+export class DependencyUnavailableError extends BackpressureError {
+  constructor(
+    kind: 'throttled' | 'unavailable',
+    message: string,
+    readonly publicMessage: string,
+    options?: { cause?: unknown },
+  ) {
+    super(kind, message, options);
+    this.name = 'DependencyUnavailableError';
+  }
+}
+
+/**
+ * The key service that seals and opens credentials at rest did not answer for now: KMS throttling
+ * or a KMS outage (its internal errors, an unavailable key, a timeout, the network) on AWS, the key
+ * file unreadable locally.
+ */
+export class KeyServiceUnavailableError extends DependencyUnavailableError {
+  constructor(kind: 'throttled' | 'unavailable', message: string, options?: { cause?: unknown }) {
+    super(kind, message, 'The credentials key service is unavailable; retry later', options);
+    this.name = 'KeyServiceUnavailableError';
+  }
+}
+
+/**
+ * The base API keys' secret (Secrets Manager, read through the Lambda extension) could not be read
+ * when they were due to be read again: the core never answers with keys older than their bound
+ * (README "API key rotation"), so it answers 503 until it can read them.
+ */
+export class ApiKeysSecretUnavailableError extends DependencyUnavailableError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('unavailable', message, 'The API keys cannot be read; retry later', options);
+    this.name = 'ApiKeysSecretUnavailableError';
+  }
+}
+
 /** 503 with `Retry-After`: the request did nothing that needs undoing and may be sent again later. */
 export class ServiceUnavailableError extends CoreHttpError {
   constructor(

@@ -9,8 +9,9 @@ import {
   type TenantRecord,
   withBaseDefault,
 } from '#functions/domain/multitenancy/tenant.js';
+import { logger } from '#functions/shared/logger.js';
 import { PUBLIC } from '#functions/shared/prefix.js';
-import { encodeConfigSecrets } from './config-secrets.js';
+import { encodeConfigSecrets, openProviderSecrets, sealProviderSecrets } from './config-secrets.js';
 import type { Envelope } from './crypto/envelope.js';
 import { APP_LIST_PARTITION, appPartition, TENANT_SORT_PREFIX, tenantSortKey } from './keys/apps.js';
 import {
@@ -63,10 +64,24 @@ function toItem(record: TenantRecord): Item {
   );
 }
 
+/** A record's credentials in their stored forms: coreConfig keys as digests or sealed, provider secrets sealed. */
+async function encodeSecrets(record: TenantRecord, envelope: () => Envelope): Promise<TenantRecord> {
+  const { appId, tenantId } = record;
+  return {
+    ...record,
+    coreConfig: await encodeConfigSecrets(appId, record.coreConfig, envelope),
+    thirdPartyProviders: await Promise.all(
+      record.thirdPartyProviders.map((provider) =>
+        sealProviderSecrets({ appId, tenantId, thirdPartyId: provider.thirdPartyId }, provider, envelope),
+      ),
+    ),
+  };
+}
+
 /**
  * The multitenancy use cases' storage port for one table (the base table). Every write stores the
  * record's credentials as digests or sealed (`envelope`, config-secrets.ts); reads return them as
- * stored.
+ * stored, and `openSecrets` opens the providers' secrets where the SDK reads them.
  */
 export function createTenantStore(table: Table, envelope: () => Envelope): TenantStore {
   /** Access pattern "tenant by id": GetItem APP#<appId> / TENANT#<tenantId>. */
@@ -123,11 +138,34 @@ export function createTenantStore(table: Table, envelope: () => Envelope): Tenan
     saveTenant: async (record, expectedUpdatedAt) =>
       putItem(
         table,
-        toItem({ ...record, coreConfig: await encodeConfigSecrets(record.appId, record.coreConfig, envelope) }),
+        toItem(await encodeSecrets(record, envelope)),
         expectedUpdatedAt === undefined
           ? { expression: 'attribute_not_exists(PK)' }
           : { expression: 'updatedAt = :u', values: { ':u': expectedUpdatedAt } },
       ),
+
+    async openSecrets(tenant) {
+      const { appId, tenantId } = tenant;
+      const providers = await Promise.all(
+        tenant.thirdPartyProviders.map((provider) =>
+          openProviderSecrets(
+            { appId, tenantId, thirdPartyId: provider.thirdPartyId },
+            provider,
+            envelope,
+            (slot, reason) =>
+              logger.warn('a third-party provider secret cannot be decrypted; it is left out; set the provider again', {
+                appId,
+                tenantId,
+                thirdPartyId: provider.thirdPartyId,
+                clientType: slot.clientType,
+                field: slot.field,
+                reason,
+              }),
+          ),
+        ),
+      );
+      return { ...tenant, thirdPartyProviders: providers };
+    },
 
     /** Deletes one tenant item; returns whether it existed. */
     deleteTenant: async (appId, tenantId) => (await deleteItem(table, tenantEntity.key({ appId, tenantId }))).existed,

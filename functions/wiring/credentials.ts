@@ -9,13 +9,18 @@ import type { DataKeyProvider } from '#functions/domain/credentials/ports.js';
 import { ENV, optionalEnv } from '#functions/shared/env.js';
 import { Envelope } from '#functions/storage/crypto/envelope.js';
 import { createKmsKeyProvider } from '#functions/storage/crypto/kms-keys.js';
-import { createLocalKeyProvider, LOCAL_KEY_BYTES, readLocalKeyFile } from '#functions/storage/crypto/local-keys.js';
+import {
+  createLocalKeyFileProvider,
+  createLocalKeyProvider,
+  LOCAL_KEY_BYTES,
+} from '#functions/storage/crypto/local-keys.js';
 
 function providerFromEnvironment(): DataKeyProvider {
   const arn = optionalEnv(ENV.credentialsKeyArn);
   if (arn) return createKmsKeyProvider(arn);
   const file = optionalEnv(ENV.credentialsKeyFile);
-  if (file) return createLocalKeyProvider(readLocalKeyFile(file));
+  // Read at its first use: an unreadable file is the key service being unavailable (503), not a crash.
+  if (file) return createLocalKeyFileProvider(file);
   const inline = optionalEnv(ENV.credentialsKey);
   if (inline) {
     const key = Buffer.from(inline, 'base64');

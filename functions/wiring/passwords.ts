@@ -6,12 +6,15 @@
 import type { EffectiveConfig } from '#functions/config/index.js';
 import { UnreadableSecretError } from '#functions/domain/credentials/ports.js';
 import {
+  belowConfiguredCost,
+  costsLikeHashing,
   dummyVerifyPassword,
   type HashPasswordParams,
   hashPassword,
   needsRehash,
   verifyPassword,
 } from '#functions/domain/passwords/index.js';
+import { RecentDurations } from '#functions/domain/passwords/timing.js';
 import type { PasswordPorts } from '#functions/domain/users/service.js';
 import { logger } from '#functions/shared/logger.js';
 import { openSignerKey } from '#functions/storage/config-secrets.js';
@@ -38,12 +41,41 @@ async function signerKeyOf(config: EffectiveConfig): Promise<string | undefined>
   }
 }
 
-/** The app's `legacy_password_hash_upgrade_enabled` (default on). */
+/**
+ * The app's `legacy_password_hash_upgrade_enabled` (default on). It also covers bcrypt and Argon2
+ * hashes below the app's cost: one switch for "sign-in may rewrite an imported hash" (kept under
+ * its first name so configurations that set it keep meaning what they meant).
+ */
 export const LEGACY_HASH_UPGRADE_KEY = 'legacy_password_hash_upgrade_enabled';
 
 /**
+ * The measured durations of the dummy verify in this execution environment, per hashing setting
+ * (one sign-in function serves every app; each app's failures are held to its own setting's
+ * dummy). Fed by every dummy verify and by every verify that costs the same (a hash of the app's
+ * algorithm at its settings: most successful sign-ins), so the floor follows the load the
+ * function is under.
+ */
+const dummyDurations = new Map<string, RecentDurations>();
+
+function durationsOf(params: HashPasswordParams): RecentDurations {
+  const key =
+    params.algorithm === 'BCRYPT'
+      ? `BCRYPT:${params.bcryptLogRounds}`
+      : `ARGON2:${params.argon2.memoryKb}:${params.argon2.iterations}:${params.argon2.parallelism}`;
+  let durations = dummyDurations.get(key);
+  if (!durations) {
+    durations = new RecentDurations();
+    dummyDurations.set(key, durations);
+  }
+  return durations;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
  * Hashing with the app's algorithm and costs; verification infers the algorithm from the hash; a
- * legacy hash is upgraded after a successful sign-in unless the app turned that off.
+ * legacy hash, and a bcrypt or Argon2 hash below the app's configured cost, is upgraded after a
+ * successful sign-in unless the app turned that off.
  */
 export function passwordPorts(config: EffectiveConfig): PasswordPorts {
   const upgrade = config.values[LEGACY_HASH_UPGRADE_KEY] !== false;
@@ -52,12 +84,15 @@ export function passwordPorts(config: EffectiveConfig): PasswordPorts {
     bcryptLogRounds: config.bcryptLogRounds,
     argon2: config.argon2,
   };
+  const durations = durationsOf(params);
   return {
-    needsUpgrade: (stored) => upgrade && needsRehash(stored),
+    needsUpgrade: (stored) => upgrade && (needsRehash(stored) || belowConfiguredCost(stored, params)),
     hash: (plain) => hashPassword(plain, params),
     verify: async (plain, stored) => {
       const firebaseSignerKey = stored.startsWith(FIREBASE_HASH_PREFIX) ? await signerKeyOf(config) : undefined;
+      const started = performance.now();
       const result = await verifyPassword(plain, stored, { firebaseSignerKey });
+      if (costsLikeHashing(stored, params)) durations.add(performance.now() - started);
       if (result.ok) return 'match';
       switch (result.reason) {
         case 'WRONG_PASSWORD':
@@ -69,7 +104,10 @@ export function passwordPorts(config: EffectiveConfig): PasswordPorts {
       }
     },
     dummyVerify: async (plain) => {
+      const started = performance.now();
       await dummyVerifyPassword(plain, params);
+      durations.add(performance.now() - started);
     },
+    timing: { now: () => performance.now(), sleep, floorMs: () => durations.median() },
   };
 }

@@ -51,14 +51,16 @@ function kept<S>(kind: keyof AppStores, table: Table, create: (table: Table) => 
   return store;
 }
 
-export const userStoreOf = (table: Table): UserStore => kept('users', table, createUserStore);
+export const userStoreOf = (table: Table): UserStore =>
+  kept('users', table, (t) => createUserStore(t, credentialsEnvelope));
 export const stagingStoreOf = (table: Table): StagingStore =>
   kept('staging', table, (t) => createStagingStore(t, baseTable, credentialsEnvelope));
 export const idempotencyStoreOf = (table: Table): IdempotencyStore =>
   kept('idempotency', table, createIdempotencyStore);
 export const roleStoreOf = (table: Table): RoleStore => kept('roles', table, createRoleStore);
 export const metadataStoreOf = (table: Table): MetadataStore => kept('metadata', table, createMetadataStore);
-export const totpStoreOf = (table: Table): TotpStore => kept('totp', table, createTotpStore);
+export const totpStoreOf = (table: Table): TotpStore =>
+  kept('totp', table, (t) => createTotpStore(t, credentialsEnvelope));
 export const accountTokenStoreOf = (table: Table): AccountTokenStore =>
   kept('accountTokens', table, createAccountTokenStore);
 export const passwordlessStoreOf = (table: Table): PasswordlessStore =>

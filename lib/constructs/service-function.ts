@@ -45,10 +45,10 @@ export const TABLE_ACTIONS = {
 export const CREDENTIALS_ACTIONS = {
   seal: ['kms:GenerateDataKey'],
   open: ['kms:Decrypt'],
-  'seal-open': ['kms:GenerateDataKey', 'kms:Decrypt'],
+  'seal-and-open': ['kms:GenerateDataKey', 'kms:Decrypt'],
 } as const;
 /** The encryption-context purposes data keys are made for (KeyContext in functions/domain/credentials/ports.ts). */
-export const CREDENTIAL_PURPOSES = ['staged-credentials', 'app-secret', 'signing-key'] as const;
+export const CREDENTIAL_PURPOSES = ['staged-credentials', 'app-secret', 'totp-secret', 'signing-key'] as const;
 
 /**
  * Makes CommonJS dependencies work inside the ESM bundle: esbuild's `require` shim calls the
@@ -77,13 +77,14 @@ export const NO_SIMULATED_THROTTLING_MODULE = join(REPO_ROOT, 'lib', 'bundling',
 /**
  * The AWS Parameters and Secrets Lambda Extension, through which the functions given the API-keys
  * secret read it (functions/config/secrets-extension.ts): an AWS-published layer, so no Secrets
- * Manager client in any bundle. The function loads its base config once per execution environment,
- * so the extension's cache (one entry is all it needs) serves only a retry after a failed load. Its
- * own call to Secrets Manager is cut off after 3 s, within the 5 s the function waits for it.
+ * Manager client in any bundle. The function keeps its base config at most 5 minutes
+ * (functions/config/base.ts, BASE_CONFIG_MAX_AGE_MS), the bound on a rotated key: the extension's
+ * own cache is off, or it would add its TTL to that bound. Its call to Secrets Manager is cut off
+ * after 3 s, within the 5 s the function waits for it.
  */
 export const PARAMS_AND_SECRETS = ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
-  cacheEnabled: true,
-  cacheSize: 1,
+  cacheEnabled: false,
+  cacheSize: 0,
   secretsManagerTimeout: Duration.seconds(3),
   logLevel: ParamsAndSecretsLogLevel.WARN,
 });
@@ -283,7 +284,7 @@ export class ServiceFunction extends NodejsFunction {
 
   /**
    * Credentials at rest: `seal` may generate data keys (kms:GenerateDataKey), `open` may unwrap
-   * them (kms:Decrypt), on the credentials key only, and only with an encryption context that
+   * them (kms:Decrypt), `seal-and-open` both, on the credentials key only, and only with an encryption context that
    * names an app and one of the purposes the functions use (functions/domain/credentials/ports.ts).
    */
   bindCredentials(key: IKey, access: CredentialsAccess): this {

@@ -20,6 +20,8 @@ const API_KEY = `sdk-e2e-${randomBytes(12).toString('hex')}`;
 const APP_ID = `sdk-${randomBytes(4).toString('hex')}`;
 const ROLE = 'migrated-admin';
 const PERMISSIONS = ['users:read', 'users:write'];
+const PROVIDER_SECRET = `provider-secret-${randomBytes(8).toString('hex')}`;
+const APPLE_PRIVATE_KEY = `-----BEGIN PRIVATE KEY-----\n${randomBytes(48).toString('base64')}\n-----END PRIVATE KEY-----`;
 
 let runtime: LocalProcess | undefined;
 let cases: ImportCase[] = [];
@@ -214,6 +216,31 @@ describe('imported users through supertokens-node', () => {
     expect(list.tenants.map((t) => t.tenantId).sort()).toEqual(['public', 't1']);
     const t1 = list.tenants.find((t) => t.tenantId === 't1')!;
     expect(t1.firstFactors).toEqual(['emailpassword']);
+  });
+
+  it("Multitenancy's provider reads give back the secrets written (sealed at rest in between)", async () => {
+    const google = {
+      thirdPartyId: 'google',
+      clients: [{ clientType: 'web', clientId: 'g-web', clientSecret: PROVIDER_SECRET, scope: ['email'] }],
+    };
+    const apple = {
+      thirdPartyId: 'apple',
+      clients: [{ clientId: 'a-1', additionalConfig: { keyId: 'K1', teamId: 'T1', privateKey: APPLE_PRIVATE_KEY } }],
+    };
+    for (const config of [google, apple]) {
+      expect(await Multitenancy.createOrUpdateThirdPartyConfig('t1', config)).toEqual({
+        status: 'OK',
+        createdNew: true,
+      });
+    }
+    const tenant = await Multitenancy.getTenant('t1');
+    expect(tenant?.thirdParty.providers).toEqual([google, apple]);
+    const listed = (await Multitenancy.listAllTenants()).tenants.find((t) => t.tenantId === 't1')!;
+    expect(listed.thirdParty.providers).toEqual([google, apple]);
+    // The app list (no SDK call) shows fingerprints instead.
+    const apps = await call('GET', '/recipe/multitenancy/app/list/v2');
+    expect(apps.text).not.toContain(PROVIDER_SECRET);
+    expect(apps.text).not.toContain(APPLE_PRIVATE_KEY.slice(30, 60));
   });
 
   it('getUserCount counts the imported users', async () => {

@@ -257,13 +257,13 @@ describe('with an API-keys secret', () => {
     }
   });
 
-  it('configures the extension where the fetcher looks for it: default port, one cached secret, a 3 s cut-off', () => {
+  it('configures the extension where the fetcher looks for it: default port, no cache of its own (the 5-minute key bound is the function’s), a 3 s cut-off', () => {
     for (const fn of withSecret) {
       const variables = fn.properties.Environment.Variables as Record<string, unknown>;
       expect(variables, fn.routeId).toMatchObject({
         [EXTENSION_PORT_ENV]: String(DEFAULT_EXTENSION_PORT),
-        PARAMETERS_SECRETS_EXTENSION_CACHE_ENABLED: 'true',
-        PARAMETERS_SECRETS_EXTENSION_CACHE_SIZE: '1',
+        PARAMETERS_SECRETS_EXTENSION_CACHE_ENABLED: 'false',
+        PARAMETERS_SECRETS_EXTENSION_CACHE_SIZE: '0',
         PARAMETERS_SECRETS_EXTENSION_LOG_LEVEL: 'warn',
         SECRETS_MANAGER_TIMEOUT_MILLIS: '3000',
       });

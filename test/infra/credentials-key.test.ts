@@ -26,12 +26,12 @@ function credentialStatements(fn: RouteFunction): PolicyStatement[] {
   return fn.statements.filter((s) => s.resources.some((r) => JSON.stringify(r) === JSON.stringify(arn)));
 }
 
-const expectedActions = (route: RouteDefinition) =>
+const expectedActions = (route: Pick<RouteDefinition, 'access'>) =>
   route.access.credentials === 'seal'
     ? ['kms:GenerateDataKey']
     : route.access.credentials === 'open'
       ? ['kms:Decrypt']
-      : route.access.credentials === 'seal-open'
+      : route.access.credentials === 'seal-and-open'
         ? ['kms:GenerateDataKey', 'kms:Decrypt']
         : [];
 
@@ -67,16 +67,30 @@ describe('grants from access.credentials (functions/routes.ts)', () => {
     expect(byId.get('signin')!.access.credentials).toBe('open');
     // The routes that sign tokens open private signing keys and seal the next one when it is due.
     for (const id of ['session-create', 'session-refresh', 'session-verify', 'session-regenerate', 'jwt-create']) {
-      expect(byId.get(id)!.access.credentials, id).toBe('seal-open');
+      expect(byId.get(id)!.access.credentials, id).toBe('seal-and-open');
     }
     // Reading public keys, listing and revoking sessions, and session data need no private key.
     for (const id of ['jwks-public', 'jwt-jwks', 'session-get', 'session-user', 'session-remove', 'session-data-put']) {
       expect(byId.get(id)!.access.credentials, id).toBeUndefined();
     }
-    // Listing staged rows, importing one user and reading configuration need neither.
-    for (const id of ['bulk-import-users-list', 'bulk-import-import', 'app-list-v2', 'tenant-get-v2', 'signup']) {
+    // The single import seals the TOTP secrets it imports.
+    expect(byId.get('bulk-import-import')!.access.credentials).toBe('seal');
+    // The tenant reads the SDK makes open the providers' secrets; the app list shows fingerprints.
+    for (const id of ['tenant-get-v2', 'tenant-get', 'tenant-list-v2', 'tenant-list']) {
+      expect(byId.get(id)!.access.credentials, id).toBe('open');
+    }
+    // Listing staged rows, listing apps and the TOTP device list need neither.
+    for (const id of ['bulk-import-users-list', 'app-list-v2', 'app-list', 'totp-devices-list', 'signup']) {
       expect(byId.get(id)!.access.credentials, id).toBeUndefined();
     }
+    // Every route that may open is one of these.
+    expect(ROUTES.filter((r) => r.access.credentials?.includes('open')).map((r) => r.id)).toEqual([
+      'tenant-get-v2',
+      'tenant-get',
+      'tenant-list-v2',
+      'tenant-list',
+      'signin',
+    ]);
   });
 
   it('gives each route exactly its action on the credentials key, with an app-bound encryption context', () => {

@@ -33,7 +33,7 @@ describe('session and signing-key access in the manifest', () => {
 
   it('opens private keys only where tokens are signed', () => {
     for (const route of ROUTES.filter((r) => r.access.sessions)) {
-      expect(route.access.credentials, route.id).toBe(SIGNING.includes(route.id) ? 'seal-open' : undefined);
+      expect(route.access.credentials, route.id).toBe(SIGNING.includes(route.id) ? 'seal-and-open' : undefined);
     }
   });
 });

@@ -363,17 +363,22 @@ describe('least privilege from worker.access and worker.source', () => {
         expect(imported(resource)).toBe(`${keyId}.Arn`);
       }
       const access = workerById.get(fn.routeId)!.access.credentials;
-      const expected = access === 'open' ? ['kms:Decrypt'] : access === 'seal' ? ['kms:GenerateDataKey'] : [];
-      expect(
-        credentials.flatMap((s) => s.actions),
-        fn.routeId,
-      ).toEqual(expected);
+      const expected =
+        access === 'open'
+          ? ['kms:Decrypt']
+          : access === 'seal'
+            ? ['kms:GenerateDataKey']
+            : access === 'seal-and-open'
+              ? ['kms:GenerateDataKey', 'kms:Decrypt']
+              : [];
+      expect(credentials.flatMap((s) => s.actions).sort(), fn.routeId).toEqual(expected.sort());
       expect(fn.properties.Environment?.Variables?.[ENV.credentialsKeyArn] !== undefined, fn.routeId).toBe(
         access !== undefined,
       );
     }
-    // The import worker opens staged credentials; the DLQ consumer and the reconciler never see them.
-    expect(workerById.get('import-worker')!.access.credentials).toBe('open');
+    // The import worker opens staged credentials and seals the TOTP secrets it imports; the DLQ
+    // consumer and the reconciler never see them.
+    expect(workerById.get('import-worker')!.access.credentials).toBe('seal-and-open');
     expect(workerById.get('dlq-consumer')!.access.credentials).toBeUndefined();
     expect(workerById.get('reconciler')!.access.credentials).toBeUndefined();
   });

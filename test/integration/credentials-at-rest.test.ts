@@ -15,6 +15,8 @@ import { createLocalKeyProvider } from '#functions/storage/crypto/local-keys.js'
 import { appPartition, tenantSortKey } from '#functions/storage/keys/apps.js';
 import { STAGED_SK, stagedUserPartition, stagingDataKeyPartition } from '#functions/storage/keys/staging.js';
 import { UNREADABLE_CREDENTIALS_MESSAGES } from '#functions/storage/staging/sealing.js';
+import { totpStoreOf } from '#functions/wiring/stores.js';
+import { baseTable } from '#functions/wiring/tables.js';
 import { handler as dlqConsumer } from '#functions/workers/dlq-consumer/handler.js';
 import { createImportWorker } from '#functions/workers/import-worker/handler.js';
 import {
@@ -162,8 +164,11 @@ describe('staged credentials at rest', () => {
     expect((await signIn(appId, 'p1@x.com', PLAIN)).json.status).toBe('OK');
     expect((await signIn(appId, 'h1@x.com', HASH_PASSWORD)).json.status).toBe('OK');
     expect((await signIn(appId, 'p1@x.com', 'wrong')).json.status).toBe('WRONG_CREDENTIALS_ERROR');
+    // The device's secret is sealed at rest too; its store opens it.
     const devices = (await appItems(appId)).filter((i) => i.entityType === 'TOTP_DEVICE');
-    expect(devices.map((d) => d.secretKey)).toEqual([TOTP_SECRET]);
+    expect(devices).toHaveLength(1);
+    for (const secret of SECRETS) expect(rowText(devices[0]!).includes(secret)).toBe(false);
+    expect(await totpStoreOf(baseTable).deviceSecret(appId, devices[0]!.userId as string, 'phone')).toBe(TOTP_SECRET);
   });
 
   it('erases the credentials of a row that becomes FAILED: an import conflict, and retries run out', async () => {
@@ -283,6 +288,42 @@ describe('staged credentials at rest', () => {
     expect(UNREADABLE_CREDENTIALS_MESSAGES.altered).toBe(
       'The staged credentials cannot be decrypted: the row was altered, or moved from another row or app. Stage the user again.',
     );
+  });
+
+  it('binds a row to the app and id the worker claimed it under, not to the appId and id attributes it carries', async () => {
+    const appId = await createApp({}, [], 'rest');
+    const other = await createApp({}, [], 'rest');
+    const [source] = await stageIds(appId, [hashedUser('claimed-source@x.com')]);
+    const [foreign] = await stageIds(other, [hashedUser('claimed-foreign@x.com')]);
+    // Whole items copied under new keys, every attribute as it was: the other app's row (appId
+    // `other`, its own id) into this app, and this app's row under another id.
+    const copyAs = async (from: { appId: string; id: string }, to: string) => {
+      const item = (await readRow(from.appId, from.id))!;
+      await ddb().send(new PutCommand({ TableName: tableName(), Item: { ...item, ...rowKey(appId, to) } }));
+    };
+    const fromOtherApp = `copied-${randomBytes(6).toString('hex')}`;
+    const fromOtherRow = `copied-${randomBytes(6).toString('hex')}`;
+    await copyAs({ appId: other, id: foreign! }, fromOtherApp);
+    await copyAs({ appId, id: source! }, fromOtherRow);
+    expect((await readRow(appId, fromOtherApp))!.appId).toBe(other);
+    expect((await readRow(appId, fromOtherRow))!.id).toBe(source);
+
+    for (const ids of [[fromOtherApp], [fromOtherRow], [fromOtherApp, fromOtherRow]]) {
+      expect((await worker(sqsEvent(appId, ids))).batchItemFailures).toEqual([]);
+    }
+    // Neither copy opened: no user of the other app's email here, no second user from the copy.
+    expect((await signIn(appId, 'claimed-foreign@x.com', HASH_PASSWORD)).json.status).toBe('WRONG_CREDENTIALS_ERROR');
+    expect(await userCount(appId)).toBe(0);
+    const copied = (id: string) => readRow(appId, id);
+    expect((await copied(fromOtherApp))!.status).toBe('FAILED');
+    expect((await copied(fromOtherApp))!.errorMessage).toBe(UNREADABLE_CREDENTIALS_MESSAGES['key-missing']);
+    expect((await copied(fromOtherRow))!.status).toBe('FAILED');
+    expect((await copied(fromOtherRow))!.errorMessage).toBe(UNREADABLE_CREDENTIALS_MESSAGES.altered);
+    // The originals are untouched and still import.
+    expect((await readRow(other, foreign!))!.status).toBe('NEW');
+    expect((await readRow(appId, source!))!.status).toBe('NEW');
+    expect((await worker(sqsEvent(appId, [source!]))).batchItemFailures).toEqual([]);
+    expect((await signIn(appId, 'claimed-source@x.com', HASH_PASSWORD)).json.status).toBe('OK');
   });
 
   it('fails rows sealed under a key this core does not have (a lost local key file) with a message saying so', async () => {

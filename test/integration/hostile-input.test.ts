@@ -150,6 +150,76 @@ describe('hash costs beyond the bounds', () => {
   });
 });
 
+describe('hash costs beyond the bounds, given without hashingAlgorithm', () => {
+  // A hash without an algorithm is allowed beside a plain-text password and stored as given (the
+  // reference's quirk); sign-in infers its scheme from it, so its bounds are checked like any other.
+  const undeclared = (email: string, passwordHash: string) => ({
+    recipeId: 'emailpassword',
+    email,
+    passwordHash,
+    plainTextPassword: PLAIN,
+  });
+
+  it('are refused by the single import, staging and the worker, and never computed at sign-in', async () => {
+    const appId = await createApp();
+    const single = await importUser(appId, { loginMethods: [undeclared('u-b20@x.io', BCRYPT_20)] });
+    expect([single.status, single.json]).toEqual([400, { errors: [BCRYPT_20_ERROR] }]);
+    const argon = await importUser(appId, { loginMethods: [undeclared('u-a1000@x.io', ARGON2_T1000)] });
+    expect([argon.status, argon.json]).toEqual([400, { errors: [ARGON2_T1000_ERROR] }]);
+    // Within the bounds (and a string in no hash form at all): stored as given, as before.
+    expect((await importUser(appId, { loginMethods: [undeclared('u-ok@x.io', OK_HASH)] })).status).toBe(200);
+    expect((await importUser(appId, { loginMethods: [undeclared('u-text@x.io', 'not a hash')] })).status).toBe(200);
+
+    const staged = await stage(appId, [
+      { loginMethods: [undeclared('u-ok2@x.io', OK_HASH)] },
+      { loginMethods: [undeclared('u-b20@x.io', BCRYPT_20)] },
+      { loginMethods: [undeclared('u-a1000@x.io', ARGON2_T1000)] },
+    ]);
+    expect(staged.status).toBe(400);
+    expect(staged.json.users).toEqual([
+      { index: 1, errors: [BCRYPT_20_ERROR] },
+      { index: 2, errors: [ARGON2_T1000_ERROR] },
+    ]);
+    expect(await stagedCount(appId)).toBe(0);
+
+    // Rows staged before the check: the worker's re-validation fails them, once.
+    const withoutAlgorithm = (email: string, passwordHash: string) =>
+      normalised(email, { passwordHash, hashingAlgorithm: undefined, plainTextPassword: PLAIN });
+    const old = [withoutAlgorithm('u-old-b20@x.io', BCRYPT_20), withoutAlgorithm('u-old-a1000@x.io', ARGON2_T1000)];
+    await stageDirectly(appId, old);
+    const worker = createImportWorker();
+    expect(
+      await worker(
+        sqsEvent(
+          appId,
+          old.map((u) => u.id),
+        ),
+      ),
+    ).toEqual({ batchItemFailures: [] });
+    expect(await failedMessages(appId)).toEqual({
+      'u-old-b20@x.io': `[${BCRYPT_20_ERROR}]`,
+      'u-old-a1000@x.io': `[${ARGON2_T1000_ERROR}]`,
+    });
+
+    // Stored before the check: sign-in answers wrong credentials without computing it.
+    const stored = withoutAlgorithm('u-signin-b20@x.io', BCRYPT_20);
+    const config = {
+      passwordHashingAlg: 'BCRYPT',
+      bcryptLogRounds: 4,
+      argon2: { iterations: 1, memoryKb: 64, parallelism: 1 },
+      accountLinkingEnabled: false,
+      mfaEnabled: false,
+    } as const;
+    expect((await importDirect({ store: userStore }, { appId, user: stored, config })).kind).toBe('imported');
+    const before = logs.lines.length;
+    expect((await signIn(appId, 'u-signin-b20@x.io', PLAIN)).json).toEqual({ status: 'WRONG_CREDENTIALS_ERROR' });
+    const warnings = logs.lines.slice(before).filter((l) => l.includes('"level":"warn"'));
+    expect(warnings.map((l) => JSON.parse(l).message)).toEqual([
+      'sign-in refused: the stored password hash asks for more work than the hash cost bounds allow',
+    ]);
+  });
+});
+
 describe('credentials in messages that quote input', () => {
   const noTenant = (email: string) => ep(email, { plainTextPassword: PLAIN, passwordHash: OK_HASH, tenantIds: [] });
   const longSecret = { totpDevices: [{ secretKey: TOTP_SECRET, period: 30 }] };

@@ -1,5 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import bcrypt from 'bcryptjs';
+import { argon2id } from 'hash-wasm';
 import { afterAll, describe, expect, it } from 'vitest';
+import { getBaseConfig, resolveEffectiveConfig } from '#functions/config/index.js';
 import { needsRehash, verifyPassword } from '#functions/domain/passwords/index.js';
 import type { UserRecord } from '#functions/domain/users/model.js';
 import { type PasswordPorts, signIn as signInUseCase } from '#functions/domain/users/service.js';
@@ -203,6 +206,90 @@ describe('legacy password hashes are upgraded at the first sign-in', () => {
       before.user.loginMethods.find((lm) => lm.recipeId === 'thirdparty'),
     );
     await expectSignIn(appId, 'linked@x.com', c.password);
+  });
+});
+
+describe('bcrypt and Argon2 hashes below the app cost are upgraded at sign-in', () => {
+  // The tests' base settings (users-support.ts): bcrypt_log_rounds 4, argon2 m = 1024, t = 1, p = 1.
+  const argon2 = async (password: string, memorySize: number, iterations: number) => {
+    const hash = await argon2id({
+      password,
+      salt: randomBytes(16),
+      memorySize,
+      iterations,
+      parallelism: 1,
+      hashLength: 32,
+      outputType: 'encoded',
+    });
+    SECRETS.push(password, hash);
+    return hash;
+  };
+
+  it('replaces an Argon2 hash whose memory × iterations is below the app setting, keeps one at or above it', async () => {
+    const appId = await createApp();
+    await importHash(appId, 'argon-low@x.com', await argon2('argon-low-pass', 512, 1), 'ARGON2');
+    const atCost = await argon2('argon-at-pass', 1024, 1);
+    await importHash(appId, 'argon-at@x.com', atCost, 'ARGON2');
+    // Less memory but more passes: the same product, so the same cost.
+    const traded = await argon2('argon-traded-pass', 512, 2);
+    await importHash(appId, 'argon-traded@x.com', traded, 'ARGON2');
+
+    const before = await stored(appId, 'argon-low@x.com');
+    await expectSignIn(appId, 'argon-low@x.com', 'argon-low-pass');
+    const after = await stored(appId, 'argon-low@x.com');
+    // The app's algorithm (BCRYPT) at its cost, the hash a sign-up writes.
+    expect(after.hash).toMatch(/^\$2a\$04\$[./A-Za-z0-9]{53}$/);
+    expect(after.user.version).toBe(before.user.version + 1);
+    await expectSignIn(appId, 'argon-low@x.com', 'argon-low-pass');
+    await expectSignIn(appId, 'argon-low@x.com', 'wrong', 'WRONG_CREDENTIALS_ERROR');
+
+    await expectSignIn(appId, 'argon-at@x.com', 'argon-at-pass');
+    expect((await stored(appId, 'argon-at@x.com')).hash).toBe(atCost);
+    await expectSignIn(appId, 'argon-traded@x.com', 'argon-traded-pass');
+    expect((await stored(appId, 'argon-traded@x.com')).hash).toBe(traded);
+  });
+
+  it('replaces a bcrypt hash below bcrypt_log_rounds, with the same conditional write as the legacy upgrade', async () => {
+    const appId = await createApp();
+    SECRETS.push('bcrypt-low-pass');
+    const low = bcrypt.hashSync('bcrypt-low-pass', 4);
+    SECRETS.push(low);
+    await importHash(appId, 'bcrypt-low@x.com', low, 'BCRYPT');
+    // An app whose bcrypt_log_rounds is 5 (a base-only key: the use case with such a configuration).
+    const base = { ...(await getBaseConfig()), bcrypt_log_rounds: 5 };
+    const { app } = await loadRequestTenants(appId, 'public');
+    const config = resolveEffectiveConfig(base, app?.coreConfig, undefined, appId);
+    const target = { appId, tenantId: 'public' };
+    const credentials = { email: 'bcrypt-low@x.com', password: 'bcrypt-low-pass' };
+    const before = await stored(appId, 'bcrypt-low@x.com');
+    expect((await signInUseCase(usersDeps(config), passwordPorts(config), target, credentials)).status).toBe('OK');
+    const after = await stored(appId, 'bcrypt-low@x.com');
+    expect(after.hash).toMatch(/^\$2a\$05\$[./A-Za-z0-9]{53}$/);
+    expect(after.user.version).toBe(before.user.version + 1);
+    // At the app cost now: the next sign-in keeps it.
+    expect((await signInUseCase(usersDeps(config), passwordPorts(config), target, credentials)).status).toBe('OK');
+    expect((await stored(appId, 'bcrypt-low@x.com')).hash).toBe(after.hash);
+    // With the app's own settings (cost 4) the same hash was never below the cost.
+    await expectSignIn(appId, 'bcrypt-low@x.com', 'bcrypt-low-pass');
+    expect((await stored(appId, 'bcrypt-low@x.com')).hash).toBe(after.hash);
+  });
+
+  it('keeps them when the app switch is off, and keeps Firebase scrypt hashes always', async () => {
+    const off = await createApp({ legacy_password_hash_upgrade_enabled: false });
+    const low = await argon2('argon-off-pass', 256, 1);
+    await importHash(off, 'argon-off@x.com', low, 'ARGON2');
+    await expectSignIn(off, 'argon-off@x.com', 'argon-off-pass');
+    expect((await stored(off, 'argon-off@x.com')).hash).toBe(low);
+
+    // Firebase's published example: signer key, hash and password.
+    const signerKey = 'jxspr8Ki0RYycVU8zykbdLGjFQ3McFUH0uiiTvC8pVMXAn210wjLNmdZJzxUECKbm0QsEmYUSDzZvpjeJ9WmXA==';
+    const firebaseHash =
+      '$f_scrypt$lSrfV15cpx95/sZS2W9c9Kp6i/LVgQNDNC/qzrCnh1SAyZvqmZqAjTdn3aoItz+VHjoZilo78198JAdRuid5lQ==$42xEC+ixf3L2lw==$m=14$r=8$s=Bw==';
+    SECRETS.push(signerKey, firebaseHash, 'user1password');
+    const firebase = await createApp({ firebase_password_hashing_signer_key: signerKey });
+    await importHash(firebase, 'fb@x.com', firebaseHash, 'FIREBASE_SCRYPT');
+    await expectSignIn(firebase, 'fb@x.com', 'user1password');
+    expect((await stored(firebase, 'fb@x.com')).hash).toBe(firebaseHash);
   });
 });
 

@@ -5,8 +5,10 @@ import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { setLogSink } from '#functions/shared/logger.js';
 import { metadataMergeWrite } from '#functions/storage/metadata-store.js';
 import { roleExistsCheck, userRolePut } from '#functions/storage/role-store.js';
-import { totpDevicePut } from '#functions/storage/totp-store.js';
+import { sealTotpSecret, totpDevicePut } from '#functions/storage/totp-store.js';
 import { purgeUserData, userDataDeletes } from '#functions/storage/user-data.js';
+import { credentialsEnvelope } from '#functions/wiring/credentials.js';
+import { totpStoreOf } from '#functions/wiring/stores.js';
 import { baseTable } from '#functions/wiring/tables.js';
 import { call, uniqueAppId } from '../helpers/core-client.js';
 
@@ -73,12 +75,13 @@ describe('GET /recipe/totp/device/list', () => {
   });
 
   it('refuses a duplicate device name without revealing the secret', async () => {
-    await transact([
-      totpDevicePut(baseTable, appId, 'dup', { deviceName: 'd', secretKey: SECRET_A, period: 30, skew: 1 }),
-    ]);
-    const error = await transact([
-      totpDevicePut(baseTable, appId, 'dup', { deviceName: 'd', secretKey: SECRET_B, period: 30, skew: 1 }),
-    ]).catch((e: unknown) => e as Error);
+    const put = async (secretKey: string) => {
+      const device = { deviceName: 'd', secretKey, period: 30, skew: 1 };
+      const sealed = await sealTotpSecret(credentialsEnvelope, appId, 'dup', device);
+      return totpDevicePut(baseTable, appId, 'dup', device, sealed);
+    };
+    await transact([await put(SECRET_A)]);
+    const error = await transact([await put(SECRET_B)]).catch((e: unknown) => e as Error);
     expect(error).toMatchObject({ name: 'TransactionCanceledException' });
     expect(
       JSON.stringify({
@@ -89,7 +92,8 @@ describe('GET /recipe/totp/device/list', () => {
     const stored = await getDocumentClient().send(
       new GetCommand({ TableName: tableName(), Key: { PK: `APP#${appId}#U#dup`, SK: 'TOTP#d' } }),
     );
-    expect(stored.Item?.secretKey).toBe(SECRET_A);
+    expect(stored.Item?.secretKey).toBeUndefined();
+    expect(await totpStoreOf(baseTable).deviceSecret(appId, 'dup', 'd')).toBe(SECRET_A);
   });
 
   it('answers the core query errors', async () => {

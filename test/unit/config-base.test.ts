@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
+  BASE_CONFIG_MAX_AGE_MS,
   BaseConfigError,
   CONFIG_KEYS,
   envVariableName,
@@ -9,6 +10,7 @@ import {
   resetBaseConfigForTests,
   resolveEffectiveConfig,
 } from '#functions/config/index.js';
+import { ApiKeysSecretUnavailableError } from '#functions/shared/errors.js';
 
 const sha256 = (key: string) => createHash('sha256').update(key, 'utf8').digest();
 
@@ -186,9 +188,9 @@ describe('loadBaseConfig', () => {
         },
       }),
     );
-    expect(failing.message).toBe(
-      'Invalid base config: could not read the secret named by API_KEYS_SECRET_ARN (AccessDeniedException)',
-    );
+    // An outage of a dependency (503 with Retry-After), not a bad configuration.
+    expect(failing).toBeInstanceOf(ApiKeysSecretUnavailableError);
+    expect(failing.message).toBe('could not read the secret named by API_KEYS_SECRET_ARN (AccessDeniedException)');
     const empty = await rejection(
       loadBaseConfig({ env: { API_KEYS_SECRET_ARN: 'arn' }, file: {}, fetchSecret: async () => undefined }),
     );
@@ -207,7 +209,7 @@ describe('loadBaseConfig', () => {
 describe('getBaseConfig', () => {
   afterEach(() => resetBaseConfigForTests());
 
-  it('loads once per process (the secret is fetched once)', async () => {
+  it('loads once for the callers of one period (the secret is fetched once)', async () => {
     const fetchSecret = vi.fn(async () => KEY_A);
     resetBaseConfigForTests({ env: { API_KEYS_SECRET_ARN: 'arn' }, file: {}, fetchSecret });
     const [a, b] = await Promise.all([getBaseConfig(), getBaseConfig()]);
@@ -218,13 +220,44 @@ describe('getBaseConfig', () => {
     expect(fetchSecret).toHaveBeenCalledTimes(1);
   });
 
+  it('reads the secret again once its copy is 5 minutes old: a rotated key stops working within that', async () => {
+    let now = 1_000_000;
+    let secret = KEY_A;
+    const fetchSecret = vi.fn(async () => secret);
+    resetBaseConfigForTests({ env: { API_KEYS_SECRET_ARN: 'arn' }, file: {}, fetchSecret, now: () => now });
+    expect(await getBaseConfig()).toEqual({ api_keys: KEY_A });
+    secret = KEY_B;
+    now += BASE_CONFIG_MAX_AGE_MS - 1;
+    expect(await getBaseConfig()).toEqual({ api_keys: KEY_A });
+    now += 1;
+    expect(await getBaseConfig()).toEqual({ api_keys: KEY_B });
+    expect(fetchSecret).toHaveBeenCalledTimes(2);
+    expect(BASE_CONFIG_MAX_AGE_MS).toBe(300_000);
+  });
+
+  it('never keeps using a copy past its age when the secret cannot be read again: 503 until it can', async () => {
+    let now = 0;
+    const fetchSecret = vi
+      .fn<() => Promise<string>>()
+      .mockResolvedValueOnce(KEY_A)
+      .mockRejectedValueOnce(Object.assign(new Error('x'), { name: 'TimeoutError' }))
+      .mockResolvedValue(KEY_B);
+    resetBaseConfigForTests({ env: { API_KEYS_SECRET_ARN: 'arn' }, file: {}, fetchSecret, now: () => now });
+    expect(await getBaseConfig()).toEqual({ api_keys: KEY_A });
+    now += BASE_CONFIG_MAX_AGE_MS;
+    const failed = await rejection(getBaseConfig());
+    expect(failed).toBeInstanceOf(ApiKeysSecretUnavailableError);
+    expect((failed as ApiKeysSecretUnavailableError).publicMessage).toBe('The API keys cannot be read; retry later');
+    expect(await getBaseConfig()).toEqual({ api_keys: KEY_B });
+  });
+
   it('retries after a failed load instead of memoising the failure', async () => {
     const fetchSecret = vi
       .fn<() => Promise<string>>()
       .mockRejectedValueOnce(new Error('throttled'))
       .mockResolvedValue(KEY_B);
     resetBaseConfigForTests({ env: { API_KEYS_SECRET_ARN: 'arn' }, file: {}, fetchSecret });
-    await expect(getBaseConfig()).rejects.toBeInstanceOf(BaseConfigError);
+    await expect(getBaseConfig()).rejects.toBeInstanceOf(ApiKeysSecretUnavailableError);
     expect(await getBaseConfig()).toEqual({ api_keys: KEY_B });
     expect(fetchSecret).toHaveBeenCalledTimes(2);
   });

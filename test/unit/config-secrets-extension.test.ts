@@ -147,7 +147,7 @@ describe('secretsExtensionFetcher', () => {
         loadBaseConfig({ env: { ...envFor(extension.port), API_KEYS_SECRET_ARN: ARN }, file: {} }),
       );
       expect(error.message).toBe(
-        `Invalid base config: could not read the secret named by API_KEYS_SECRET_ARN (the AWS Parameters and Secrets Lambda Extension answered HTTP ${status})`,
+        `could not read the secret named by API_KEYS_SECRET_ARN (the AWS Parameters and Secrets Lambda Extension answered HTTP ${status})`,
       );
       for (const text of messages(error)) {
         expect(text).not.toContain(KEYS);
@@ -195,7 +195,7 @@ describe('secretsExtensionFetcher', () => {
     expect(error.message).toBe('the AWS Parameters and Secrets Lambda Extension was not reachable after 3 attempts');
     const base = await rejection(loadBaseConfig({ env: { ...envFor(port), API_KEYS_SECRET_ARN: ARN }, file: {} }));
     expect(base.message).toMatch(
-      /^Invalid base config: could not read the secret named by API_KEYS_SECRET_ARN \(the AWS Parameters and Secrets Lambda Extension was not reachable after \d+ attempts\)$/,
+      /^could not read the secret named by API_KEYS_SECRET_ARN \(the AWS Parameters and Secrets Lambda Extension was not reachable after \d+ attempts\)$/,
     );
   });
 

@@ -1,7 +1,10 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  BASE_API_KEY_PINNED,
   CONFIG_KEYS,
   coreConfigProblem,
+  storedApiKeys,
   type ValidateCoreConfigInput,
   validateCoreConfig,
 } from '#functions/config/index.js';
@@ -217,9 +220,10 @@ describe('validateCoreConfig', () => {
         problem({ mfa_enabled: 'true' }, { level: 'tenant', appOverrides: { mfa_enabled: true } }),
       ).toBeUndefined();
       expect(problem({ access_token_validity: 3600 }, { level: 'tenant', appOverrides: {} })).toBeUndefined();
-      expect(
-        problem({ api_keys: GOOD_KEY }, { level: 'tenant', appOverrides: {}, base: { api_keys: GOOD_KEY } }),
-      ).toBeUndefined();
+      // …except the base API keys themselves: no app or tenant may pin them (below).
+      expect(problem({ api_keys: GOOD_KEY }, { level: 'tenant', appOverrides: {}, base: { api_keys: GOOD_KEY } })).toBe(
+        BASE_API_KEY_PINNED,
+      );
     });
 
     it('lets tenants differ on tenant-level keys', () => {
@@ -255,5 +259,41 @@ describe('validateCoreConfig', () => {
         problem({ access_token_validity: 0 }, { level: 'tenant', appOverrides: { access_token_validity: 200 } }),
       ).toBe("'access_token_validity' must be between 1 and 86400000 seconds inclusive.");
     });
+  });
+});
+
+describe('a base API key as an app or tenant key', () => {
+  const BASE_A = 'base-key-aaaaaaaaaaaaaaaaaaaa';
+  const BASE_B = 'base-key-bbbbbbbbbbbbbbbbbbbb';
+  const OWN = 'own-key-cccccccccccccccccccccc';
+  const base = { api_keys: `${BASE_A},${BASE_B}` };
+
+  it('is refused, alone or among keys of its own, in clear or as the stored digest', () => {
+    for (const apiKeys of [BASE_A, `${OWN},${BASE_B}`, ` ${BASE_B} `, storedApiKeys(`${OWN},${BASE_A}`)]) {
+      expect(problem({ api_keys: apiKeys }, { base }), apiKeys).toBe(BASE_API_KEY_PINNED);
+      expect(problem({ api_keys: apiKeys }, { base, level: 'tenant', appOverrides: { api_keys: apiKeys } })).toBe(
+        BASE_API_KEY_PINNED,
+      );
+    }
+    const error = thrown({ merged: { api_keys: BASE_A }, level: 'app', base });
+    expect(error).toBeInstanceOf(BadRequestError);
+    expect((error as Error).message).toBe(
+      'Invalid core config: api_keys contains a key of the base configuration (API_KEYS, or the API-keys secret on AWS): an app or tenant needs keys of its own, so that rotating the base keys revokes the old ones everywhere',
+    );
+  });
+
+  it('leaves keys of its own, and configurations without base keys, as before (property)', () => {
+    const key = fc.stringMatching(/^[A-Za-z0-9=-]{20,40}$/);
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(key, { minLength: 1, maxLength: 4 }),
+        fc.uniqueArray(key, { maxLength: 3 }),
+        (own, baseKeys) => {
+          const pinned = own.some((k) => baseKeys.includes(k));
+          const input = { base: baseKeys.length > 0 ? { api_keys: baseKeys.join(',') } : {} };
+          expect(problem({ api_keys: own.join(',') }, input)).toBe(pinned ? BASE_API_KEY_PINNED : undefined);
+        },
+      ),
+    );
   });
 });

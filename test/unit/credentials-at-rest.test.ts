@@ -3,7 +3,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   credentialFingerprint,
+  mapProviderSecrets,
   presentCoreConfig,
+  presentProviderSecrets,
+  resolveProviderSecretUpdate,
   resolveSecretUpdate,
   secretDigestHex,
   storedApiKeys,
@@ -220,5 +223,93 @@ describe('credentials in coreConfig', () => {
     expect(() => checkApiKey(digests, { 'api-key': sha256(KEY_A).toString('hex') })).toThrow('Invalid API key');
     expect(() => checkApiKey(digests, { 'api-key': credentialFingerprint(KEY_A) })).toThrow('Invalid API key');
     expect(() => checkApiKey([], {})).not.toThrow();
+  });
+});
+
+describe('third-party provider secrets', () => {
+  /** Providers of any shape validation lets through, secrets or not. */
+  const client = fc.record(
+    {
+      clientType: fc.constantFrom('web', 'mobile', 'desktop'),
+      clientId: fc.string(),
+      clientSecret: fc.oneof(fc.string({ minLength: 1 }), fc.integer()),
+      scope: fc.array(fc.string(), { maxLength: 2 }),
+      additionalConfig: fc.oneof(
+        fc.record(
+          { privateKey: fc.string({ minLength: 1 }), boxyAPIKey: fc.string({ minLength: 1 }), keyId: fc.string() },
+          { requiredKeys: [] },
+        ),
+        fc.constant('not an object'),
+      ),
+    },
+    { requiredKeys: ['clientId'] },
+  );
+  const provider = fc.record({
+    thirdPartyId: fc.constantFrom('google', 'apple', 'boxy-saml'),
+    name: fc.string(),
+    clients: fc.uniqueArray(client, { maxLength: 3, selector: (c) => c.clientType }),
+  });
+  const secretsOf = (p: Readonly<Record<string, unknown>>) => {
+    const values: string[] = [];
+    mapProviderSecrets(p, (value) => {
+      values.push(value);
+      return value;
+    });
+    return values;
+  };
+
+  it('names exactly the string clientSecret, privateKey and boxyAPIKey values; nothing else changes (property)', () => {
+    fc.assert(
+      fc.property(provider, (p) => {
+        const expected = p.clients.flatMap((c) => [
+          ...(typeof c.clientSecret === 'string' ? [c.clientSecret] : []),
+          ...(typeof c.additionalConfig === 'object'
+            ? [c.additionalConfig.privateKey, c.additionalConfig.boxyAPIKey].filter((v) => typeof v === 'string')
+            : []),
+        ]);
+        expect(secretsOf(p)).toEqual(expected);
+        const marked = mapProviderSecrets(p, (value) => `<${value}>`);
+        expect(secretsOf(marked)).toEqual(expected.map((v) => `<${v}>`));
+        // Everything but the secrets is as it was.
+        const strip = (q: typeof p) => mapProviderSecrets(q, () => undefined);
+        expect(strip(marked)).toEqual(strip(p));
+        expect(mapProviderSecrets(p, (value) => value)).toBe(p);
+      }),
+    );
+  });
+
+  it('shows fingerprints, from the stored digest or the clear value alike (property)', () => {
+    fc.assert(
+      fc.property(provider, (p) => {
+        const sealed = mapProviderSecrets(p, (value) =>
+          formatSealedConfigValue(sha256(value).toString('hex'), Buffer.from('box')),
+        );
+        const shown = presentProviderSecrets(p);
+        expect(presentProviderSecrets(sealed)).toEqual(shown);
+        expect(secretsOf(shown)).toEqual(secretsOf(p).map(credentialFingerprint));
+      }),
+    );
+  });
+
+  it('keeps a stored secret sent back as its fingerprint or stored form in the same slot; any other such value is a 400 (property)', () => {
+    fc.assert(
+      fc.property(provider, fc.string({ minLength: 1 }), (stored, other) => {
+        const sealed = mapProviderSecrets(stored, (value) =>
+          formatSealedConfigValue(sha256(value).toString('hex'), Buffer.from(value)),
+        );
+        for (const kept of [sealed, stored]) {
+          expect(resolveProviderSecretUpdate(kept, presentProviderSecrets(stored))).toEqual(kept);
+          expect(resolveProviderSecretUpdate(kept, kept)).toEqual(kept);
+          // Secrets themselves pass as they are.
+          expect(resolveProviderSecretUpdate(kept, stored)).toEqual(stored);
+        }
+        if (secretsOf(stored).length === 0) return;
+        const wrong = mapProviderSecrets(stored, () => credentialFingerprint(`${other}-not-stored`));
+        expect(() => resolveProviderSecretUpdate(sealed, wrong)).toThrow(BadRequestError);
+        expect(() => resolveProviderSecretUpdate(undefined, presentProviderSecrets(stored))).toThrow(
+          /^Invalid third party config: (clientSecret|privateKey|boxyAPIKey) is a fingerprint \(sha256:…\) that does not match the stored value; send the secret itself$/,
+        );
+      }),
+    );
   });
 });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { HashingAlgorithm } from '../../functions/domain/passwords/index.js';
 
@@ -36,6 +37,7 @@ vi.mock('node:crypto', async (importOriginal) => {
 });
 
 const {
+  checkUndeclaredHash,
   dummyVerifyPassword,
   HASH_FORMAT_ERRORS: E,
   HASH_LIMITS,
@@ -162,10 +164,65 @@ describe.each(BOUNDS)('$family bounds', ({ family, atLimit, beyond }) => {
     expect(calls.count).toBe(0);
   });
 
+  it.each(atLimit)('accepts %s given without hashingAlgorithm', (hash) => {
+    expect(checkUndeclaredHash(hash)).toBeUndefined();
+  });
+
+  it.each(beyond)('refuses %s given without hashingAlgorithm, with the same message', (hash, message) => {
+    // Stored as given (the reference's quirk), so checked in the form sign-in would read.
+    expect(checkUndeclaredHash(hash.replace(/^\$H\$/, '$P$'))).toBe(message);
+    expect(calls.count).toBe(0);
+  });
+
   it.each(beyond)('never computes %s when it is already stored', async (hash) => {
     const stored = hash.replace(/^\$H\$/, '$P$');
     for (const password of ['', 'password', 'x'.repeat(5000)]) {
       expect(await verifyPassword(password, stored, KEY)).toEqual({ ok: false, reason: 'HASH_COST_ABOVE_LIMIT' });
+    }
+    expect(calls.count).toBe(0);
+  });
+});
+
+describe('a hash given without hashingAlgorithm', () => {
+  it('is refused exactly when the same hash declared with its algorithm is refused for its parameters', () => {
+    const hashes = fc.oneof(
+      fc
+        .integer({ min: 0, max: 99 })
+        .map((cost) => ({ family: 'BCRYPT' as const, hash: bcrypt(String(cost).padStart(2, '0')) })),
+      fc
+        .record({
+          m: fc.integer({ min: 1, max: 2_000_000 }),
+          t: fc.integer({ min: 1, max: 30 }),
+          p: fc.integer({ min: 1, max: 40 }),
+        })
+        .map(({ m, t, p }) => ({ family: 'ARGON2' as const, hash: argon2(`m=${m},t=${t},p=${p}`) })),
+      fc
+        .record({
+          ln: fc.integer({ min: 1, max: 30 }),
+          r: fc.integer({ min: 1, max: 20 }),
+          p: fc.integer({ min: 1, max: 40 }),
+        })
+        .map(({ ln, r, p }) => ({ family: 'SCRYPT' as const, hash: scrypt(`ln=${ln},r=${r},p=${p}`) })),
+      fc.integer({ min: 0, max: 63 }).map((log2) => ({ family: 'PHPASS' as const, hash: phpass('P', log2) })),
+    );
+    fc.assert(
+      fc.property(hashes, ({ family, hash }) => {
+        const declared = normaliseImportedHash(family, hash);
+        expect(checkUndeclaredHash(hash)).toBe(declared.ok || declared.kind === 'format' ? undefined : declared.error);
+      }),
+    );
+    expect(calls.count).toBe(0);
+  });
+
+  it('passes any string that is no complete stored hash (sign-in never computes those)', () => {
+    fc.assert(
+      fc.property(fc.string(), (text) => {
+        const problem = checkUndeclaredHash(text);
+        if (problem !== undefined) expect(problem).toMatch(/^Password hash is in invalid .+ format: /);
+      }),
+    );
+    for (const text of ['', 'not a hash', '$2a$31$', '$argon2id$v=19$m=99999999', 'pbkdf2_sha256$99999999$salt$hash']) {
+      expect(checkUndeclaredHash(text)).toBeUndefined();
     }
     expect(calls.count).toBe(0);
   });

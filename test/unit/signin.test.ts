@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
 // The KDF entry points count their calls (and still compute), so the wiring's dummy verify can be
@@ -24,11 +25,13 @@ const { resolveEffectiveConfig } = await import('#functions/config/index.js');
 const { hashPassword } = await import('#functions/domain/passwords/index.js');
 const { signIn } = await import('#functions/domain/users/service.js');
 const { passwordPorts } = await import('#functions/wiring/passwords.js');
+const { RecentDurations } = await import('#functions/domain/passwords/timing.js');
 type PasswordPorts = import('#functions/domain/users/service.js').PasswordPorts;
 type UsersDeps = import('#functions/domain/users/service.js').UsersDeps;
 type UserRecord = import('#functions/domain/users/model.js').UserRecord;
 
 const TARGET = { appId: 'shop', tenantId: 'public' };
+const ARGON2_UNUSED = { iterations: 1, memoryKb: 64, parallelism: 1 };
 const EMAIL = 'ada@example.com';
 const STORED = '$2a$04$GdJB9E9ce7G/H/5IYhrD0ON1CuVEmUoh/i7ewcot4ZStgHd83Ahbe';
 const OVER_LIMIT = '$2a$20$GdJB9E9ce7G/H/5IYhrD0ON1CuVEmUoh/i7ewcot4ZStgHd83Ahbe';
@@ -70,9 +73,33 @@ function usersDeps(stored: UserRecord | undefined) {
   return { deps, lookups, warnings };
 }
 
-/** A password port that counts its calls and answers `verify` with a fixed outcome. */
-function countingPorts(outcome: Awaited<ReturnType<PasswordPorts['verify']>> = 'mismatch') {
+/**
+ * A virtual clock: `now` is what the fake work and the sleeps have added up to. No wall clock is
+ * read anywhere in these tests.
+ */
+function virtualTiming(floor: number | undefined) {
+  const clock = { t: 1_000, sleeps: [] as number[] };
+  const timing: PasswordPorts['timing'] = {
+    now: () => clock.t,
+    sleep: async (ms) => {
+      clock.sleeps.push(ms);
+      clock.t += ms;
+    },
+    floorMs: () => floor,
+  };
+  return { clock, timing };
+}
+
+/**
+ * A password port that counts its calls, answers `verify` with a fixed outcome after `verifyMs`
+ * of virtual time, and spends `dummyMs` in the dummy verify.
+ */
+function countingPorts(
+  outcome: Awaited<ReturnType<PasswordPorts['verify']>> = 'mismatch',
+  options: { floor?: number | undefined; verifyMs?: number; dummyMs?: number } = {},
+) {
   const counts = { hash: 0, verify: 0, dummyVerify: 0 };
+  const { clock, timing } = virtualTiming('floor' in options ? options.floor : 100);
   const ports: PasswordPorts = {
     hash: async () => {
       counts.hash++;
@@ -80,13 +107,16 @@ function countingPorts(outcome: Awaited<ReturnType<PasswordPorts['verify']>> = '
     },
     verify: async () => {
       counts.verify++;
+      clock.t += options.verifyMs ?? 100;
       return outcome;
     },
     dummyVerify: async () => {
       counts.dummyVerify++;
+      clock.t += options.dummyMs ?? 100;
     },
+    timing,
   };
-  return { ports, counts };
+  return { ports, counts, clock };
 }
 
 describe('sign-in', () => {
@@ -121,7 +151,9 @@ describe('sign-in', () => {
     expect(await signIn(deps, ports, TARGET, { email: EMAIL, password: 'correct horse' })).toEqual({
       status: 'WRONG_CREDENTIALS_ERROR',
     });
-    expect(calls).toEqual([]);
+    // The stored hash is never computed; the one computation is the dummy verify at the app's
+    // cost (11), which holds the failure to its duration (no floor measured yet in this test).
+    expect(calls).toEqual([{ fn: 'bcrypt', args: expect.objectContaining({ costFactor: 11 }) }]);
     expect(warnings).toEqual([
       {
         message: 'sign-in refused: the stored password hash asks for more work than the hash cost bounds allow',
@@ -141,6 +173,184 @@ describe('sign-in', () => {
     expect(warnings.map((w) => w.message)).toEqual([
       'sign-in refused: the stored password hash cannot be checked with this app configuration',
     ]);
+  });
+});
+
+describe('a failed sign-in takes at least as long as the dummy verify, whatever the stored hash', () => {
+  const FLOOR = 100;
+  const wrong = { email: EMAIL, password: 'x' };
+
+  /** The virtual time one sign-in took, its sleeps and its calls. */
+  async function timed(
+    stored: UserRecord | undefined,
+    outcome: Awaited<ReturnType<PasswordPorts['verify']>>,
+    options: Parameters<typeof countingPorts>[1],
+    input = wrong,
+  ) {
+    const { ports, counts, clock } = countingPorts(outcome, options);
+    const { deps } = usersDeps(stored);
+    const started = clock.t;
+    const result = await signIn(deps, ports, TARGET, input);
+    return { result, took: clock.t - started, sleeps: clock.sleeps, counts };
+  }
+
+  it.each([
+    ['a digest (microseconds)', 'mismatch', 0.004],
+    ['bcrypt far below the app cost', 'mismatch', 100 / 128],
+    ['a hash beyond the bounds, never computed', 'over-limit', 0],
+    ['a hash the app cannot check (Firebase without its signer key)', 'unverifiable', 0],
+    ['a password refused before any work (phpass over 4096 bytes)', 'mismatch', 0],
+  ] as const)(
+    'runs the dummy verify after %s (next to no work), then pads to the floor',
+    async (_, outcome, verifyMs) => {
+      // A dummy verify faster than the floor this time (the floor is the median of several).
+      const run = await timed(userWith(STORED), outcome, { floor: FLOOR, verifyMs, dummyMs: 90 });
+      expect(run.result).toEqual({ status: 'WRONG_CREDENTIALS_ERROR' });
+      expect(run.counts).toEqual({ hash: 0, verify: 1, dummyVerify: 1 });
+      expect(run.took).toBeCloseTo(FLOOR, 9);
+      const slow = await timed(userWith(STORED), outcome, { floor: FLOOR, verifyMs, dummyMs: 120 });
+      expect(slow.sleeps).toEqual([]);
+      expect(slow.took).toBeCloseTo(verifyMs + 120, 9);
+    },
+  );
+
+  it.each([
+    ['bcrypt one cost below the app', 50],
+    ['phpass (WordPress, 2^13 MD5 rounds)', 28],
+    ['just above next to no work', 10],
+  ] as const)('sleeps the rest of the floor after %s', async (_, verifyMs) => {
+    const run = await timed(userWith(STORED), 'mismatch', { floor: FLOOR, verifyMs });
+    expect(run.result).toEqual({ status: 'WRONG_CREDENTIALS_ERROR' });
+    expect(run.took).toBeCloseTo(FLOOR, 9);
+    expect(run.sleeps).toHaveLength(1);
+    expect(run.sleeps[0]).toBeCloseTo(FLOOR - verifyMs, 9);
+    expect(run.counts).toEqual({ hash: 0, verify: 1, dummyVerify: 0 });
+  });
+
+  it('adds nothing to a verify that took the floor or longer (the app algorithm, a costlier hash)', async () => {
+    for (const verifyMs of [FLOOR, FLOOR + 0.5, 3 * FLOOR]) {
+      const run = await timed(userWith(STORED), 'mismatch', { floor: FLOOR, verifyMs });
+      expect(run.sleeps).toEqual([]);
+      expect(run.took).toBe(verifyMs);
+    }
+  });
+
+  it('holds an unknown email, and a login method without a hash, to the floor too', async () => {
+    for (const stored of [undefined, userWith('')]) {
+      const fast = await timed(stored, 'mismatch', { floor: FLOOR, dummyMs: 70 });
+      expect(fast.counts).toEqual({ hash: 0, verify: 0, dummyVerify: 1 });
+      expect(fast.sleeps).toEqual([30]);
+      expect(fast.took).toBe(FLOOR);
+      const usual = await timed(stored, 'mismatch', { floor: FLOOR, dummyMs: FLOOR });
+      expect(usual.sleeps).toEqual([]);
+      expect(usual.took).toBe(FLOOR);
+    }
+  });
+
+  it('runs the dummy verify itself while the floor is not measured yet (a fresh execution environment)', async () => {
+    const cheap = await timed(userWith(STORED), 'mismatch', { floor: undefined, verifyMs: 60, dummyMs: FLOOR });
+    expect(cheap.counts).toEqual({ hash: 0, verify: 1, dummyVerify: 1 });
+    expect(cheap.took).toBe(60 + FLOOR);
+    const none = await timed(userWith(STORED), 'over-limit', { floor: undefined, verifyMs: 0, dummyMs: FLOOR });
+    expect(none.counts).toEqual({ hash: 0, verify: 1, dummyVerify: 1 });
+    expect(none.sleeps).toEqual([]);
+    expect(none.took).toBe(FLOOR);
+    // The unknown email has run it already: once only.
+    const unknown = await timed(undefined, 'mismatch', { floor: undefined, dummyMs: FLOOR });
+    expect(unknown.counts).toEqual({ hash: 0, verify: 0, dummyVerify: 1 });
+    expect(unknown.took).toBe(FLOOR);
+  });
+
+  it('never delays a successful sign-in', async () => {
+    const run = await timed(userWith(STORED), 'match', { floor: FLOOR, verifyMs: 1 });
+    expect(run.result).toMatchObject({ status: 'OK' });
+    expect(run.sleeps).toEqual([]);
+    expect(run.took).toBe(1);
+  });
+
+  it('holds every failure to the floor for any verify time and outcome (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('mismatch' as const, 'over-limit' as const, 'unverifiable' as const),
+        fc.double({ min: 0, max: 1_000, noNaN: true }),
+        fc.double({ min: 0.001, max: 1_000, noNaN: true }),
+        fc.boolean(),
+        fc.double({ min: 0, max: 1_000, noNaN: true }),
+        async (outcome, verifyMs, floor, known, dummyMs) => {
+          const run = await timed(known ? userWith(STORED) : undefined, outcome, { floor, verifyMs, dummyMs });
+          expect(run.result).toEqual({ status: 'WRONG_CREDENTIALS_ERROR' });
+          expect(run.took).toBeGreaterThanOrEqual(floor - 1e-9);
+          // Never more than the floor, the stored hash's own time, or next-to-no work plus the dummy.
+          const work = known ? verifyMs + (verifyMs < floor * 0.1 ? dummyMs : 0) : dummyMs;
+          expect(run.took).toBeCloseTo(Math.max(floor, work), 6);
+        },
+      ),
+    );
+  });
+});
+
+describe('RecentDurations', () => {
+  it('is the median of the last samples, unmoved by one outlier, and ignores what is not a duration', () => {
+    const durations = new RecentDurations(5);
+    expect(durations.median()).toBeUndefined();
+    for (const ms of [100, 102, 98, Number.NaN, -1, Number.POSITIVE_INFINITY]) durations.add(ms);
+    expect(durations.median()).toBe(100);
+    durations.add(5_000);
+    expect(durations.median()).toBe(101);
+    // The oldest samples leave first: five slower ones replace them all.
+    for (const ms of [200, 210, 190, 205, 195]) durations.add(ms);
+    expect(durations.median()).toBe(200);
+  });
+});
+
+describe("the wiring's floor", () => {
+  it('is measured by the dummy verify and by verifies that cost the same, not by cheaper ones', async () => {
+    // A setting no other test uses: its floor starts unmeasured.
+    const ports = passwordPorts(resolveEffectiveConfig({ bcrypt_log_rounds: 6 }, undefined, undefined));
+    const md5 = '$md5$pf=e1BBU1NXT1JEfQ==$$X03MO1qnZdYdgyfeuILPmQ==';
+    expect(await ports.verify('wrong', md5)).toBe('mismatch');
+    expect(ports.timing.floorMs()).toBeUndefined();
+    const cost5 = await hashPassword('pw', { algorithm: 'BCRYPT', bcryptLogRounds: 5, argon2: ARGON2_UNUSED });
+    expect(await ports.verify('wrong', cost5)).toBe('mismatch');
+    expect(ports.timing.floorMs()).toBeUndefined();
+    const cost6 = await hashPassword('pw', { algorithm: 'BCRYPT', bcryptLogRounds: 6, argon2: ARGON2_UNUSED });
+    expect(await ports.verify('wrong', cost6)).toBe('mismatch');
+    expect(ports.timing.floorMs()).toBeGreaterThan(0);
+    // Shared by every sign-in of the same setting in this execution environment.
+    const other = passwordPorts(resolveEffectiveConfig({ bcrypt_log_rounds: 6 }, { mfa_enabled: true }, undefined));
+    expect(other.timing.floorMs()).toBe(ports.timing.floorMs());
+    const argon = passwordPorts(
+      resolveEffectiveConfig({ password_hashing_alg: 'ARGON2', argon2_memory_kb: 96 }, undefined, undefined),
+    );
+    expect(argon.timing.floorMs()).toBeUndefined();
+    await argon.dummyVerify('');
+    expect(argon.timing.floorMs()).toBeGreaterThan(0);
+  });
+});
+
+describe('empty and over-long passwords get the same work', () => {
+  beforeEach(() => {
+    calls.length = 0;
+  });
+
+  it('an empty password against an Argon2 hash runs the Argon2 computation, and never matches', async () => {
+    const params = { iterations: 2, memoryKb: 256, parallelism: 1 };
+    const stored = await hashPassword(' ', { algorithm: 'ARGON2', bcryptLogRounds: 10, argon2: params });
+    const ports = passwordPorts(resolveEffectiveConfig({}, undefined, undefined));
+    calls.length = 0;
+    expect(await ports.verify('', stored)).toBe('mismatch');
+    expect(calls).toEqual([
+      { fn: 'argon2id', args: expect.objectContaining({ iterations: 2, memorySize: 256, parallelism: 1 }) },
+    ]);
+  });
+
+  it('the dummy verify of an empty or an over-long password computes one hash at the configured cost', async () => {
+    const ports = passwordPorts(resolveEffectiveConfig({ bcrypt_log_rounds: 5 }, undefined, undefined));
+    for (const password of ['', 'x'.repeat(100_000)]) {
+      calls.length = 0;
+      await ports.dummyVerify(password);
+      expect(calls).toEqual([{ fn: 'bcrypt', args: expect.objectContaining({ costFactor: 5 }) }]);
+    }
   });
 });
 

@@ -34,7 +34,12 @@ describe('TOTP device list', () => {
   });
 
   it('returns OK with an empty list when there are no devices', async () => {
-    const store = { listTotpDevices: async () => [] };
+    const store = {
+      listTotpDevices: async () => [],
+      deviceSecret: async () => {
+        throw new Error('listing never reads a secret');
+      },
+    };
     expect(await listDevices(store, 'a', { userId: 'u' })).toEqual({ status: 'OK', devices: [] });
   });
 });

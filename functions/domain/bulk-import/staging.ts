@@ -3,7 +3,12 @@
  * message per user. Rows are written BEFORE sending: a crash or a queue outage in between leaves
  * NEW rows that the reconciler sends later, never messages without rows.
  */
-import { BackpressureError, JsonBadRequestError, ServiceUnavailableError } from '#functions/shared/errors.js';
+import {
+  BackpressureError,
+  JsonBadRequestError,
+  KeyServiceUnavailableError,
+  ServiceUnavailableError,
+} from '#functions/shared/errors.js';
 import { METRIC } from '#functions/shared/metric-names.js';
 import type { MetricsPort } from '#functions/shared/metrics.js';
 import { type ImportPublisher, importMessage } from './message.js';
@@ -41,7 +46,8 @@ export interface StagingRounds {
 const STAGING_RETRY_AFTER_SECONDS = { throttled: 30, other: 5 } as const;
 
 /**
- * The 503 of a staging request whose writes the table kept refusing within the request's time.
+ * The 503 of a staging request whose writes the table kept refusing within the request's time, or
+ * whose credentials could not be sealed (the key service did not answer; nothing was written).
  * Without an Idempotency-Key every row it had written was removed again (the store's insert is all
  * or nothing), so the same request can simply be sent again. With one, the groups already written
  * stay (each with its marker) and a repeat with the same key writes only the others.
@@ -49,9 +55,12 @@ const STAGING_RETRY_AFTER_SECONDS = { throttled: 30, other: 5 } as const;
 function stagingUnavailable(error: BackpressureError, keyed = false): ServiceUnavailableError {
   const throttled = error.kind === 'throttled';
   const after = throttled ? STAGING_RETRY_AFTER_SECONDS.throttled : STAGING_RETRY_AFTER_SECONDS.other;
-  const why = throttled
-    ? 'DynamoDB is throttling writes (the table is at its capacity)'
-    : 'DynamoDB did not complete the writes (a conflict or a brief outage)';
+  const why =
+    error instanceof KeyServiceUnavailableError
+      ? 'The credentials key service did not answer (KMS throttling or an outage, or the local key file cannot be read)'
+      : throttled
+        ? 'DynamoDB is throttling writes (the table is at its capacity)'
+        : 'DynamoDB did not complete the writes (a conflict or a brief outage)';
   const what = keyed
     ? `send the request again with the same Idempotency-Key after ${after} s (it stages only the users not staged yet)`
     : `nothing was staged; send the request again after ${after} s`;

@@ -53,7 +53,9 @@ export interface EmailPasswordImportLoginMethod extends ImportLoginMethodBase {
   email: string;
   /**
    * Trimmed and format-checked when `hashingAlgorithm` is present. Quirk kept from the reference: a hash
-   * without an algorithm (allowed only together with `plainTextPassword`) is stored unvalidated, as given.
+   * without an algorithm (allowed only together with `plainTextPassword`) is stored as given, its
+   * format unchecked; but when it is a complete hash of a form sign-in computes, its cost bounds
+   * apply (checkUndeclaredHash).
    */
   passwordHash?: string;
   hashingAlgorithm?: ImportHashingAlgorithm;

@@ -10,7 +10,7 @@ import { parsePhoneNumberFromString } from '#functions/shared/phone-numbers.js';
 import { metadataProblem, metadataProblemMessage } from '../metadata/limits.js';
 // The import checks only: the index would also load the KDFs, which validation never runs.
 import { normaliseHashingAlgorithm } from '../passwords/algorithm.js';
-import { checkHashFormat, normaliseImportedHash } from '../passwords/format.js';
+import { checkHashFormat, checkUndeclaredHash, normaliseImportedHash } from '../passwords/format.js';
 import {
   INT_RANGE,
   isJsonObject,
@@ -373,6 +373,11 @@ function parseEmailPassword(
       const formatError = checkHashFormat(hashingAlgorithm, passwordHash);
       if (formatError !== undefined) errors.push(formatError);
     }
+  } else if (hashingAlgorithm === undefined && rawAlgorithm === undefined && passwordHash !== undefined) {
+    // A hash without an algorithm is stored as given (the reference's quirk), and sign-in infers
+    // its scheme from it: the cost bounds apply to it as to any other.
+    const boundsError = checkUndeclaredHash(passwordHash);
+    if (boundsError !== undefined) errors.push(boundsError);
   }
 
   // Built in the reference's key order (optional fields before superTokensUserId).

@@ -11,8 +11,17 @@ export interface TenantStore {
   ): Promise<{ app: TenantRecord | undefined; tenant: TenantRecord | undefined }>;
   listTenants(appId: string): Promise<TenantRecord[]>;
   listAppIds(): Promise<string[]>;
-  /** Optimistic write: false when the stored record changed since `expectedUpdatedAt` was read. */
+  /**
+   * Optimistic write: false when the stored record changed since `expectedUpdatedAt` was read.
+   * Credentials are stored sealed or as digests (values already in those forms are kept).
+   */
   saveTenant(record: TenantRecord, expectedUpdatedAt: number | undefined): Promise<boolean>;
+  /**
+   * The tenant with its third-party providers' secrets in clear, as the SDK reads them (tenant get
+   * and list). Records read by the other methods carry them sealed. A secret that can never be
+   * opened is left out (and logged, without it).
+   */
+  openSecrets(tenant: TenantRecord): Promise<TenantRecord>;
   deleteTenant(appId: string, tenantId: string): Promise<boolean>;
 }
 

@@ -2,7 +2,9 @@ import {
   type ConfigValues,
   INVALID_CORE_CONFIG_PREFIX,
   mergeCoreConfig,
+  presentProviderSecrets,
   resolveEffectiveConfig,
+  resolveProviderSecretUpdate,
   resolveSecretUpdate,
   validateCoreConfig,
 } from '#functions/config/index.js';
@@ -281,20 +283,34 @@ function view(tenant: TenantRecord, api: ApiVersion, cdiAtLeast5: boolean) {
   return api === 'v2' ? tenantViewV2(tenant) : tenantViewLegacy(tenant, cdiAtLeast5);
 }
 
-/** `GET /<t>/recipe/multitenancy/tenant[/v2]`: an unknown app or tenant is a 200 status, not a 400. */
-export function getTenant(caller: Caller, app: TenantRecord | undefined, api: ApiVersion) {
+/**
+ * `GET /<t>/recipe/multitenancy/tenant[/v2]`: an unknown app or tenant is a 200 status, not a 400.
+ * The SDK reads its providers here, secrets included: they are opened (README "Credentials at rest").
+ */
+export async function getTenant(
+  deps: Pick<Deps, 'store'>,
+  caller: Caller,
+  app: TenantRecord | undefined,
+  api: ApiVersion,
+) {
   if (!app || !caller.tenant) return { status: 'TENANT_NOT_FOUND_ERROR' };
-  return { ...view(caller.tenant, api, caller.cdiAtLeast5), status: 'OK' };
+  return { ...view(await deps.store.openSecrets(caller.tenant), api, caller.cdiAtLeast5), status: 'OK' };
 }
 
-/** `GET /recipe/multitenancy/tenant/list[/v2]` (spec §2.4). */
+/** `GET /recipe/multitenancy/tenant/list[/v2]` (spec §2.4); providers with their secrets, as for a get. */
 export async function listTenants(deps: Deps, caller: Caller, api: ApiVersion) {
   if (caller.tenantId !== PUBLIC) {
     throw new ForbiddenError('Only the public tenantId is allowed to list all tenants associated with this app');
   }
-  const tenants = await deps.store.listTenants(caller.appId);
+  const tenants = await Promise.all((await deps.store.listTenants(caller.appId)).map((t) => deps.store.openSecrets(t)));
   return { status: 'OK', tenants: tenants.map((t) => view(t, api, caller.cdiAtLeast5)) };
 }
+
+/** A tenant whose providers show fingerprints instead of their secrets (the app list). */
+const withProviderFingerprints = (tenant: TenantRecord): TenantRecord => ({
+  ...tenant,
+  thirdPartyProviders: tenant.thirdPartyProviders.map(presentProviderSecrets),
+});
 
 /** `GET /recipe/multitenancy/app/list[/v2]` (spec §1.4). */
 export async function listApps(deps: Deps, caller: Caller, api: ApiVersion) {
@@ -307,7 +323,10 @@ export async function listApps(deps: Deps, caller: Caller, api: ApiVersion) {
   const apps = await Promise.all(
     appIds.map(async (appId) => ({
       appId,
-      tenants: (await deps.store.listTenants(appId)).map((t) => view(t, api, caller.cdiAtLeast5)),
+      // Every app's providers in one answer: their secrets as fingerprints (a deliberate difference).
+      tenants: (await deps.store.listTenants(appId)).map((t) =>
+        view(withProviderFingerprints(t), api, caller.cdiAtLeast5),
+      ),
     })),
   );
   return { status: 'OK', apps: apps.filter((a) => a.tenants.length > 0) };
@@ -369,13 +388,17 @@ export function parseThirdPartyPut(body: Body): ProviderConfig {
   return validateProviderConfig(config, skipValidation);
 }
 
-/** `PUT /<t>/recipe/multitenancy/config/thirdparty` (spec §2.6): replaces or appends one provider. */
+/**
+ * `PUT /<t>/recipe/multitenancy/config/thirdparty` (spec §2.6): replaces or appends one provider.
+ * A secret sent back as the fingerprint a response showed for it keeps its stored value.
+ */
 export async function upsertThirdPartyConfig(deps: Deps, caller: Caller, provider: ProviderConfig) {
   return updateProviders(deps, caller, (providers) => {
     const index = providers.findIndex((p) => p.thirdPartyId === provider.thirdPartyId);
     const next = [...providers];
-    if (index >= 0) next[index] = provider;
-    else next.push(provider);
+    const resolved = resolveProviderSecretUpdate(index >= 0 ? providers[index] : undefined, provider);
+    if (index >= 0) next[index] = resolved;
+    else next.push(resolved);
     // Only a list that is added to is measured: a removal is always possible.
     checkProvidersSize(next);
     return { providers: next, result: { status: 'OK', createdNew: index < 0 } };

@@ -89,6 +89,41 @@ export function normaliseImportedHash(algorithm: HashingAlgorithm, hash: string)
   return { ok: true, storedHash: converted };
 }
 
+/**
+ * The `hashingAlgorithm` each stored form is imported under (the table in forms.ts), by prefix:
+ * what names a problem of a hash given without one.
+ */
+const FAMILY_BY_PREFIX: readonly (readonly [string, HashingAlgorithm])[] = [
+  ['$argon2', 'ARGON2'],
+  ['$2', 'BCRYPT'],
+  ['$f_scrypt$', 'FIREBASE_SCRYPT'],
+  ['$pbkdf2-', 'PBKDF2'],
+  ['$scrypt$', 'SCRYPT'],
+  ['$P$', 'PHPASS'],
+  ['$S$', 'PHPASS'],
+  ['$wp$', 'PHPASS'],
+  ['$md5$', 'MD5'],
+  ['$sha1$', 'SHA1'],
+  ['$sha256$', 'SHA256'],
+  ['$sha512$', 'SHA512'],
+];
+
+/**
+ * The import check of a hash given WITHOUT `hashingAlgorithm` (allowed beside a
+ * `plainTextPassword` and stored as given, as the reference does). Sign-in infers the scheme from
+ * the stored string, so a string that is a complete hash of a stored form is held to the same
+ * cost bounds as a declared one: the message (`Password hash is in invalid <X> format: <detail>`)
+ * when its parameters are beyond a bound or cannot be computed, else undefined. A string in no
+ * stored form is never computed (sign-in answers wrong credentials for it) and passes.
+ */
+export function checkUndeclaredHash(hash: string): string | undefined {
+  const problem = formOf(hash)?.read(hash)?.problem;
+  if (!problem) return undefined;
+  const family = FAMILY_BY_PREFIX.find(([prefix]) => hash.startsWith(prefix))?.[1];
+  const message = family ? HASH_FORMAT_ERRORS[family] : 'Password hash is in invalid format';
+  return `${message}: ${problem.detail}`;
+}
+
 /** The reference's own shape test for its three algorithms (prefix only for bcrypt and Argon2). */
 function referenceShapeAccepts(algorithm: HashingAlgorithm, hash: string): boolean {
   switch (algorithm) {

@@ -6,10 +6,12 @@
 export { HASHING_ALGORITHMS, type HashingAlgorithm, normaliseHashingAlgorithm } from './algorithm.js';
 export { type Argon2Params, checkArgon2Params } from './argon2.js';
 export { BCRYPT_MAX_LOG_ROUNDS, BCRYPT_MIN_LOG_ROUNDS } from './bcrypt.js';
+export { belowConfiguredCost, costsLikeHashing } from './cost.js';
 export { PasswordHashingError } from './errors.js';
 export { type FirebaseScryptHash, parseFirebaseScryptHash } from './firebase-scrypt.js';
 export {
   checkHashFormat,
+  checkUndeclaredHash,
   detectHashingAlgorithm,
   HASH_FORMAT_ERRORS,
   type ImportedHash,

@@ -35,9 +35,29 @@ export interface PasswordPorts {
   dummyVerify(plain: string): Promise<void>;
   /**
    * Whether a stored hash is to be replaced with `hash(password)` after a successful sign-in (a
-   * legacy family, and the app has not turned the upgrade off). Absent: never.
+   * legacy family, or bcrypt/Argon2 below the app's cost, and the app has not turned the upgrade
+   * off). Absent: never.
    */
   needsUpgrade?(storedHash: string): boolean;
+  /** The clock and floor that hold every failed sign-in to the dummy verify's duration. */
+  readonly timing: FailureTiming;
+}
+
+/**
+ * What holds a failed sign-in to the duration of the dummy verify, whatever the stored hash: a
+ * digest checked in microseconds, a bcrypt hash below the app's cost, a hash never computed
+ * (beyond the bounds, or unverifiable) or a password refused before any work all answer no sooner
+ * than an unknown email does.
+ */
+export interface FailureTiming {
+  /** A monotonic clock, in milliseconds. */
+  now(): number;
+  sleep(ms: number): Promise<void>;
+  /**
+   * How long the dummy verify takes here, as measured recently (ms); undefined before it has been
+   * measured — a failure then runs the dummy verify itself.
+   */
+  floorMs(): number | undefined;
 }
 
 export interface UsersDeps {
@@ -89,9 +109,11 @@ export async function signIn(
     ? await deps.store.getEmailPasswordUser(target.appId, target.tenantId, email)
     : undefined;
   const method = found?.user.loginMethods.find((lm) => lm.recipeUserId === found.recipeUserId);
+  // Every failure from here on takes at least as long as the dummy verify (failAfterFloor).
+  const verifyStarted = passwords.timing.now();
   if (!found || !method?.passwordHash) {
     await passwords.dummyVerify(input.password);
-    return { status: 'WRONG_CREDENTIALS_ERROR' };
+    return failAfterFloor(passwords, verifyStarted, input.password, true);
   }
   const outcome = await passwords.verify(input.password, method.passwordHash);
   const who = { appId: target.appId, tenantId: target.tenantId, recipeUserId: method.recipeUserId };
@@ -100,7 +122,7 @@ export async function signIn(
   } else if (outcome === 'over-limit') {
     deps.warn?.('sign-in refused: the stored password hash asks for more work than the hash cost bounds allow', who);
   }
-  if (outcome !== 'match') return { status: 'WRONG_CREDENTIALS_ERROR' };
+  if (outcome !== 'match') return failAfterFloor(passwords, verifyStarted, input.password, false);
   if (passwords.needsUpgrade?.(method.passwordHash)) {
     await upgradePasswordHash(deps, passwords, target, found.user, method.recipeUserId, input.password);
   }
@@ -109,6 +131,42 @@ export async function signIn(
     user: toUserJson(found.user),
     recipeUserId: externalIdOf(found.user, method.recipeUserId),
   };
+}
+
+/**
+ * A failure whose verify took less than this share of the dummy verify's duration did next to no
+ * work (a digest, a hash never computed, a password refused before any work): it runs the dummy
+ * verify for real, which costs what the unknown email's costs under whatever load the function is
+ * under, rather than sleeping (a sleep does not slow down with the CPU). Costs up to 110 % of the
+ * dummy's that way; above the share, the rest is slept.
+ */
+const RUN_DUMMY_BELOW_SHARE = 0.1;
+
+/**
+ * The answer of a failed sign-in, no sooner than the dummy verify would have given it: a failure
+ * that did next to no work runs the dummy verify ({@link RUN_DUMMY_BELOW_SHARE}), and the time
+ * spent since `startedAt` (the password step, after the lookup) is then padded up to the dummy's
+ * measured duration. Before that duration is known (a fresh execution environment), a failure that
+ * has not run the dummy verify runs it, which measures it. A stored hash that costs more than the
+ * dummy takes its own time (nothing is added).
+ */
+async function failAfterFloor(
+  passwords: PasswordPorts,
+  startedAt: number,
+  password: string,
+  ranDummy: boolean,
+): Promise<{ status: 'WRONG_CREDENTIALS_ERROR' }> {
+  const { timing } = passwords;
+  const floor = timing.floorMs();
+  if (!ranDummy && (floor === undefined || timing.now() - startedAt < floor * RUN_DUMMY_BELOW_SHARE)) {
+    await passwords.dummyVerify(password);
+  }
+  const target = timing.floorMs();
+  if (target !== undefined) {
+    const left = target - (timing.now() - startedAt);
+    if (left > 0) await timing.sleep(left);
+  }
+  return { status: 'WRONG_CREDENTIALS_ERROR' };
 }
 
 /**

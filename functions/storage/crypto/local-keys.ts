@@ -9,6 +9,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { type DataKeyProvider, type KeyContext, UnreadableSecretError } from '#functions/domain/credentials/ports.js';
+import { KeyServiceUnavailableError } from '#functions/shared/errors.js';
 
 export const LOCAL_KEY_BYTES = 32;
 /** First byte of a data key wrapped by this provider ('K' is KMS's, kms-keys.ts). */
@@ -22,15 +23,6 @@ const associatedData = (context: KeyContext) => Buffer.from(`${context.purpose}\
 /** The key id written into every wrapped data key: which local key wrapped it. */
 function localKeyId(key: Uint8Array): Buffer {
   return createHash('sha256').update(key).digest().subarray(0, KEY_ID_BYTES);
-}
-
-/** A key file's key; throws (naming the file, never its content) unless it holds exactly 32 bytes. */
-export function readLocalKeyFile(path: string): Buffer {
-  const key = readFileSync(path);
-  if (key.length !== LOCAL_KEY_BYTES) {
-    throw new Error(`the key file ${path} must hold exactly ${LOCAL_KEY_BYTES} bytes (it holds ${key.length})`);
-  }
-  return key;
 }
 
 export function createLocalKeyProvider(key: Uint8Array): DataKeyProvider {
@@ -73,5 +65,43 @@ export function createLocalKeyProvider(key: Uint8Array): DataKeyProvider {
         throw new UnreadableSecretError('altered', 'the wrapped data key does not match its app');
       }
     },
+  };
+}
+
+/**
+ * The provider over the local runtime's key file, read at its first use and kept from then on. A
+ * file that cannot be read — permissions, an I/O error, a missing file, not 32 bytes — is the key
+ * service being unavailable (KeyServiceUnavailableError: 503 from a route, the message back to the
+ * queue from a worker, never a FAILED user), and the next use reads it again: once the file is
+ * restored, requests and imports go on. Messages name the file and the error code, never its
+ * content.
+ */
+export function createLocalKeyFileProvider(
+  path: string,
+  read: (path: string) => Buffer = readFileSync,
+): DataKeyProvider {
+  let provider: DataKeyProvider | undefined;
+  const load = (): DataKeyProvider => {
+    if (provider) return provider;
+    let key: Buffer;
+    try {
+      key = read(path);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      const why = typeof code === 'string' ? code : error instanceof Error ? error.name : 'unknown error';
+      throw new KeyServiceUnavailableError('unavailable', `the key file ${path} cannot be read (${why})`);
+    }
+    if (key.length !== LOCAL_KEY_BYTES) {
+      throw new KeyServiceUnavailableError(
+        'unavailable',
+        `the key file ${path} must hold exactly ${LOCAL_KEY_BYTES} bytes (it holds ${key.length})`,
+      );
+    }
+    provider = createLocalKeyProvider(key);
+    return provider;
+  };
+  return {
+    generateDataKey: async (context) => load().generateDataKey(context),
+    unwrapDataKey: async (wrapped, context) => load().unwrapDataKey(wrapped, context),
   };
 }

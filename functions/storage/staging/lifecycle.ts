@@ -87,7 +87,8 @@ const moveTo = (appId: string, id: string, status: StagedStatus) =>
 
 export async function getRow(table: Table, appId: string, id: string): Promise<StagedUserRecord | undefined> {
   const item = await getItem(table, stagedRow.key({ appId, id }));
-  return item ? fromItem(item) : undefined;
+  // The row read under this key is this app's row `id`, whatever its own attributes say.
+  return item ? { ...fromItem(item), appId, id } : undefined;
 }
 
 /** Consistent reads of rows by id (missing rows are absent); only `id` and `status` unless `full`. */
@@ -270,18 +271,22 @@ const claimUpdate = (table: Table, appId: string, id: string, now: number) =>
 /**
  * The row with its credentials opened for the import; undefined when they can never be opened —
  * the row is then FAILED (its credentials erased) with a message saying why, never retried.
+ * `where` is the app and row id the caller claimed (the key it read): the row is bound to them,
+ * whatever its own `appId` and `id` attributes say.
  */
 async function opened(
   table: Table,
   sealing: StagedCredentials,
   item: Item,
   now: number,
+  where: { readonly appId: string; readonly id: string },
 ): Promise<StagedUserRecord | undefined> {
+  const claimed = (row: StagedUserRecord): StagedUserRecord => ({ ...row, appId: where.appId, id: where.id });
   try {
-    return fromItem(item, await sealing.openUser(item));
+    return claimed(fromItem(item, await sealing.openUser(item, where)));
   } catch (error) {
     if (!(error instanceof UnreadableSecretError)) throw error;
-    const row = fromItem(item);
+    const row = claimed(fromItem(item));
     if (row.status === 'FAILED') return undefined;
     const message = UNREADABLE_CREDENTIALS_MESSAGES[error.reason];
     const failed = await fail(table, row, message, now);
@@ -305,7 +310,7 @@ export async function claim(
   for (let attempt = 0; attempt < 3; attempt++) {
     const item = await getItem(table, stagedRow.key({ appId, id }));
     if (!item || item.status === 'FAILED') return undefined;
-    const row = await opened(table, sealing, item, now);
+    const row = await opened(table, sealing, item, now, { appId, id });
     if (!row) return undefined;
     if (row.status === 'PROCESSING') return row;
     const result = await transact(table, [
@@ -331,8 +336,15 @@ export async function claimMany(
   now: number,
 ): Promise<Map<string, StagedUserRecord | undefined>> {
   const unique = [...new Set(ids)];
+  // Each item is bound to the id it was read under (its key), not to its own `id` attribute.
+  const idOfKey = new Map(unique.map((id) => [stagedRow.key({ appId, id }).PK, id] as const));
   const items = (await readRows(table, appId, unique, true)).filter((i) => i.status !== 'FAILED');
-  const rows = await Promise.all(items.map((i) => opened(table, sealing, i, now)));
+  const rows = await Promise.all(
+    items.flatMap((i) => {
+      const id = idOfKey.get(i.PK as string);
+      return id === undefined ? [] : [opened(table, sealing, i, now, { appId, id })];
+    }),
+  );
   const found = new Map(rows.flatMap((row) => (row ? [[row.id, row] as const] : [])));
   const out = new Map<string, StagedUserRecord | undefined>();
   const fresh: StagedUserRecord[] = [];

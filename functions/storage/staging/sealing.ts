@@ -31,6 +31,9 @@ export const UNREADABLE_CREDENTIALS_MESSAGES: Readonly<Record<UnreadableReason, 
   'key-missing':
     'The staged credentials cannot be decrypted: their data key is missing (the row was moved from another app). ' +
     'Stage the user again.',
+  'key-refused':
+    'The staged credentials cannot be decrypted: the credentials key refused to open them (it is disabled, ' +
+    'scheduled for deletion or deleted, or the import worker may not use it). Stage the user again.',
 };
 
 const context = (appId: string): KeyContext => ({ purpose: 'staged-credentials', appId });
@@ -93,21 +96,21 @@ export class StagedCredentials {
 
   /**
    * The user of a row with its credentials opened (a row written before credentials were sealed
-   * carries them in clear). Throws UnreadableSecretError when they can never be opened.
+   * carries them in clear). `where` is the app and row id the row was read under (its key), never
+   * the item's own attributes: sealed credentials open only in the row they were sealed for.
+   * Throws UnreadableSecretError when they can never be opened.
    */
-  async openUser(item: Item): Promise<ImportUser> {
+  async openUser(item: Item, where: { readonly appId: string; readonly id: string }): Promise<ImportUser> {
     const user = JSON.parse(item.user as string) as ImportUser;
     const sealed = item[SEALED_ATTRIBUTE];
     if (sealed === undefined) return user;
-    const appId = item.appId as string;
+    const { appId, id } = where;
     const keyId = item[DATA_KEY_ATTRIBUTE];
     if (!(sealed instanceof Uint8Array) || typeof keyId !== 'string') {
       throw new UnreadableSecretError('altered', 'the sealed credentials are not in a known format');
     }
     const dataKey = await this.envelope().openingKey(await this.wrappedKey(appId, keyId), context(appId));
-    const fields = JSON.parse(
-      openWith(dataKey, sealed, associatedData(appId, item.id as string, keyId)).toString('utf8'),
-    );
+    const fields = JSON.parse(openWith(dataKey, sealed, associatedData(appId, id, keyId)).toString('utf8'));
     return joinCredentials(user, fields as CredentialFields);
   }
 

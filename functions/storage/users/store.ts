@@ -4,6 +4,7 @@
  * access patterns), password.ts (the hash upgrade after a sign-in), purge.ts (app and tenant deletion).
  */
 import type { UserStore, UserWrite } from '#functions/domain/users/ports.js';
+import type { Envelope } from '../crypto/envelope.js';
 import type { Table } from '../kit/index.js';
 import { purgeUserData } from '../user-data.js';
 import { replacePasswordHash } from './password.js';
@@ -19,7 +20,11 @@ import {
 } from './reads.js';
 import { DynamoUserWrite } from './write.js';
 
-export function createUserStore(table: Table): UserStore {
+/**
+ * `envelope` seals the TOTP secrets a write imports (totp-store.ts); it is asked for only then, so
+ * a function that writes no device never needs the credentials key.
+ */
+export function createUserStore(table: Table, envelope?: () => Envelope): UserStore {
   const own = (write: UserWrite): DynamoUserWrite => {
     if (!(write instanceof DynamoUserWrite) || write.table.name !== table.name)
       throw new Error('a write of another store');
@@ -35,7 +40,7 @@ export function createUserStore(table: Table): UserStore {
     countUsers: (appId, tenantId, masks) => countUsers(table, appId, tenantId, masks),
     replacePasswordHash: (appId, user, recipeUserId, replacement) =>
       replacePasswordHash(table, appId, user, recipeUserId, replacement),
-    newWrite: (appId) => new DynamoUserWrite(table, appId),
+    newWrite: (appId) => new DynamoUserWrite(table, appId, envelope),
     commit: (write) => own(write).commit(),
     previewCommits: (writes) => previewCommits(table, writes, own),
     async purgeUserIdData(appId, userIds) {

@@ -17,16 +17,20 @@ import type {
   WriteResult,
 } from '#functions/domain/users/ports.js';
 import { accountWriteActionCount, accountWriteActions } from '../account-tokens.js';
+import type { Envelope } from '../crypto/envelope.js';
 import { LINK_SK, USER_SK, userPartition } from '../keys/users.js';
 import { type Key, keyString, type Table, type TransactItem, transact } from '../kit/index.js';
 import { metadataMergeWrite } from '../metadata-store.js';
 import { roleExistsCheck, userRolePut } from '../role-store.js';
 import { importedRowDeletes } from '../staging/lifecycle.js';
-import { totpDevicePut } from '../totp-store.js';
+import { sealTotpSecret, totpDevicePut } from '../totp-store.js';
 import { counterAttribute, counterDeltas, type DerivedItem, deriveItems, primaryKeys, userShard } from './items.js';
 
 export interface Action {
+  /** The action as previewed (a TOTP device's Put without its secret). */
   readonly item: TransactItem;
+  /** The action as committed, when it needs work first (sealing a TOTP secret); else `item`. */
+  readonly prepare?: () => Promise<TransactItem>;
   readonly entity: WriteEntity;
   /** The plan it belongs to (undefined: shared counters). */
   readonly plan: number | undefined;
@@ -73,6 +77,8 @@ export class DynamoUserWrite implements UserWrite {
   constructor(
     readonly table: Table,
     readonly appId: string,
+    /** Seals the TOTP secrets of the write; a write with devices needs it. */
+    private readonly envelope?: () => Envelope,
   ) {}
 
   get actionCount(): number {
@@ -199,10 +205,18 @@ export class DynamoUserWrite implements UserWrite {
       }
     }
     for (const device of plan.totpDevices?.devices ?? []) {
-      push(
-        { kind: 'totpDevice', deviceName: device.deviceName },
-        totpDevicePut(table, appId, (plan.totpDevices as NonNullable<typeof plan.totpDevices>).userId, device),
-      );
+      const userId = (plan.totpDevices as NonNullable<typeof plan.totpDevices>).userId;
+      const { envelope } = this;
+      s.actions.push({
+        entity: { kind: 'totpDevice', deviceName: device.deviceName },
+        item: totpDevicePut(table, appId, userId, device),
+        plan: planIndex,
+        // The secret is sealed at commit time only: never in clear in an item, never for a preview.
+        prepare: async () => {
+          if (!envelope) throw new Error('a write of TOTP devices needs the credentials envelope');
+          return totpDevicePut(table, appId, userId, device, await sealTotpSecret(envelope, appId, userId, device));
+        },
+      });
     }
     if (plan.metadata) {
       if (s.metadataUsers.has(plan.metadata.userId))
@@ -302,10 +316,8 @@ export class DynamoUserWrite implements UserWrite {
     );
     actions.push(...merges);
     if (actions.length === 0) return { ok: true };
-    const result = await transact(
-      this.table,
-      actions.map((a) => a.item),
-    );
+    const items = await Promise.all(actions.map((a) => (a.prepare ? a.prepare() : a.item)));
+    const result = await transact(this.table, items);
     if (result.ok) return { ok: true };
     return {
       ok: false,
