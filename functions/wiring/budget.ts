@@ -6,4 +6,15 @@
 import { withRetryPolicy } from '#functions/storage/kit/retry.js';
 
 export const withinBudget = <T>(policy: { deadline: number; attempts?: number }, work: () => Promise<T>) =>
-  withRetryPolicy(policy, work);
+  withRetryPolicy({ ...policy, callDeadline: policy.deadline }, work);
+
+/** Time an HTTP route keeps, of its function's timeout, to answer after its last storage retry. */
+export const ANSWER_RESERVE_MS = 2_000;
+
+/**
+ * The deadline of an HTTP request's storage calls (epoch ms): the function's remaining time less
+ * {@link ANSWER_RESERVE_MS}, so a busy or silent table is answered with a 503 before the function's
+ * timeout cuts the request off. `remainingMs` undefined (no Lambda context): 10 s, the routes' default.
+ */
+export const requestDeadline = (remainingMs: number | undefined, now = Date.now()): number =>
+  now + (remainingMs ?? 10_000) - ANSWER_RESERVE_MS;
