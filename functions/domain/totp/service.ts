@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { UnreadableSecretError } from '#functions/domain/credentials/ports.js';
 import { cdiAtLeast } from '#functions/shared/cdi.js';
 import { BackpressureError, BadRequestError, CoreHttpError } from '#functions/shared/errors.js';
+import { ID_LIMITS } from '#functions/shared/id-limits.js';
 import { requiredQuery } from '#functions/shared/input.js';
 import { logger } from '#functions/shared/logger.js';
 import { fitsUserId } from '../metadata/user-id.js';
@@ -62,6 +63,9 @@ export interface TotpTarget {
 const MAX_ROUNDS = 25;
 /** Longer codes are refused before anything is computed or counted (the reference's column size). */
 const MAX_CODE_LENGTH = 8;
+
+/** Whether a device of this name can exist (longer names are refused where devices are made). */
+const fitsDeviceName = (name: string) => name.length <= ID_LIMITS.totpDeviceName;
 
 function assertMfaEnabled(deps: TotpDeps): void {
   if (!deps.mfaEnabled) throw new MfaDisabledError();
@@ -117,7 +121,7 @@ export async function createDevice(deps: TotpDeps, appId: string, input: CreateD
 
 /** `PUT /recipe/totp/device`: `OK`, `UNKNOWN_DEVICE_ERROR` or `DEVICE_ALREADY_EXISTS_ERROR`. */
 export async function renameDevice(store: TotpStore, appId: string, input: RenameDeviceInput) {
-  if (!fitsUserId(input.userId)) return { status: 'UNKNOWN_DEVICE_ERROR' };
+  if (!fitsUserId(input.userId) || !fitsDeviceName(input.existingDeviceName)) return { status: 'UNKNOWN_DEVICE_ERROR' };
   const result = await store.renameDevice(appId, input.userId, input.existingDeviceName, input.newDeviceName);
   if (result === 'OK') return { status: 'OK' };
   return { status: result === 'EXISTS' ? 'DEVICE_ALREADY_EXISTS_ERROR' : 'UNKNOWN_DEVICE_ERROR' };
@@ -129,7 +133,7 @@ export async function renameDevice(store: TotpStore, appId: string, input: Renam
  * reference does.
  */
 export async function removeDevice(store: TotpStore, appId: string, input: DeviceInput) {
-  if (!fitsUserId(input.userId)) return { status: 'OK', didDeviceExist: false };
+  if (!fitsUserId(input.userId) || !fitsDeviceName(input.deviceName)) return { status: 'OK', didDeviceExist: false };
   const existed = await store.removeDevice(appId, input.userId, input.deviceName);
   if (existed && (await store.listTotpDevices(appId, input.userId)).length === 0) {
     await store.removeAttempts(appId, input.userId);
