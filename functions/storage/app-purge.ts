@@ -117,7 +117,7 @@ const HOLDINGS: readonly { kind: string; holds: (table: Table, appId: string) =>
     holds: (table, appId) => anyIn(table, { pk: signingKeysPartition(appId) }),
   },
   {
-    kind: 'user data (metadata, role assignments, TOTP devices and attempts, sessions)',
+    kind: 'user data (metadata, role assignments, TOTP devices, sessions)',
     holds: (table, appId) =>
       anyInShards(
         table,
