@@ -63,7 +63,10 @@ function attempt(
   if (state.limited) return { answer: { status: 'LIMIT', retryAfterMs: state.retryAfterMs }, record };
   if (code.length > 8) return { answer: { status: 'INVALID', failed: state.failed + 1 }, record };
   if (right && !isReplay(record, code, now)) {
-    return { answer: { status: 'OK' }, record: afterSuccess(record, now, { codeDigest: code, expiresAt: now + windowMs }) };
+    return {
+      answer: { status: 'OK' },
+      record: afterSuccess(record, now, { codeDigest: code, expiresAt: now + windowMs }),
+    };
   }
   return { answer: { status: 'INVALID', failed: state.failed + 1 }, record: afterFailure(record, now, limits) };
 }
