@@ -5,7 +5,7 @@
  * clear) and what goes with a device, a user, a tenant and an app. Codes are computed from the
  * secrets with an independent RFC 6238 implementation (test/fixtures/migrate/second-factors.ts).
  */
-import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MFA_DISABLED_MESSAGE } from '#functions/domain/totp/service.js';
@@ -13,6 +13,7 @@ import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { setLogSink } from '#functions/shared/logger.js';
 import { keyOfSecret, totpCode } from '../fixtures/migrate/second-factors.js';
 import { call, uniqueAppId } from '../helpers/core-client.js';
+import { appItems } from './users-support.js';
 
 const appId = uniqueAppId('totpmfa');
 const base = `/appid-${appId}`;
@@ -41,24 +42,7 @@ async function createDevice(userId: string, deviceName?: string, shape = { skew:
   return reply.json as { status: string; deviceName: string; secret: string };
 }
 
-/** Every item whose partition belongs to the app (test-only Scan). */
-async function itemsOfApp(app: string): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await getDocumentClient().send(
-      new ScanCommand({
-        TableName: tableName(),
-        FilterExpression: 'PK = :app OR begins_with(PK, :prefix)',
-        ExpressionAttributeValues: { ':app': `APP#${app}`, ':prefix': `APP#${app}#` },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
-  return items;
-}
+const itemsOfApp = (app: string) => appItems(app, { ownPartition: true });
 
 async function userItems(app: string, userId: string) {
   const out = await getDocumentClient().send(
