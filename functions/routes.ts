@@ -174,6 +174,13 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('metadata-put', 'PUT', '/recipe/user/metadata', WRITE),
   route('metadata-remove', 'POST', '/recipe/user/metadata/remove', WRITE),
   route('totp-devices-list', 'GET', '/recipe/totp/device/list', READ),
+  // TOTP devices and codes (docs/totp-and-mfa.md): creation seals the new secret; the two routes
+  // that verify codes open device secrets (and count attempts); rename and remove open nothing.
+  route('totp-device-create', 'POST', '/recipe/totp/device', { table: 'write', credentials: 'seal' }),
+  route('totp-device-rename', 'PUT', '/recipe/totp/device', WRITE),
+  route('totp-device-remove', 'POST', '/recipe/totp/device/remove', WRITE),
+  route('totp-device-verify', 'POST', '/recipe/totp/device/verify', { table: 'write', credentials: 'open' }),
+  route('totp-verify', 'POST', '/recipe/totp/verify', { table: 'write', credentials: 'open' }),
 
   // Sessions, signing keys and JWTs (docs/sessions.md)
   route('session-create', 'POST', '/recipe/session', SIGN),

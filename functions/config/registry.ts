@@ -73,7 +73,7 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
     level: 'app',
     default: false,
     description:
-      "This core's switch for multi-factor authentication (a licence feature in the reference core): importing TOTP devices needs it.",
+      "This core's switch for multi-factor authentication (a licence feature in the reference core): importing TOTP devices needs it, and so do creating a TOTP device and verifying a TOTP code (`POST /recipe/totp/device`, `/<t>/recipe/totp/verify`: 402 when off, as the reference without the feature). See docs/totp-and-mfa.md.",
   },
   {
     key: 'password_hashing_alg',
@@ -307,16 +307,16 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
     type: 'int',
     level: 'tenant',
     default: 5,
-    description: `TOTP attempts before cooldown. ${INERT}`,
-    inert: true,
+    description:
+      "Wrong TOTP codes in a row (across a user's devices, within `totp_rate_limit_cooldown_sec` of the last one) after which the tenant's TOTP verification of that user answers `LIMIT_REACHED_ERROR` until the cooldown has passed (1 … 1000; an accepted code ends the run). See docs/totp-and-mfa.md.",
   },
   {
     key: 'totp_rate_limit_cooldown_sec',
     type: 'int',
     level: 'tenant',
     default: 900,
-    description: `TOTP cooldown in seconds. ${INERT}`,
-    inert: true,
+    description:
+      'How long a user who reached `totp_max_attempts` stays refused, in seconds after the last wrong code (> 0); the `retryAfterMs` of `LIMIT_REACHED_ERROR` counts it down. See docs/totp-and-mfa.md.',
   },
   {
     key: 'ip_allow_regex',

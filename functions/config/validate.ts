@@ -46,6 +46,9 @@ function stringOf(config: TypedConfig, key: string): string | undefined {
 
 const API_KEY_CHARACTERS = /^[A-Za-z0-9=-]*$/;
 
+/** The largest `totp_max_attempts` (this core's bound; see its rule below). */
+export const TOTP_MAX_ATTEMPTS_LIMIT = 1000;
+
 /**
  * The reference's rules on every key a request gives. A stored digest (`sha256:<64 hex>`, see
  * secrets.ts) was checked as a key before it was digested, and a request cannot send one (refused
@@ -118,6 +121,8 @@ const VALUE_RULES: readonly ((config: TypedConfig) => string | undefined)[] = [
   },
   (c) => atLeast(c, 'passwordless_code_lifetime', 1, "'passwordless_code_lifetime' must be > 0"),
   (c) => atLeast(c, 'passwordless_max_code_input_attempts', 1, "'passwordless_max_code_input_attempts' must be > 0"),
+  (c) => atLeast(c, 'totp_max_attempts', 1, "'totp_max_attempts' must be > 0"),
+  (c) => atLeast(c, 'totp_rate_limit_cooldown_sec', 1, "'totp_rate_limit_cooldown_sec' must be > 0"),
   (c) => atLeast(c, 'bulk_migration_parallelism', 1, 'Provided bulk_migration_parallelism must be >= 1'),
   (c) => atLeast(c, 'bulk_migration_batch_size', 1, 'Provided bulk_migration_batch_size must be >= 1'),
   (c) => {
@@ -138,6 +143,9 @@ const VALUE_RULES: readonly ((config: TypedConfig) => string | undefined)[] = [
       'Provided bulk_migration_sleep_between_rounds_in_batch_ms must be >= 0',
     ),
   cdiVersionProblem,
+  // Each failure of a run is kept with the user's attempt record (docs/totp-and-mfa.md): bounded so
+  // that record stays a small item.
+  (c) => between(c, 'totp_max_attempts', 1, TOTP_MAX_ATTEMPTS_LIMIT),
   // The app's own hashing stays inside the hash cost bounds (HASH_LIMITS), so sign-up and
   // plain-text imports never fail on the configuration and never write a hash sign-in would refuse.
   (c) => between(c, 'bcrypt_log_rounds', HASH_LIMITS.bcrypt.minCost, HASH_LIMITS.bcrypt.maxCost),

@@ -23,6 +23,7 @@ import { passwordlessHoldingQueries, purgeAppPasswordless, purgeTenantPasswordle
 import { purgeTenantRoleAssignments } from './role-store.js';
 import { countOf } from './staging/listing.js';
 import { purgeAppStagedUsers, purgeStagingMarker } from './staging/purge.js';
+import { purgeTenantTotpAttempts } from './totp-store.js';
 import { purgeAppUserData } from './user-data.js';
 import { purgeAppUsers, removeTenantFromUsers } from './users/purge.js';
 
@@ -36,7 +37,7 @@ const PURGERS: readonly ((table: Table, appId: string) => Promise<void>)[] = [
   // tenant, which the caller deletes last so an interrupted deletion can be finished by calling
   // remove again.
   purgeAppPartition,
-  // Metadata, role assignments, TOTP devices and sessions of every user id (users or not): GSI3 shards.
+  // Metadata, role assignments, TOTP devices and attempts, and sessions of every user id (users or not): GSI3 shards.
   purgeAppUserData,
   // The app's signing keys and refresh-token key (one partition).
   purgeAppSigningKeys,
@@ -77,11 +78,12 @@ export async function purgeAppData(appTable: Table, base: Table, appId: string):
   await purgeStagingMarker(base, appId);
 }
 
-/** Takes a deleted tenant out of the users, role assignments and passwordless codes of the app's table (idempotent). */
+/** Takes a deleted tenant out of the users, role assignments, passwordless codes and TOTP attempts of the app's table (idempotent). */
 export async function purgeTenantData(appTable: Table, appId: string, tenantId: string): Promise<void> {
   await removeTenantFromUsers(appTable, appId, tenantId);
   await purgeTenantRoleAssignments(appTable, appId, tenantId);
   await purgeTenantPasswordless(appTable, appId, tenantId);
+  await purgeTenantTotpAttempts(appTable, appId, tenantId);
 }
 
 /** Whether there is at least one item in this partition (of the table or an index). */

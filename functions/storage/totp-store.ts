@@ -1,24 +1,61 @@
 /**
- * TOTP devices of a user id. Item: `APP#<a>#U#<userId>` / `TOTP#<deviceName>`, attributes
- * `userId`, `deviceName`, `secretSealed`, `period`, `skew`, `verified`, `createdAt`; GSI3 user-data
- * entry (which projects the item: it holds the sealed secret only). The secret is sealed under the
- * credentials key (AES-256-GCM with its data key wrapped inline, bound to the app, the user id and
- * the device name) and opened only by {@link openTotpDeviceSecret}, for code that verifies codes;
- * listing projects it away so it never leaves DynamoDB on that path. Devices written before
- * secrets were sealed carry `secretKey` in clear; they read the same way.
+ * TOTP devices of a user id and their attempt records (docs/totp-and-mfa.md).
+ *
+ * Device item: `APP#<a>#U#<userId>` / `TOTP#<deviceName>`, attributes `userId`, `deviceName`,
+ * `secretSealed`, `period`, `skew`, `verified`, `createdAt`, and `sealedAs` once renamed; GSI3
+ * user-data entry (which projects the item: it holds the sealed secret only). The secret is sealed
+ * under the credentials key (AES-256-GCM with its data key wrapped inline, bound to the app, the
+ * user id and the name the device had when it was sealed — `sealedAs`, else its name) and opened
+ * only by {@link openTotpDeviceSecret}, for code that verifies codes; listing projects it away so
+ * it never leaves DynamoDB on that path. Devices written before secrets were sealed carry
+ * `secretKey` in clear; they read the same way.
+ *
+ * Attempt record: `APP#<a>#U#<userId>` / `TOTPATTEMPTS#<tenantId>`, attributes `failedAt` (epoch
+ * ms, newest first), `usedCodes` (`[{d: SHA-256 of the code, e: expiry}]`), `version` (the
+ * conditional write's guard), `expiresAt` (TTL); GSI3 user-data entry. No code is kept in clear.
  */
 import type { KeyContext } from '#functions/domain/credentials/ports.js';
 import { defaultTotpDeviceName } from '#functions/domain/totp/names.js';
-import type { TotpDeviceView, TotpStore } from '#functions/domain/totp/ports.js';
+import type {
+  AttemptRecord,
+  StoredAttempts,
+  TotpDeviceView,
+  TotpStore,
+  UsedCode,
+} from '#functions/domain/totp/ports.js';
 import type { Envelope } from './crypto/envelope.js';
-import { userDataIndexPartitionOf } from './keys/metadata.js';
-import { TOTP_SORT_PREFIX, totpDeviceSortKey, userPartition } from './keys/totp.js';
-import { defineEntity, getItem, queryAll, type Table, type TransactItem } from './kit/index.js';
+import { USER_DATA_SHARDS, userDataIndexPartition, userDataIndexPartitionOf } from './keys/metadata.js';
+import {
+  TOTP_ATTEMPTS_SORT_PREFIX,
+  TOTP_SORT_PREFIX,
+  totpAttemptsSortKey,
+  totpDeviceSortKey,
+  userPartition,
+} from './keys/totp.js';
+import {
+  allShards,
+  batchDeleteAll,
+  defineEntity,
+  deleteItem,
+  getItem,
+  type Item,
+  type Key,
+  keyAttributes,
+  putItem,
+  queryAll,
+  type Table,
+  type TransactItem,
+  transact,
+  updateExpression,
+  updateItem,
+} from './kit/index.js';
 
 /** The sealed secret (Binary): `wrapped length (2) | wrapped data key | AES-256-GCM box`. */
 export const TOTP_SEALED_ATTRIBUTE = 'secretSealed';
 /** The secret in clear, as devices written before secrets were sealed carry it. */
 const TOTP_CLEAR_ATTRIBUTE = 'secretKey';
+/** The name a renamed device's secret was sealed under (its associated data). */
+const SEALED_AS_ATTRIBUTE = 'sealedAs';
 
 const totpContext = (appId: string): KeyContext => ({ purpose: 'totp-secret', appId });
 const totpSecretData = (d: { appId: string; userId: string; deviceName: string }) =>
@@ -121,7 +158,9 @@ export async function openTotpDeviceSecret(
   if (!item) return undefined;
   const sealed = item[TOTP_SEALED_ATTRIBUTE];
   if (sealed instanceof Uint8Array) {
-    return (await envelope().openInline(sealed, totpContext(appId), totpSecretData(d))).toString('utf8');
+    const sealedAs = item[SEALED_AS_ATTRIBUTE];
+    const place = { appId, userId, deviceName: typeof sealedAs === 'string' ? sealedAs : deviceName };
+    return (await envelope().openInline(sealed, totpContext(appId), totpSecretData(place))).toString('utf8');
   }
   const clear = item[TOTP_CLEAR_ATTRIBUTE];
   return typeof clear === 'string' ? clear : undefined;
@@ -145,10 +184,206 @@ export async function listTotpDevices(table: Table, appId: string, userId: strin
   }));
 }
 
-/** The TOTP use cases' storage port for one table; `envelope` opens device secrets (asked for only then). */
+/**
+ * A new unverified device, its secret sealed for its place: one Put on condition that no device
+ * of the name exists or that the one there is unverified (replaced, as the reference replaces it).
+ */
+async function createDevice(
+  table: Table,
+  envelope: () => Envelope,
+  appId: string,
+  userId: string,
+  device: { readonly name: string; readonly period: number; readonly skew: number },
+  secret: string,
+): Promise<'OK' | 'EXISTS'> {
+  const input = { deviceName: device.name, secretKey: secret, period: device.period, skew: device.skew };
+  const sealed = await sealTotpSecret(envelope, appId, userId, input);
+  const d = { appId, userId, deviceName: device.name };
+  const item = totpDeviceEntity.item(
+    d,
+    {
+      userId,
+      deviceName: device.name,
+      [TOTP_SEALED_ATTRIBUTE]: sealed,
+      period: device.period,
+      skew: device.skew,
+      verified: false,
+      createdAt: Date.now(),
+    },
+    { GSI3: d },
+  );
+  const written = await putItem(table, item, {
+    expression: 'attribute_not_exists(PK) OR #verified = :no',
+    names: { '#verified': 'verified' },
+    values: { ':no': false },
+  });
+  return written ? 'OK' : 'EXISTS';
+}
+
+async function markDeviceVerified(table: Table, appId: string, userId: string, deviceName: string) {
+  const key = totpDeviceEntity.key({ appId, userId, deviceName });
+  const result = await updateItem(table, key, updateExpression({ verified: true }), {
+    expression: 'attribute_exists(PK)',
+  });
+  return result.ok;
+}
+
+/** Device attributes a rename carries over (the key, index entry and name are the new ones). */
+const CARRIED = ['userId', TOTP_SEALED_ATTRIBUTE, TOTP_CLEAR_ATTRIBUTE, 'period', 'skew', 'verified', 'createdAt'];
+
+/**
+ * Renames a device: Delete of the old item (on condition that it is still as read) and Put of the
+ * new one (on condition that the name is free) in one transaction. The sealed secret moves as it
+ * is, bound to the name it was sealed under (`sealedAs`), so renaming never opens a secret.
+ */
+async function renameDevice(
+  table: Table,
+  appId: string,
+  userId: string,
+  from: string,
+  to: string,
+): Promise<'OK' | 'UNKNOWN_DEVICE' | 'EXISTS'> {
+  const oldKey = totpDeviceEntity.key({ appId, userId, deviceName: from });
+  for (let round = 0; round < 5; round++) {
+    const item = await getItem(table, oldKey);
+    if (!item) return 'UNKNOWN_DEVICE';
+    if (from === to) return 'OK';
+    const carried: Item = {};
+    for (const name of CARRIED) if (item[name] !== undefined) carried[name] = item[name];
+    const sealedAs = item[SEALED_AS_ATTRIBUTE];
+    if (item[TOTP_SEALED_ATTRIBUTE] !== undefined)
+      carried[SEALED_AS_ATTRIBUTE] = typeof sealedAs === 'string' ? sealedAs : from;
+    const d = { appId, userId, deviceName: to };
+    const result = await transact(table, [
+      {
+        Delete: {
+          TableName: table.name,
+          Key: oldKey,
+          ConditionExpression: 'attribute_exists(PK) AND #verified = :seen',
+          ExpressionAttributeNames: { '#verified': 'verified' },
+          ExpressionAttributeValues: { ':seen': item.verified },
+        },
+      },
+      {
+        Put: {
+          TableName: table.name,
+          Item: totpDeviceEntity.item(d, { ...carried, deviceName: to }, { GSI3: d }),
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+    ]);
+    if (result.ok) return 'OK';
+    // The old device changed or went meanwhile: read it again; else the new name is taken.
+    if (!result.failedIndexes.includes(0)) return 'EXISTS';
+  }
+  throw new Error('a TOTP device kept changing during its rename');
+}
+
+type AttemptsPlace = { appId: string; userId: string; tenantId: string };
+export const totpAttemptsEntity = defineEntity({
+  type: 'TOTP_ATTEMPTS',
+  subject: "The user's TOTP attempts",
+  key: (a: AttemptsPlace) => ({ PK: userPartition(a.appId, a.userId), SK: totpAttemptsSortKey(a.tenantId) }),
+  indexes: {
+    GSI3: {
+      pk: (a: AttemptsPlace) => userDataIndexPartitionOf(a.appId, a.userId),
+      sk: (a: AttemptsPlace) => totpAttemptsSortKey(a.tenantId),
+    },
+  },
+});
+
+const numbersOf = (value: unknown): number[] =>
+  Array.isArray(value) ? value.filter((v): v is number => typeof v === 'number') : [];
+
+function usedCodesOf(value: unknown): UsedCode[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((v) =>
+    v && typeof v === 'object' && typeof v.d === 'string' && typeof v.e === 'number'
+      ? [{ codeDigest: v.d, expiresAt: v.e }]
+      : [],
+  );
+}
+
+async function readAttempts(table: Table, place: AttemptsPlace): Promise<StoredAttempts> {
+  const item = await getItem(table, totpAttemptsEntity.key(place));
+  if (!item) return { record: { failedAt: [], usedCodes: [] }, version: 0 };
+  return {
+    record: { failedAt: numbersOf(item.failedAt), usedCodes: usedCodesOf(item.usedCodes) },
+    version: typeof item.version === 'number' ? item.version : 0,
+  };
+}
+
+async function saveAttempts(
+  table: Table,
+  place: AttemptsPlace,
+  record: AttemptRecord,
+  seenVersion: number,
+  expiresAt: number,
+): Promise<boolean> {
+  const item = totpAttemptsEntity.item(
+    place,
+    {
+      userId: place.userId,
+      tenantId: place.tenantId,
+      failedAt: [...record.failedAt],
+      usedCodes: record.usedCodes.map((c) => ({ d: c.codeDigest, e: c.expiresAt })),
+      version: seenVersion + 1,
+      expiresAt: Math.ceil(expiresAt / 1000),
+    },
+    { GSI3: place },
+  );
+  return putItem(
+    table,
+    item,
+    seenVersion === 0
+      ? { expression: 'attribute_not_exists(PK)' }
+      : { expression: '#version = :seen', names: { '#version': 'version' }, values: { ':seen': seenVersion } },
+  );
+}
+
+/** The attempt records of a user id in every tenant (Query of its partition). */
+async function removeAttempts(table: Table, appId: string, userId: string): Promise<void> {
+  const items = await queryAll(
+    table,
+    { pk: userPartition(appId, userId), sk: { beginsWith: TOTP_ATTEMPTS_SORT_PREFIX } },
+    { attributes: ['PK', 'SK'], consistent: true },
+  );
+  await batchDeleteAll(table, items as Key[]);
+}
+
+/**
+ * Tenant-removal purger: every attempt record of the tenant, by Query on each GSI3 user-data shard
+ * (sort key `TOTPATTEMPTS#<tenantId>`; the prefix also matches longer tenant ids, filtered out).
+ */
+export async function purgeTenantTotpAttempts(table: Table, appId: string, tenantId: string): Promise<void> {
+  const sk = totpAttemptsSortKey(tenantId);
+  const gsi = keyAttributes('GSI3');
+  await Promise.all(
+    allShards(USER_DATA_SHARDS).map(async (shard) => {
+      const items = await queryAll(
+        table,
+        { index: 'GSI3', pk: userDataIndexPartition(appId, shard), sk: { beginsWith: sk } },
+        { attributes: ['PK', 'SK', gsi.sk] },
+      );
+      const keys = items.filter((item) => item[gsi.sk] === sk).map((item) => ({ PK: item.PK, SK: item.SK }) as Key);
+      await batchDeleteAll(table, keys);
+    }),
+  );
+}
+
+/** The TOTP use cases' storage port for one table; `envelope` seals and opens device secrets (asked for only then). */
 export function createTotpStore(table: Table, envelope: () => Envelope): TotpStore {
   return {
     listTotpDevices: (appId, userId) => listTotpDevices(table, appId, userId),
     deviceSecret: (appId, userId, deviceName) => openTotpDeviceSecret(table, envelope, appId, userId, deviceName),
+    createDevice: (appId, userId, device, secret) => createDevice(table, envelope, appId, userId, device, secret),
+    markDeviceVerified: (appId, userId, deviceName) => markDeviceVerified(table, appId, userId, deviceName),
+    removeDevice: async (appId, userId, deviceName) =>
+      (await deleteItem(table, totpDeviceEntity.key({ appId, userId, deviceName }))).existed,
+    renameDevice: (appId, userId, from, to) => renameDevice(table, appId, userId, from, to),
+    attempts: (appId, tenantId, userId) => readAttempts(table, { appId, userId, tenantId }),
+    saveAttempts: (appId, tenantId, userId, record, seenVersion, expiresAt) =>
+      saveAttempts(table, { appId, userId, tenantId }, record, seenVersion, expiresAt),
+    removeAttempts: (appId, userId) => removeAttempts(table, appId, userId),
   };
 }

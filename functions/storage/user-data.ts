@@ -1,13 +1,13 @@
 /**
  * Everything kept about a user id besides the user itself — metadata, role assignments, TOTP
- * devices, sessions (storage/sessions/session-store.ts) — found together: by the id's partition (a user removal) or, for a whole app, by the
+ * devices and attempt records, sessions (storage/sessions/session-store.ts) — found together: by the id's partition (a user removal) or, for a whole app, by the
  * GSI3 user-data shards (app deletion, including ids that never became users).
  */
 
 import { isAccountDataSortKey, tokenLookupKeyOf } from './keys/accounts.js';
 import { METADATA_SK, USER_DATA_SHARDS, userDataIndexPartition, userPartition } from './keys/metadata.js';
 import { ROLE_SORT_PREFIX } from './keys/roles.js';
-import { TOTP_SORT_PREFIX } from './keys/totp.js';
+import { TOTP_ATTEMPTS_SORT_PREFIX, TOTP_SORT_PREFIX } from './keys/totp.js';
 import {
   allShards,
   batchDeleteAll,
@@ -19,7 +19,7 @@ import {
 } from './kit/index.js';
 import { purgeUserSessions } from './sessions/session-store.js';
 
-/** Keys of the user-data items of one id: metadata, role assignments (all tenants), TOTP devices. */
+/** Keys of the user-data items of one id: metadata, role assignments and TOTP attempts (all tenants), TOTP devices. */
 async function userDataKeys(table: Table, appId: string, userId: string): Promise<Key[]> {
   const items = await queryAll(
     table,
@@ -35,6 +35,7 @@ async function userDataKeys(table: Table, appId: string, userId: string): Promis
         SK === METADATA_SK ||
         SK.startsWith(ROLE_SORT_PREFIX) ||
         SK.startsWith(TOTP_SORT_PREFIX) ||
+        SK.startsWith(TOTP_ATTEMPTS_SORT_PREFIX) ||
         isAccountDataSortKey(SK),
     )
     .flatMap((key) => {
@@ -52,7 +53,7 @@ export async function userDataDeletes(table: Table, appId: string, userId: strin
   return (await userDataKeys(table, appId, userId)).map((Key) => ({ Delete: { TableName: table.name, Key } }));
 }
 
-/** Deletes metadata, role assignments, TOTP devices and sessions of `userId` (batched, not atomic). */
+/** Deletes metadata, role assignments, TOTP devices and attempts, and sessions of `userId` (batched, not atomic). */
 export async function purgeUserData(table: Table, appId: string, userId: string): Promise<void> {
   await batchDeleteAll(table, await userDataKeys(table, appId, userId));
   await purgeUserSessions(table, appId, userId);

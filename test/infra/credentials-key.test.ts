@@ -73,8 +73,13 @@ describe('grants from access.credentials (functions/routes.ts)', () => {
     for (const id of ['jwks-public', 'jwt-jwks', 'session-get', 'session-user', 'session-remove', 'session-data-put']) {
       expect(byId.get(id)!.access.credentials, id).toBeUndefined();
     }
-    // The single import seals the TOTP secrets it imports.
+    // The single import seals the TOTP secrets it imports, and so does device creation.
     expect(byId.get('bulk-import-import')!.access.credentials).toBe('seal');
+    expect(byId.get('totp-device-create')!.access.credentials).toBe('seal');
+    // Renaming and removing TOTP devices need neither (a rename moves the sealed secret as it is).
+    for (const id of ['totp-device-rename', 'totp-device-remove']) {
+      expect(byId.get(id)!.access.credentials, id).toBeUndefined();
+    }
     // The tenant reads the SDK makes open the providers' secrets; the app list shows fingerprints.
     for (const id of ['tenant-get-v2', 'tenant-get', 'tenant-list-v2', 'tenant-list']) {
       expect(byId.get(id)!.access.credentials, id).toBe('open');
@@ -100,6 +105,9 @@ describe('grants from access.credentials (functions/routes.ts)', () => {
         'session-verify',
         'session-regenerate',
         'jwt-create',
+        // The two that verify TOTP codes open device secrets.
+        'totp-device-verify',
+        'totp-verify',
       ].sort(),
     );
   });

@@ -161,6 +161,13 @@ describe('validateCoreConfig', () => {
       expect(problem({ bulk_migration_parallelism: 1, bulk_migration_batch_size: 1 })).toBeUndefined();
     });
 
+    it('TOTP limits: the reference refuses values below 1; this core also a totp_max_attempts above 1000', () => {
+      expect(problem({ totp_max_attempts: 0 })).toBe("'totp_max_attempts' must be > 0");
+      expect(problem({ totp_rate_limit_cooldown_sec: 0 })).toBe("'totp_rate_limit_cooldown_sec' must be > 0");
+      expect(problem({ totp_max_attempts: 1001 })).toBe("'totp_max_attempts' must be between 1 and 1000 inclusive.");
+      expect(problem({ totp_max_attempts: 1000, totp_rate_limit_cooldown_sec: 1 })).toBeUndefined();
+    });
+
     it("password_hashing_alg must be 'ARGON2' or 'BCRYPT' (any case)", () => {
       expect(problem({ password_hashing_alg: 'SCRYPT' })).toBe(
         "'password_hashing_alg' must be one of 'ARGON2' or 'BCRYPT'",

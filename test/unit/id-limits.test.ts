@@ -18,6 +18,7 @@ import {
   stagedStatusIndexSortKey,
   stagedUserPartition,
 } from '#functions/storage/keys/staging.js';
+import { totpAttemptsSortKey } from '#functions/storage/keys/totp.js';
 import {
   accountRefSortKey,
   appUsersIndexSortKey,
@@ -68,6 +69,7 @@ const KEYS: [string, string, 'partition' | 'sort'][] = [
   ['users with a role (GSI2)', roleMembersIndexPartition(a, wide('role'), 7), 'partition'],
   ['users with a role, by tenant (GSI2)', roleMembersIndexSortKey(t, wide('userId')), 'sort'],
   ['TOTP device', totpDeviceSortKey(wide('totpDeviceName')), 'sort'],
+  ['TOTP attempts of a user id in a tenant', totpAttemptsSortKey(t), 'sort'],
   ['staged user', stagedUserPartition(a, wide('stagedId')), 'partition'],
   ['staged users by status (GSI1)', stagedStatusIndexPartition(a, 'PROCESSING', 15), 'partition'],
   ['staged users by time (GSI1)', stagedStatusIndexSortKey(ORIGIN, wide('stagedId')), 'sort'],

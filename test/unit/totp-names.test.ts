@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assignTotpDeviceNames, defaultTotpDeviceName } from '#functions/domain/totp/names.js';
 import { listDevices, parseListDevices } from '#functions/domain/totp/service.js';
+import { memoryTotpStore } from '../helpers/memory-totp-store.js';
 
 describe('assignTotpDeviceNames', () => {
   it('names nameless devices "TOTP Device <n>" counting verified devices, skipping names in use', () => {
@@ -35,7 +36,7 @@ describe('TOTP device list', () => {
 
   it('returns OK with an empty list when there are no devices', async () => {
     const store = {
-      listTotpDevices: async () => [],
+      ...memoryTotpStore(),
       deviceSecret: async () => {
         throw new Error('listing never reads a secret');
       },

@@ -1,3 +1,16 @@
+/** An accepted code, kept (as a digest) until it could no longer be accepted. */
+export interface UsedCode {
+  readonly codeDigest: string;
+  readonly expiresAt: number;
+}
+
+/** What one user id's attempts in one tenant left behind. */
+export interface AttemptRecord {
+  /** Times (epoch ms) of the failures since the last accepted code, newest first. */
+  readonly failedAt: readonly number[];
+  readonly usedCodes: readonly UsedCode[];
+}
+
 /** A device as the API shows it (no secret). */
 export interface TotpDeviceView {
   readonly name: string;
@@ -6,13 +19,53 @@ export interface TotpDeviceView {
   readonly verified: boolean;
 }
 
-/** What the TOTP use cases need from storage. */
+/** A user id's attempt record in one tenant, with the version a conditional save compares. */
+export interface StoredAttempts {
+  readonly record: AttemptRecord;
+  /** 0 when there is none yet. */
+  readonly version: number;
+}
+
+/** What the TOTP use cases need from storage (functions/storage/totp-store.ts). */
 export interface TotpStore {
   listTotpDevices(appId: string, userId: string): Promise<TotpDeviceView[]>;
   /**
-   * The secret of a user id's device in clear (base32, as imported), for verifying a code; stored
-   * sealed, opened only here. Undefined when the device does not exist. The route that calls it
-   * needs `credentials: 'open'` in functions/routes.ts.
+   * The secret of a user id's device in clear (base32), for verifying a code; stored sealed,
+   * opened only here. Undefined when the device does not exist. The route that calls it needs
+   * `credentials: 'open'` in functions/routes.ts.
    */
   deviceSecret(appId: string, userId: string, deviceName: string): Promise<string | undefined>;
+  /**
+   * A new unverified device holding `secret` (sealed; the route needs `credentials: 'seal'`), in
+   * one conditional write: it replaces an unverified device of the same name, and `EXISTS` (nothing
+   * written) when a verified one has the name.
+   */
+  createDevice(
+    appId: string,
+    userId: string,
+    device: { readonly name: string; readonly period: number; readonly skew: number },
+    secret: string,
+  ): Promise<'OK' | 'EXISTS'>;
+  /** Marks a device verified; false when the device is gone. */
+  markDeviceVerified(appId: string, userId: string, deviceName: string): Promise<boolean>;
+  /** Deletes a device; whether it existed. */
+  removeDevice(appId: string, userId: string, deviceName: string): Promise<boolean>;
+  /** Renames a device (its secret stays as it is); `EXISTS` when the new name is taken. */
+  renameDevice(appId: string, userId: string, from: string, to: string): Promise<'OK' | 'UNKNOWN_DEVICE' | 'EXISTS'>;
+  /** The attempt record of a user id in a tenant (consistent read). */
+  attempts(appId: string, tenantId: string, userId: string): Promise<StoredAttempts>;
+  /**
+   * Replaces the record, on condition that its version is still `seenVersion` (false, nothing
+   * written, when another attempt saved first). `expiresAt` (epoch ms): when storage may drop it.
+   */
+  saveAttempts(
+    appId: string,
+    tenantId: string,
+    userId: string,
+    record: AttemptRecord,
+    seenVersion: number,
+    expiresAt: number,
+  ): Promise<boolean>;
+  /** Deletes the user id's attempt records in every tenant (its last device was removed). */
+  removeAttempts(appId: string, userId: string): Promise<void>;
 }
