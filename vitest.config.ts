@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], globalSetup: ['test/helpers/command.ts'] } },
       {
         test: {
           name: 'integration',
@@ -19,6 +19,7 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
+          globalSetup: ['test/helpers/command.ts'],
           testTimeout: 300_000,
           hookTimeout: 300_000,
           fileParallelism: false,

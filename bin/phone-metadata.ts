@@ -1,6 +1,7 @@
 /**
- * Writes functions/shared/phone-metadata.json, the phone numbering plans the functions parse with:
- * `npx tsx bin/phone-metadata.ts` (after upgrading libphonenumber-js; a unit test fails until then).
+ * Writes functions/contract/phone-metadata.json, the phone numbering plans the core and the command
+ * parse with: `npx tsx bin/phone-metadata.ts` (after upgrading libphonenumber-js; a unit test fails
+ * until then).
  *
  * It is libphonenumber-js's "min" metadata without the fields only formatting reads — the display
  * formats of each plan, the national-prefix formatting rule and whether that prefix is optional
@@ -20,7 +21,7 @@ import minMetadata from 'libphonenumber-js/metadata.min.json';
  */
 export const FORMATTING_ONLY_FIELDS = [4, 6, 9] as const;
 
-export const PHONE_METADATA_PATH = resolve(import.meta.dirname, '..', 'functions', 'shared', 'phone-metadata.json');
+export const PHONE_METADATA_PATH = resolve(import.meta.dirname, '..', 'functions', 'contract', 'phone-metadata.json');
 
 type Plan = unknown[];
 

@@ -5,7 +5,8 @@
  * Usage: tsx bench/lib/convert-run.ts <export> <hashes> <records> <batch>
  */
 import { gzipSync } from 'node:zlib';
-import { setupSource } from '../../bin/cli/sources/index.js';
+import { PUBLIC_TENANT_ID } from '#functions/contract/tenants.js';
+import { setupSource } from '../../bin/auth-core/src/sources/index.js';
 
 const [exportPath, hashes, recordsArg, batchArg] = process.argv.slice(2);
 if (!exportPath || !hashes || !recordsArg || !batchArg)
@@ -14,7 +15,7 @@ const records = Number(recordsArg);
 const batch = Number(batchArg);
 
 const start = performance.now();
-const setup = await setupSource('auth0', exportPath, { tenantId: 'public', providerMap: new Map(), hashes });
+const setup = await setupSource('auth0', exportPath, { tenantId: PUBLIC_TENANT_ID, providerMap: new Map(), hashes });
 const indexedMs = performance.now() - start;
 const tenth = Math.max(1, Math.floor(records / 10));
 const rssPerTenthMb: number[] = [];

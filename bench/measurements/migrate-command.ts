@@ -14,7 +14,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createGzip } from 'node:zlib';
 import bcrypt from 'bcryptjs';
-import { setupSource } from '../../bin/cli/sources/index.js';
+import { PUBLIC_TENANT_ID } from '#functions/contract/tenants.js';
+import { setupSource } from '../../bin/auth-core/src/sources/index.js';
+import buildCommand, { COMMAND_ENTRY } from '../../test/helpers/command.js';
 import { callOk, createApp, type Runtime, waitUntilImported } from '../lib/runtime.js';
 import { shortId } from '../lib/users.js';
 
@@ -114,6 +116,8 @@ export async function conversionRun(records: number, batch: number): Promise<Rec
 
 /** `migrate` of n users vs the same users posted directly; both until NEW + PROCESSING = 0. */
 export async function commandVsDirect(runtime: Runtime, n: number, batch: number): Promise<Record<string, number>> {
+  // The command as users run it: the workspace's bundle, built from the sources of this checkout.
+  buildCommand();
   const dir = mkdtempSync(join(tmpdir(), 'bench-migrate-'));
   try {
     // The command.
@@ -124,7 +128,7 @@ export async function commandVsDirect(runtime: Runtime, n: number, batch: number
     const child = spawn(
       process.execPath,
       [
-        'bin/auth-core.js',
+        COMMAND_ENTRY,
         'migrate',
         fixture.users,
         '--from',
@@ -159,7 +163,7 @@ export async function commandVsDirect(runtime: Runtime, n: number, batch: number
     await createApp(runtime, directApp);
     const other = await auth0Fixture(dir, `d${shortId(4)}`, n);
     const setup = await setupSource('auth0', other.users, {
-      tenantId: 'public',
+      tenantId: PUBLIC_TENANT_ID,
       providerMap: new Map(),
       hashes: other.hashes,
     });

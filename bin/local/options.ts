@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { isAwsEndpoint } from '#functions/shared/clients.js';
 import { parseThrottlingFraction } from '#functions/shared/simulated-throttling.js';
-import { displayUrl } from '../cli/redact.js';
+import { displayUrl } from '../shared/display-url.js';
 import { BUNDLES_ENV } from './bundles.js';
 import { localTimeoutCap, MIN_LOCAL_FUNCTION_TIMEOUT_SECONDS } from './timeouts.js';
 

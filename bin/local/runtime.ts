@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { RouteDefinition } from '#functions/routes.js';
 import { ENV } from '#functions/shared/env.js';
 import { WORKERS } from '#functions/workers.js';
-import { displayUrl } from '../cli/redact.js';
+import { displayUrl } from '../shared/display-url.js';
 import { describeHandlerSource } from './bundles.js';
 import { DataDirModeError, makeDataDirPrivate, PRIVATE_UMASK, type Tightened } from './data-dir.js';
 import { createRouter, loadHandler, useHandler } from './dispatch.js';

@@ -45,7 +45,6 @@ export {
 } from './registry.js';
 export {
   API_KEYS_KEY,
-  credentialFingerprint,
   formatSealedConfigValue,
   parseApiKeys,
   parseSealedConfigValue,

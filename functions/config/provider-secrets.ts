@@ -15,8 +15,10 @@
  * A slot is a client (by its `clientType`: unique within a provider) and a field: what a sealed
  * value is bound to, with the app, tenant and provider (storage's associated data).
  */
+
+import { credentialFingerprint, fingerprintOfDigest } from '#functions/contract/credential-fingerprints.js';
 import { BadRequestError } from '#functions/shared/errors.js';
-import { credentialFingerprint, parseSealedConfigValue } from './secrets.js';
+import { parseSealedConfigValue } from './secrets.js';
 
 /** The secret fields of a provider's client: at the client's top level, or in its `additionalConfig`. */
 export const CLIENT_SECRET_FIELDS = ['clientSecret'] as const;
@@ -123,7 +125,7 @@ export function hasSealedProviderSecrets(provider: Json): boolean {
 /** The fingerprint of a secret value, stored sealed (from its digest) or in clear. */
 function fingerprintOf(value: string): string {
   const sealed = parseSealedConfigValue(value);
-  return sealed ? `sha256:${sealed.digestHex.slice(0, 16)}` : credentialFingerprint(value);
+  return sealed ? fingerprintOfDigest(sealed.digestHex) : credentialFingerprint(value);
 }
 
 /** A provider as responses that must not carry its secrets show it: each secret as its fingerprint. */

@@ -17,6 +17,7 @@
  * (see {@link resolveSecretUpdate}).
  */
 import { createHash } from 'node:crypto';
+import { fingerprintOfDigest } from '#functions/contract/credential-fingerprints.js';
 import { BadRequestError } from '#functions/shared/errors.js';
 import type { ConfigValues } from './layers.js';
 
@@ -30,12 +31,6 @@ const SEALED = /^sealed:v1:([0-9a-f]{64}):([A-Za-z0-9+/]+={0,2})$/;
 const STORED_OR_SHOWN = /sha256:|sealed:v1:/;
 
 export const sha256Hex = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
-
-/** `sha256:<first 16 hex>` of a SHA-256 given in hex. */
-const fingerprintOfDigest = (digestHex: string) => `sha256:${digestHex.slice(0, 16)}`;
-
-/** The fingerprint clients compute for a value they hold. */
-export const credentialFingerprint = (value: string) => fingerprintOfDigest(sha256Hex(value));
 
 /** Splits an `api_keys` value into keys: whitespace removed, split on commas, empty entries dropped. */
 export function parseApiKeys(value: string | null | undefined): string[] {

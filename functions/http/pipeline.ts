@@ -7,12 +7,13 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import type { EffectiveConfig } from '#functions/config/index.js';
+import { PUBLIC_TENANT_ID } from '#functions/contract/tenants.js';
 import type { TenantRecord } from '#functions/domain/multitenancy/tenant.js';
 import { checkApiKey } from '#functions/shared/api-keys.js';
 import { cdiAtLeast, resolveCdiVersion } from '#functions/shared/cdi.js';
 import { AppOrTenantNotFoundError, BadRequestError, ForbiddenError, NotFoundError } from '#functions/shared/errors.js';
 import { logger } from '#functions/shared/logger.js';
-import { PUBLIC, type ResolvedPrefix, resolvePrefix } from '#functions/shared/prefix.js';
+import { type ResolvedPrefix, resolvePrefix } from '#functions/shared/prefix.js';
 import { requestDeadline, withinBudget } from '#functions/wiring/budget.js';
 import { loadRequestTenants, type RequestTenants } from '#functions/wiring/request.js';
 import { decodeBody as decodeTransport, LAMBDA_PAYLOAD_BYTES, MAX_STAGING_BODY_BYTES } from './body.js';
@@ -211,7 +212,7 @@ const checkCdiVersion: Step = (x) => {
 };
 
 const refuseNonPublicTenant = (request: CoreRequest) => {
-  if (request.tenantId !== PUBLIC && cdiAtLeast(request.cdiVersion, '5.0'))
+  if (request.tenantId !== PUBLIC_TENANT_ID && cdiAtLeast(request.cdiVersion, '5.0'))
     throw new ForbiddenError(ONLY_PUBLIC_TENANT);
 };
 

@@ -3,10 +3,10 @@
  * case-insensitive. API Gateway hands us the prefix as up to two whole path segments; this is
  * the single place that turns them into (appId, tenantId).
  */
+import { PUBLIC_TENANT_ID } from '#functions/contract/tenants.js';
 import { BadRequestError } from './errors.js';
 import { ID_LIMITS } from './id-limits.js';
 
-export const PUBLIC = 'public';
 const RESERVED_TENANT_SEGMENTS = new Set(['recipe', 'config', 'users', 'hello']);
 const APP_SEGMENT = /^appid-([a-z0-9-]*)$/;
 const TENANT_SEGMENT = /^[a-z0-9-]+$/;
@@ -34,19 +34,19 @@ export function resolvePrefix(segments: readonly (string | undefined)[]): Resolv
 function resolveSegments(segments: readonly (string | undefined)[]): ResolvedPrefix | undefined {
   const parts = segments.filter((s): s is string => s !== undefined && s !== '').map((s) => s.toLowerCase());
   if (parts.length > 2) return undefined;
-  let appId = PUBLIC;
+  let appId = PUBLIC_TENANT_ID;
   let rest = parts;
   const first = parts[0];
   if (first !== undefined) {
     const appMatch = APP_SEGMENT.exec(first);
     if (appMatch) {
-      appId = appMatch[1] === '' || appMatch[1] === undefined ? PUBLIC : appMatch[1];
+      appId = appMatch[1] === '' || appMatch[1] === undefined ? PUBLIC_TENANT_ID : appMatch[1];
       rest = parts.slice(1);
     } else if (parts.length === 2) {
       return undefined;
     }
   }
-  if (rest.length === 0) return { appId, tenantId: PUBLIC };
+  if (rest.length === 0) return { appId, tenantId: PUBLIC_TENANT_ID };
   const tenantSegment = rest[0] as string;
   if (rest.length > 1 || !TENANT_SEGMENT.test(tenantSegment) || RESERVED_TENANT_SEGMENTS.has(tenantSegment)) {
     return undefined;

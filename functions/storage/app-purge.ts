@@ -3,7 +3,7 @@
  * This module only orchestrates: every store brings the purger of its own items (each finds them
  * by Query, never a Scan).
  */
-import { PUBLIC } from '#functions/shared/prefix.js';
+import { PUBLIC_TENANT_ID } from '#functions/contract/tenants.js';
 import { purgeAppIdempotency } from './idempotency-store.js';
 import { appPartition, tenantSortKey } from './keys/apps.js';
 import { USER_DATA_SHARDS, userDataIndexPartition } from './keys/metadata.js';
@@ -55,7 +55,7 @@ async function purgeAppPartition(table: Table, appId: string): Promise<void> {
   for await (const page of queryPages(table, { pk: appPartition(appId) }, { attributes: ['PK', 'SK'] })) {
     await batchDeleteAll(
       table,
-      (page as Key[]).filter((item) => item.SK !== tenantSortKey(PUBLIC)),
+      (page as Key[]).filter((item) => item.SK !== tenantSortKey(PUBLIC_TENANT_ID)),
     );
   }
 }

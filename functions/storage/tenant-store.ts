@@ -2,6 +2,8 @@
  * Apps and tenants (always in the base table). Item: `APP#<appId>` / `TENANT#<tenantId>`; the
  * public tenant of an app also carries the GSI1 entry `APPS` / `<appId>` that lists every app.
  */
+
+import { PUBLIC_TENANT_ID } from '#functions/contract/tenants.js';
 import type { TenantStore } from '#functions/domain/multitenancy/ports.js';
 import {
   defaultBaseTenant,
@@ -10,7 +12,6 @@ import {
   withBaseDefault,
 } from '#functions/domain/multitenancy/tenant.js';
 import { logger } from '#functions/shared/logger.js';
-import { PUBLIC } from '#functions/shared/prefix.js';
 import { encodeConfigSecrets, openProviderSecrets, sealProviderSecrets } from './config-secrets.js';
 import type { Envelope } from './crypto/envelope.js';
 import { APP_LIST_PARTITION, appPartition, TENANT_SORT_PREFIX, tenantSortKey } from './keys/apps.js';
@@ -60,7 +61,7 @@ function toItem(record: TenantRecord): Item {
       requiredSecondaryFactors: record.requiredSecondaryFactors ?? undefined,
     },
     // Only an app's public tenant is listed as an app.
-    record.tenantId === PUBLIC ? { GSI1: { appId: record.appId } } : {},
+    record.tenantId === PUBLIC_TENANT_ID ? { GSI1: { appId: record.appId } } : {},
   );
 }
 
@@ -96,17 +97,17 @@ export function createTenantStore(table: Table, envelope: () => Envelope): Tenan
      * request needs before its API-key check.
      */
     async getTenantPair(appId, tenantId) {
-      if (tenantId === PUBLIC) {
-        const app = await getTenant(appId, PUBLIC);
+      if (tenantId === PUBLIC_TENANT_ID) {
+        const app = await getTenant(appId, PUBLIC_TENANT_ID);
         return { app, tenant: app };
       }
       const found = await batchGetAll(
         table,
-        [PUBLIC, tenantId].map((t) => tenantEntity.key({ appId, tenantId: t })),
+        [PUBLIC_TENANT_ID, tenantId].map((t) => tenantEntity.key({ appId, tenantId: t })),
       );
       const bySk = new Map(found.map((item) => [item.SK as string, item]));
       return {
-        app: withBaseDefault(appId, PUBLIC, fromItem(bySk.get(tenantSortKey(PUBLIC)))),
+        app: withBaseDefault(appId, PUBLIC_TENANT_ID, fromItem(bySk.get(tenantSortKey(PUBLIC_TENANT_ID)))),
         tenant: fromItem(bySk.get(tenantSortKey(tenantId))),
       };
     },
@@ -119,7 +120,8 @@ export function createTenantStore(table: Table, envelope: () => Envelope): Tenan
         { consistent: true },
       );
       const records = items.flatMap((item) => fromItem(item) ?? []);
-      if (appId === PUBLIC && !records.some((r) => r.tenantId === PUBLIC)) records.unshift(defaultBaseTenant());
+      if (appId === PUBLIC_TENANT_ID && !records.some((r) => r.tenantId === PUBLIC_TENANT_ID))
+        records.unshift(defaultBaseTenant());
       return records;
     },
 
@@ -127,7 +129,7 @@ export function createTenantStore(table: Table, envelope: () => Envelope): Tenan
     async listAppIds() {
       const items = await queryAll(table, { index: 'GSI1', pk: APP_LIST_PARTITION }, { attributes: ['appId'] });
       const ids = items.map((item) => item.appId as string);
-      if (!ids.includes(PUBLIC)) ids.unshift(PUBLIC);
+      if (!ids.includes(PUBLIC_TENANT_ID)) ids.unshift(PUBLIC_TENANT_ID);
       return ids;
     },
 

@@ -4,10 +4,10 @@
  * the table it names, and the backpressure policy the worker and the DLQ consumer apply.
  */
 import { type EffectiveConfig, getBaseConfig, resolveEffectiveConfig } from '#functions/config/index.js';
+import { PUBLIC_TENANT_ID } from '#functions/contract/tenants.js';
 import type { BackpressurePolicy } from '#functions/domain/bulk-import/processing.js';
 import type { StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import { ENV } from '#functions/shared/env.js';
-import { PUBLIC } from '#functions/shared/prefix.js';
 import { classifyError, isTransient } from '#functions/storage/kit/index.js';
 import { IMPORT_BACKPRESSURE } from '#functions/workers.js';
 import { stagingStoreOf, tenantStore } from './stores.js';
@@ -29,7 +29,7 @@ export function perApp<T>(load: (appId: string) => Promise<T>): (appId: string) 
 
 /** The app's effective configuration (its public tenant over the base); undefined when the app is gone. */
 export async function loadAppConfig(appId: string): Promise<EffectiveConfig | undefined> {
-  const [base, app] = await Promise.all([getBaseConfig(), tenantStore.getTenant(appId, PUBLIC)]);
+  const [base, app] = await Promise.all([getBaseConfig(), tenantStore.getTenant(appId, PUBLIC_TENANT_ID)]);
   return app ? resolveEffectiveConfig(base, app.coreConfig, undefined, appId) : undefined;
 }
 
@@ -50,7 +50,7 @@ export interface AppSnapshot {
  */
 export async function loadAppSnapshot(appId: string): Promise<AppSnapshot | undefined> {
   const [base, tenants] = await Promise.all([getBaseConfig(), tenantStore.listTenants(appId)]);
-  const app = tenants.find((t) => t.tenantId === PUBLIC);
+  const app = tenants.find((t) => t.tenantId === PUBLIC_TENANT_ID);
   if (!app) return undefined;
   return {
     config: resolveEffectiveConfig(base, app.coreConfig, undefined, appId),

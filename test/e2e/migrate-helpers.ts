@@ -1,15 +1,16 @@
-/** Running `auth-core` (bin/auth-core.js, what `npx auth-core` runs) as a child process in e2e tests. */
+/** Running `auth-core` (its bundle, what `npx auth-core` runs: test/helpers/command.ts) as a child process in e2e tests. */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import supertokens from 'supertokens-node';
 import EmailPassword from 'supertokens-node/recipe/emailpassword';
 import Session from 'supertokens-node/recipe/session';
 import { expect } from 'vitest';
+import { COMMAND_ENTRY, REPO_ROOT } from '../helpers/command.js';
 import { LocalProcess, removeDir } from '../helpers/local-process.js';
 
-export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
+export { REPO_ROOT };
 
 export interface CommandResult {
   readonly code: number | null;
@@ -20,12 +21,12 @@ export interface CommandResult {
 export function runCommand(
   args: readonly string[],
   env: Readonly<Record<string, string | undefined>> = {},
-  options: { command?: string; argsBefore?: readonly string[] } = {},
+  options: { command?: string; argsBefore?: readonly string[]; cwd?: string } = {},
 ): Promise<CommandResult> {
   const fullEnv: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...process.env, ...env })) if (v !== undefined) fullEnv[k] = v;
-  const child = spawn(options.command ?? process.execPath, [...(options.argsBefore ?? ['bin/auth-core.js']), ...args], {
-    cwd: REPO_ROOT,
+  const child = spawn(options.command ?? process.execPath, [...(options.argsBefore ?? [COMMAND_ENTRY]), ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
     env: fullEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -21,6 +21,7 @@ import {
   supabaseExport,
   supertokensExport,
 } from '../fixtures/migrate/exports.js';
+import { COMMAND_ENTRY } from '../helpers/command.js';
 import { type LocalProcess, waitUntil } from '../helpers/local-process.js';
 import {
   type CommandResult,
@@ -350,7 +351,7 @@ describe('kill -9 and the same command again', () => {
     );
     const state = join(sub, 'state.ndjson');
     const args = [
-      'bin/auth-core.js',
+      COMMAND_ENTRY,
       'migrate',
       file,
       '--from',

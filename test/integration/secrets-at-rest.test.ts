@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { credentialFingerprint } from '#functions/config/index.js';
+import { credentialFingerprint } from '#functions/contract/credential-fingerprints.js';
 import { UnreadableSecretError } from '#functions/domain/credentials/ports.js';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { appPartition, tenantSortKey } from '#functions/storage/keys/apps.js';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { MAX_USERS_PER_STAGING_REQUEST } from '#functions/contract/import-payload.js';
 import {
   buildStagingSuccessBody,
   EMPTY_STAGING_RESPONSE_BODY,
   INVALID_USERS_ERROR_MESSAGE,
-  MAX_USERS_PER_STAGING_REQUEST,
   precheckStagingBody,
   TOO_MANY_USERS_ERROR_BODY,
   USERS_FIELD_INVALID_MESSAGE,

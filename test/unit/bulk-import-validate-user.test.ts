@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { normalisePhoneNumber } from '#functions/contract/phone-numbers.js';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import {
   getPrimaryLoginMethod,
   type ImportValidationContext,
-  normaliseImportPhoneNumber,
   validateImportUser,
   withFreshIds,
 } from '#functions/domain/bulk-import/validate-user.js';
@@ -629,9 +629,9 @@ describe('validateImportUser – passwordless', () => {
     const lm = userOf({ loginMethods: [{ recipeId: 'passwordless', phoneNumber: '+91-9999999999' }] }).loginMethods[0];
     expect(lm).toMatchObject({ phoneNumber: '+919999999999' });
     expect(lm).not.toHaveProperty('email');
-    expect(normaliseImportPhoneNumber(' +44 20 7946 0958 ')).toBe('+442079460958');
-    expect(normaliseImportPhoneNumber(' 9999999999 ')).toBe('9999999999');
-    expect(normaliseImportPhoneNumber('abc')).toBe('abc');
+    expect(normalisePhoneNumber(' +44 20 7946 0958 ')).toBe('+442079460958');
+    expect(normalisePhoneNumber(' 9999999999 ')).toBe('9999999999');
+    expect(normalisePhoneNumber('abc')).toBe('abc');
   });
 
   it('checks the phone length', () => {

@@ -15,12 +15,15 @@ import { PassThrough } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { exportFailures } from '../../bin/cli/admin.js';
-import { CoreClient, credentialFingerprint, sameCredential } from '../../bin/cli/core-client.js';
-import { CliError } from '../../bin/cli/errors.js';
-import { chunkKey, type MigrateOptions, migrate } from '../../bin/cli/migrate.js';
-import { Progress } from '../../bin/cli/progress.js';
-import { displayUrl, forgetSecrets, REDACTED } from '../../bin/cli/redact.js';
+import { exportFailures } from '../../bin/auth-core/src/admin.js';
+import { credentialFingerprint } from '../../bin/auth-core/src/contract.js';
+import { CoreClient, sameCredential } from '../../bin/auth-core/src/core-client.js';
+import { CliError } from '../../bin/auth-core/src/errors.js';
+import { type MigrateOptions, migrate } from '../../bin/auth-core/src/migrate/migrate.js';
+import { chunkKey } from '../../bin/auth-core/src/migrate/plan.js';
+import { Progress } from '../../bin/auth-core/src/progress.js';
+import { displayUrl, forgetSecrets, REDACTED } from '../../bin/auth-core/src/redact.js';
+import { COMMAND_ENTRY } from '../helpers/command.js';
 
 interface Staged {
   id: string;
@@ -516,7 +519,7 @@ function readState(): { key: string } {
 describe('the command line', () => {
   it('does not echo the value of a mistyped --api-key=<key> option', () => {
     const secret = `sk-${randomUUID()}`;
-    const result = spawnSync(process.execPath, ['bin/auth-core.js', 'status', '--app', 'a', `--api_key=${secret}`], {
+    const result = spawnSync(process.execPath, [COMMAND_ENTRY, 'status', '--app', 'a', `--api_key=${secret}`], {
       cwd: join(import.meta.dirname, '..', '..'),
       encoding: 'utf8',
     });
@@ -530,7 +533,7 @@ const REPO_ROOT = join(import.meta.dirname, '..', '..');
 
 /** The command as a child process (asynchronous: the contract core answers from this process). */
 function command(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, ['bin/auth-core.js', ...args], {
+  const child = spawn(process.execPath, [COMMAND_ENTRY, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, AUTH_CORE_URL: '', AUTH_CORE_API_KEY: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,19 +1,20 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { auth0HashUserId, convertAuth0 } from '../../bin/cli/sources/auth0.js';
-import { convertClerk } from '../../bin/cli/sources/clerk.js';
-import { normalisePhone, parseProviderMap, timeMs } from '../../bin/cli/sources/common.js';
-import { convertDjango } from '../../bin/cli/sources/django.js';
+import { convertAuth0 } from '../../bin/auth-core/src/sources/auth0.js';
+import { auth0HashUserId } from '../../bin/auth-core/src/sources/auth0-hashes.js';
+import { convertClerk } from '../../bin/auth-core/src/sources/clerk.js';
+import { parseProviderMap, phoneNumberOf, timeMs } from '../../bin/auth-core/src/sources/common.js';
+import { convertDjango } from '../../bin/auth-core/src/sources/django.js';
 import {
   convertFirebase,
   firebaseCsvRowToRecord,
   firebaseStoredHash,
   parseFirebaseHashConfig,
-} from '../../bin/cli/sources/firebase.js';
-import { convertKeycloak } from '../../bin/cli/sources/keycloak.js';
-import { convertSupabase, supabaseIdentity } from '../../bin/cli/sources/supabase.js';
-import { convertSupertokens } from '../../bin/cli/sources/supertokens.js';
-import { convertWordpress } from '../../bin/cli/sources/wordpress.js';
+} from '../../bin/auth-core/src/sources/firebase.js';
+import { convertKeycloak } from '../../bin/auth-core/src/sources/keycloak.js';
+import { convertSupabase, supabaseIdentity } from '../../bin/auth-core/src/sources/supabase.js';
+import { convertSupertokens } from '../../bin/auth-core/src/sources/supertokens.js';
+import { convertWordpress } from '../../bin/auth-core/src/sources/wordpress.js';
 
 const BCRYPT = '$2b$04$abcdefghijklmnopqrstuuWmQ1bmx0Ls1IuPYF0GKL4y7hEK0bCq.';
 const BCRYPT_2 = '$2a$10$GdJB9E9ce7G/H/5IYhrD0ON1CuVEmUoh/i7ewcot4ZStgHd83Ahbe';
@@ -479,17 +480,21 @@ describe('common fields', () => {
   });
 
   it('normalises phone numbers to E.164 and refuses what is not one', () => {
-    expect(normalisePhone('+91-9999999999')).toBe('+919999999999');
-    expect(normalisePhone('447700900123', true)).toBe('+447700900123');
-    expect(normalisePhone('12')).toBeUndefined();
+    expect(phoneNumberOf('+91-9999999999')).toBe('+919999999999');
+    expect(phoneNumberOf('447700900123', true)).toBe('+447700900123');
+    expect(phoneNumberOf('12')).toBeUndefined();
+    // The core's rule (functions/contract/phone-numbers.ts): E.164 whenever it parses, possible or not.
+    expect(phoneNumberOf('+1 (555) 0100')).toBe('+15550100');
+    expect(phoneNumberOf('+1 999 000 45671234567')).toBe('+199900045671234567');
   });
 
   it('a refused phone number is quoted masked but for its last two digits (the record is named by its id)', () => {
-    const bad = '+1 999 000 45671234567';
+    // 18 digits after the country code: too long to parse as a phone number anywhere.
+    const bad = '+1 999 000 456712345678';
     expect(convertFirebase({ localId: 'f1', phoneNumber: bad }, firebase)).toEqual({
       ok: false,
       sourceId: 'f1',
-      reasons: ['phoneNumber +* *** *** *********67 is not a valid international number'],
+      reasons: ['phoneNumber +* *** *** **********78 is not a valid international number'],
     });
     expect(convertSupabase({ id: 's1', phone: '99900045671234567' }, supabase)).toMatchObject({
       ok: false,
@@ -499,7 +504,7 @@ describe('common fields', () => {
     expect(convertClerk({ id: 'c1', primary_phone_number: bad }, base)).toMatchObject({
       ok: false,
       sourceId: 'c1',
-      reasons: ['primary_phone_number +* *** *** *********67 is not a valid international number'],
+      reasons: ['primary_phone_number +* *** *** **********78 is not a valid international number'],
     });
   });
 

@@ -4,12 +4,13 @@ import fc from 'fast-check';
 import { argon2id } from 'hash-wasm';
 import { describe, expect, it } from 'vitest';
 import { normaliseImportedHash, verifyPassword } from '#functions/domain/passwords/index.js';
-import type { Conversion, LoginMethod } from '../../bin/cli/payload.js';
-import { convertClerk } from '../../bin/cli/sources/clerk.js';
-import { convertDjango } from '../../bin/cli/sources/django.js';
-import { clerkHash, djangoHash, wordpressHash } from '../../bin/cli/sources/hashes.js';
-import { convertKeycloak, keycloakPasswordHash } from '../../bin/cli/sources/keycloak.js';
-import { convertWordpress } from '../../bin/cli/sources/wordpress.js';
+import type { WireLoginMethod } from '../../bin/auth-core/src/contract.js';
+import { convertClerk } from '../../bin/auth-core/src/sources/clerk.js';
+import type { Conversion } from '../../bin/auth-core/src/sources/conversion.js';
+import { convertDjango } from '../../bin/auth-core/src/sources/django.js';
+import { clerkHash, djangoHash, wordpressHash } from '../../bin/auth-core/src/sources/hashes.js';
+import { convertKeycloak, keycloakPasswordHash } from '../../bin/auth-core/src/sources/keycloak.js';
+import { convertWordpress } from '../../bin/auth-core/src/sources/wordpress.js';
 import { keycloakArgon2, keycloakPbkdf2 } from '../fixtures/migrate/legacy-exports.js';
 
 /**
@@ -38,7 +39,7 @@ async function expectCoreVerifies(
   });
 }
 
-function methodOf(result: Conversion, recipeId = 'emailpassword'): LoginMethod {
+function methodOf(result: Conversion, recipeId = 'emailpassword'): WireLoginMethod {
   if (!result.ok) throw new Error(`refused: ${result.reasons.join('; ')}`);
   const method = result.user.loginMethods.find((m) => m.recipeId === recipeId);
   if (!method) throw new Error(`no ${recipeId} method`);

@@ -1,7 +1,7 @@
 /** Phone numbers quoted in the migration report: masked but for their last two digits. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { maskPhone, maskPhones, phoneSpellings } from '../../bin/cli/personal.js';
+import { maskPhone, maskPhones, phoneSpellings } from '../../bin/auth-core/src/personal.js';
 
 describe('maskPhone', () => {
   it('keeps separators and the last two digits; a value with fewer than 5 digits is masked whole', () => {

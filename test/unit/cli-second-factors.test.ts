@@ -1,22 +1,23 @@
 /**
  * Nothing dropped silently: second factors become TOTP devices whose codes are the source's codes,
  * or a message per factor that cannot be carried; metadata keys that look like credentials are
- * dropped and named by path (bin/cli/credential-keys.ts), never by value.
+ * dropped and named by path (bin/auth-core/src/credential-keys.ts), never by value.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { keyWords, looksLikeCredential, withoutCredentialKeys } from '../../bin/cli/credential-keys.js';
-import type { Conversion, ImportUser } from '../../bin/cli/payload.js';
-import { convertAuth0 } from '../../bin/cli/sources/auth0.js';
-import { convertClerk } from '../../bin/cli/sources/clerk.js';
-import { type JsonObject, parseProviderMap } from '../../bin/cli/sources/common.js';
-import { convertFirebase } from '../../bin/cli/sources/firebase.js';
-import { convertKeycloak } from '../../bin/cli/sources/keycloak.js';
-import { convertSupabase, type SupabaseFactor, supabaseFactor } from '../../bin/cli/sources/supabase.js';
-import { canonicalBase32 } from '../../bin/cli/sources/totp.js';
+import type { WireImportUser } from '../../bin/auth-core/src/contract.js';
+import { keyWords, looksLikeCredential, withoutCredentialKeys } from '../../bin/auth-core/src/credential-keys.js';
+import { convertAuth0 } from '../../bin/auth-core/src/sources/auth0.js';
+import { convertClerk } from '../../bin/auth-core/src/sources/clerk.js';
+import { type JsonObject, parseProviderMap } from '../../bin/auth-core/src/sources/common.js';
+import type { Conversion } from '../../bin/auth-core/src/sources/conversion.js';
+import { convertFirebase } from '../../bin/auth-core/src/sources/firebase.js';
+import { convertKeycloak } from '../../bin/auth-core/src/sources/keycloak.js';
+import { convertSupabase, type SupabaseFactor, supabaseFactor } from '../../bin/auth-core/src/sources/supabase.js';
+import { canonicalBase32 } from '../../bin/auth-core/src/sources/totp.js';
 import { CLERK_HEADER } from '../fixtures/migrate/exports.js';
 import {
   firebaseMfaRecord,
@@ -30,7 +31,7 @@ const base = { tenantId: 'public', providerMap: parseProviderMap(undefined) };
 const dir = mkdtempSync(join(tmpdir(), 'cli-factors-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function ok(conversion: Conversion): { user: ImportUser; factorsLeftBehind: readonly string[] } {
+function ok(conversion: Conversion): { user: WireImportUser; factorsLeftBehind: readonly string[] } {
   if (!conversion.ok) throw new Error(`refused: ${conversion.reasons.join('; ')}`);
   return conversion;
 }

@@ -10,10 +10,10 @@ import { findAndCreateProviderInstance } from 'supertokens-node/lib/build/recipe
 import type { UserContext } from 'supertokens-node/lib/build/types';
 import ThirdParty from 'supertokens-node/recipe/thirdparty';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { convertAuth0 } from '../../bin/cli/sources/auth0.js';
-import { convertFirebase } from '../../bin/cli/sources/firebase.js';
-import { convertKeycloak } from '../../bin/cli/sources/keycloak.js';
-import { convertSupabase, type SupabaseIdentity } from '../../bin/cli/sources/supabase.js';
+import { convertAuth0 } from '../../bin/auth-core/src/sources/auth0.js';
+import { convertFirebase } from '../../bin/auth-core/src/sources/firebase.js';
+import { convertKeycloak } from '../../bin/auth-core/src/sources/keycloak.js';
+import { convertSupabase, type SupabaseIdentity } from '../../bin/auth-core/src/sources/supabase.js';
 
 /** One person as each provider knows them. */
 const PERSON = {

@@ -1,5 +1,5 @@
 /**
- * The command's transport rule (bin/cli/transport.ts): `http:` only to loopback, decided on the host
+ * The command's transport rule (bin/auth-core/src/transport.ts): `http:` only to loopback, decided on the host
  * as the WHATWG URL parser (the one fetch uses) reads it; `https:` anywhere; `--allow-insecure-http`
  * lets plain http go off the machine with a warning. Host spellings are generated with what they
  * must mean known by construction: IPv4 in every form the parser accepts, IPv6 literals, the name
@@ -7,10 +7,10 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CoreClient, coreEndpoint } from '../../bin/cli/core-client.js';
-import { CliError, EXIT } from '../../bin/cli/errors.js';
-import { forgetSecrets } from '../../bin/cli/redact.js';
-import { isLoopbackHost } from '../../bin/cli/transport.js';
+import { CoreClient, coreEndpoint } from '../../bin/auth-core/src/core-client.js';
+import { CliError, EXIT } from '../../bin/auth-core/src/errors.js';
+import { forgetSecrets } from '../../bin/auth-core/src/redact.js';
+import { isLoopbackHost } from '../../bin/auth-core/src/transport.js';
 
 afterEach(() => forgetSecrets());
 

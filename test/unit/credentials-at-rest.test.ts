@@ -2,7 +2,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  credentialFingerprint,
   mapProviderSecrets,
   presentCoreConfig,
   presentProviderSecrets,
@@ -12,6 +11,7 @@ import {
   storedApiKeys,
 } from '#functions/config/index.js';
 import { apiKeyDigestsHex, comparableConfigValue, formatSealedConfigValue } from '#functions/config/secrets.js';
+import { credentialFingerprint } from '#functions/contract/credential-fingerprints.js';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { type DataKeyProvider, type KeyContext, UnreadableSecretError } from '#functions/domain/credentials/ports.js';
 import { checkApiKey } from '#functions/shared/api-keys.js';

@@ -3,10 +3,11 @@
  * endpoints, read with the reference's parser rules and messages, in its order (a field is read
  * where the reference reads it), plus this core's id length limits.
  */
+
+import { normaliseEmail } from '#functions/contract/emails.js';
 import { BadRequestError } from '#functions/shared/errors.js';
 import { checkIdLength } from '#functions/shared/id-limits.js';
 import { has, optionalString, requiredQuery, requiredString } from '#functions/shared/input.js';
-import { normaliseEmail } from '../users/model.js';
 import type { CreateResetTokenInput } from './password-reset.js';
 import type { UpdateUserInput } from './update-user.js';
 

@@ -1,20 +1,11 @@
 /**
- * The normalised import user (core-api-spec §4.1, §4.2): what `validateImportUser` produces and what the
- * staging store and the importer consume. Key order of every object literal built by the validator follows
+ * The normalised import user (core-api-spec §4.1, §4.2): what `validateImportUser` makes of a user of the
+ * wire payload (`WireImportUser`, functions/contract/import-payload.ts) and what the staging store and the
+ * importer consume. Key order of every object literal built by the validator follows
  * the reference's serialisation order, so `JSON.stringify` of a user matches the reference's raw data.
  */
 
-import type { HashingAlgorithm } from '#functions/domain/passwords/index.js';
-
-/** Recipes a login method can belong to; matched exactly (case-sensitive). */
-export const IMPORT_RECIPE_IDS = ['emailpassword', 'thirdparty', 'passwordless'] as const;
-export type ImportRecipeId = (typeof IMPORT_RECIPE_IDS)[number];
-
-/** Normalised (upper-case) `hashingAlgorithm` values: the passwords module's algorithms. */
-export type ImportHashingAlgorithm = HashingAlgorithm;
-
-/** The tenant every tenant list defaults to. */
-export const DEFAULT_TENANT_ID = 'public';
+import type { HashingAlgorithm } from '#functions/contract/import-payload.js';
 
 export interface ImportUserRole {
   /** Trimmed role name; the role exists in the app. */
@@ -58,7 +49,8 @@ export interface EmailPasswordImportLoginMethod extends ImportLoginMethodBase {
    * apply (checkUndeclaredHash).
    */
   passwordHash?: string;
-  hashingAlgorithm?: ImportHashingAlgorithm;
+  /** Normalised (upper case). */
+  hashingAlgorithm?: HashingAlgorithm;
   /** As given (not trimmed). */
   plainTextPassword?: string;
 }
@@ -78,7 +70,7 @@ export interface PasswordlessImportLoginMethod extends ImportLoginMethodBase {
   recipeId: 'passwordless';
   /** Trimmed and lower-cased. */
   email?: string;
-  /** Trimmed; E.164 when parseable as an international number (`+91-9999999999` → `+919999999999`). */
+  /** As normalisePhoneNumber (functions/contract/phone-numbers.ts) makes it (`+91-9999999999` → `+919999999999`). */
   phoneNumber?: string;
 }
 

@@ -2,12 +2,10 @@
  * Request-level validation for the two bulk-import entry points (core-api-spec §4.3, §4.7) and the
  * success body of `POST /bulk-import/users`. Pure; per-user rules live in validate-user.ts.
  */
+import { MAX_USERS_PER_STAGING_REQUEST } from '#functions/contract/import-payload.js';
 import { BadRequestError, JsonBadRequestError } from '#functions/shared/errors.js';
 import type { ImportUser } from './types.js';
 import { type ImportValidationContext, validateImportUser } from './validate-user.js';
-
-/** Most users `POST /bulk-import/users` accepts in one request. */
-export const MAX_USERS_PER_STAGING_REQUEST = 10_000;
 
 /** 400 text (plain) when `users` is missing or not an array. */
 export const USERS_FIELD_INVALID_MESSAGE = "Field name 'users' is invalid in JSON input";

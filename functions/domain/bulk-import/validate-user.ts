@@ -6,7 +6,10 @@
  * reference's. Where the reference crashes on bad input (blank role, non-object user, Firebase hash without
  * a signer key) a message in the same style is reported instead.
  */
-import { parsePhoneNumberFromString } from '#functions/shared/phone-numbers.js';
+import { normaliseEmail } from '#functions/contract/emails.js';
+import { IMPORT_RECIPE_IDS, type ImportRecipeId } from '#functions/contract/import-payload.js';
+import { normalisePhoneNumber } from '#functions/contract/phone-numbers.js';
+import { PUBLIC_TENANT_ID } from '#functions/contract/tenants.js';
 import { metadataProblem, metadataProblemMessage } from '../metadata/limits.js';
 // The import checks only: the index would also load the KDFs, which validation never runs.
 import { normaliseHashingAlgorithm } from '../passwords/algorithm.js';
@@ -24,17 +27,14 @@ import {
 } from './json-fields.js';
 import { getPrimaryLoginMethod } from './primary.js';
 import { SECRET_MARKER } from './secrets.js';
-import {
-  DEFAULT_TENANT_ID,
-  type EmailPasswordImportLoginMethod,
-  IMPORT_RECIPE_IDS,
-  type ImportLoginMethod,
-  type ImportRecipeId,
-  type ImportTotpDevice,
-  type ImportUser,
-  type ImportUserRole,
-  type PasswordlessImportLoginMethod,
-  type ThirdPartyImportLoginMethod,
+import type {
+  EmailPasswordImportLoginMethod,
+  ImportLoginMethod,
+  ImportTotpDevice,
+  ImportUser,
+  ImportUserRole,
+  PasswordlessImportLoginMethod,
+  ThirdPartyImportLoginMethod,
 } from './types.js';
 
 export { getPrimaryLoginMethod, withFreshIds } from './primary.js';
@@ -132,21 +132,11 @@ const RECIPE_TENANT_SUFFIX: ReadonlyMap<string, string> = new Map(
 // ------------------------------------------------------------------------------------------------
 // Field normalisers
 
-/** Trim + lower-case, no syntax check (reference: email "too long" above 255 characters, message says 256). */
+/** Normalised, no syntax check (reference: email "too long" above 255 characters, message says 256). */
 function validateAndNormaliseEmail(email: string | undefined, errors: string[]): string | undefined {
   if (email === undefined) return undefined;
   if (email.length > 255) errors.push(`email ${email} is too long. Max length is 256.`);
-  return email.trim().toLowerCase();
-}
-
-/** Trimmed; formatted as E.164 when it parses as an international number, else kept as trimmed. */
-export function normaliseImportPhoneNumber(phoneNumber: string): string {
-  const trimmed = phoneNumber.trim();
-  try {
-    return parsePhoneNumberFromString(trimmed)?.number ?? trimmed;
-  } catch {
-    return trimmed;
-  }
+  return normaliseEmail(email);
 }
 
 /**
@@ -162,13 +152,13 @@ function validateAndNormaliseTenantIds(
   suffix: string,
   dedupe: boolean,
 ): string[] {
-  if (raw === undefined) return [DEFAULT_TENANT_ID];
+  if (raw === undefined) return [PUBLIC_TENANT_ID];
   // Fast path for the common `["public"]` (a fresh array: outputs never alias the parsed input).
-  if (raw.length === 1 && raw[0] === DEFAULT_TENANT_ID) return [DEFAULT_TENANT_ID];
+  if (raw.length === 1 && raw[0] === PUBLIC_TENANT_ID) return [PUBLIC_TENANT_ID];
   const out: string[] = [];
   for (const tenantId of raw) {
     let normalised: string;
-    if (tenantId === DEFAULT_TENANT_ID) {
+    if (tenantId === PUBLIC_TENANT_ID) {
       normalised = tenantId;
     } else if (ctx.features.multitenancy === false) {
       errors.push(M.multitenancyRequired);
@@ -439,7 +429,7 @@ function parsePasswordless(
   let phoneNumber: string | undefined;
   if (rawPhone !== undefined) {
     if (rawPhone.length > 256) errors.push(`phoneNumber ${rawPhone} is too long. Max length is 256.`);
-    phoneNumber = normaliseImportPhoneNumber(rawPhone);
+    phoneNumber = normalisePhoneNumber(rawPhone);
   }
   if (email === undefined && phoneNumber === undefined) errors.push(M.emailOrPhoneRequired);
 
@@ -534,7 +524,7 @@ export function validateImportUser(
   // (All tenants of an app share one database here, so the reference's same-database rule cannot fire.)
   for (const { tenantIds } of userRoles) {
     for (const tenantId of tenantIds) {
-      if (tenantId !== DEFAULT_TENANT_ID && !loginMethods.some((lm) => lm.tenantIds.includes(tenantId))) {
+      if (tenantId !== PUBLIC_TENANT_ID && !loginMethods.some((lm) => lm.tenantIds.includes(tenantId))) {
         errors.push(`TenantId ${tenantId} for a user role does not exist in loginMethods.`);
       }
     }

@@ -8,6 +8,7 @@ import {
   resolveSecretUpdate,
   validateCoreConfig,
 } from '#functions/config/index.js';
+import { PUBLIC_TENANT_ID } from '#functions/contract/tenants.js';
 import { AppOrTenantNotFoundError, BadRequestError, ForbiddenError } from '#functions/shared/errors.js';
 import {
   has,
@@ -17,7 +18,6 @@ import {
   optionalStringArrayOrNull,
   requiredString,
 } from '#functions/shared/input.js';
-import { PUBLIC } from '#functions/shared/prefix.js';
 import {
   applyLegacyFactorsCdi3,
   applyLegacyFactorsCdi5,
@@ -81,7 +81,7 @@ const ALL_ON: FactorState = {
 
 /** Defaults of a tenant created by this request (spec §1.2, §1.3, §2.2). */
 function creationDefaults(tenantId: string, api: ApiVersion, cdiAtLeast5: boolean): FactorState {
-  if (tenantId === PUBLIC) return ALL_ON;
+  if (tenantId === PUBLIC_TENANT_ID) return ALL_ON;
   if (api === 'v2') return { ...ALL_ON, firstFactors: [] };
   return {
     emailPasswordEnabled: false,
@@ -160,12 +160,12 @@ async function upsertTenant(
     const factors = applyFactors(factorState(base), input.factors, api, cdiAtLeast5);
     // A credential sent back as the fingerprint a response showed for it stays as stored.
     const update =
-      appId === PUBLIC && tenantId === PUBLIC
+      appId === PUBLIC_TENANT_ID && tenantId === PUBLIC_TENANT_ID
         ? (input.coreConfig ?? {})
         : resolveSecretUpdate(base.coreConfig, input.coreConfig ?? {}, INVALID_CORE_CONFIG_PREFIX);
     const coreConfig = mergeCoreConfig(base.coreConfig, update);
     await validateTenantConfig(deps, appId, tenantId, coreConfig);
-    if (tenantId === PUBLIC) await checkAppTable(deps, appId, existing?.coreConfig, coreConfig);
+    if (tenantId === PUBLIC_TENANT_ID) await checkAppTable(deps, appId, existing?.coreConfig, coreConfig);
     const record: TenantRecord = {
       ...base,
       ...factors,
@@ -179,15 +179,17 @@ async function upsertTenant(
 }
 
 async function validateTenantConfig(deps: Deps, appId: string, tenantId: string, merged: ConfigValues): Promise<void> {
-  if (appId === PUBLIC && tenantId === PUBLIC) {
+  if (appId === PUBLIC_TENANT_ID && tenantId === PUBLIC_TENANT_ID) {
     if (Object.keys(merged).length > 0) throw new BadRequestError('Cannot modify base config');
     return;
   }
-  if (tenantId === PUBLIC) {
-    const others = (await deps.store.listTenants(appId)).filter((t) => t.tenantId !== PUBLIC).map((t) => t.coreConfig);
+  if (tenantId === PUBLIC_TENANT_ID) {
+    const others = (await deps.store.listTenants(appId))
+      .filter((t) => t.tenantId !== PUBLIC_TENANT_ID)
+      .map((t) => t.coreConfig);
     validateCoreConfig({ merged, level: 'app', otherTenantOverrides: others, base: await deps.baseConfig() });
   } else {
-    const app = await deps.store.getTenant(appId, PUBLIC);
+    const app = await deps.store.getTenant(appId, PUBLIC_TENANT_ID);
     validateCoreConfig({ merged, level: 'tenant', appOverrides: app?.coreConfig, base: await deps.baseConfig() });
   }
 }
@@ -240,16 +242,16 @@ export interface AppPutInput {
 /** The body of `PUT /recipe/multitenancy/app[/v2]`. */
 export function parseAppPut(body: Body, caller: Caller, api: ApiVersion): AppPutInput {
   const rawAppId = optionalString(body, 'appId');
-  const appId = rawAppId === undefined ? PUBLIC : normaliseAppId(rawAppId);
+  const appId = rawAppId === undefined ? PUBLIC_TENANT_ID : normaliseAppId(rawAppId);
   return { appId, config: parseConfigInput(body, api, caller.cdiAtLeast5) };
 }
 
 /** `PUT /recipe/multitenancy/app[/v2]` (spec §1.2, §1.3). */
 export async function createOrUpdateApp(deps: Deps, caller: Caller, { appId, config }: AppPutInput, api: ApiVersion) {
-  const fromBase = caller.appId === PUBLIC && caller.tenantId === PUBLIC;
-  const fromSameApp = caller.appId === appId && caller.tenantId === PUBLIC;
+  const fromBase = caller.appId === PUBLIC_TENANT_ID && caller.tenantId === PUBLIC_TENANT_ID;
+  const fromSameApp = caller.appId === appId && caller.tenantId === PUBLIC_TENANT_ID;
   if (!fromBase && !fromSameApp) throw new ForbiddenError('You must use the public or same app to add/update an app');
-  const { createdNew } = await upsertTenant(deps, appId, PUBLIC, config, api, caller.cdiAtLeast5);
+  const { createdNew } = await upsertTenant(deps, appId, PUBLIC_TENANT_ID, config, api, caller.cdiAtLeast5);
   return { status: 'OK', createdNew };
 }
 
@@ -261,7 +263,7 @@ export interface TenantPutInput {
 /** The body of `PUT /recipe/multitenancy/tenant[/v2]`. */
 export function parseTenantPut(body: Body, caller: Caller, api: ApiVersion): TenantPutInput {
   const rawTenantId = optionalString(body, 'tenantId');
-  const tenantId = rawTenantId === undefined ? PUBLIC : normaliseTenantId(rawTenantId);
+  const tenantId = rawTenantId === undefined ? PUBLIC_TENANT_ID : normaliseTenantId(rawTenantId);
   return { tenantId, config: parseConfigInput(body, api, caller.cdiAtLeast5) };
 }
 
@@ -272,7 +274,7 @@ export async function createOrUpdateTenant(
   { tenantId, config }: TenantPutInput,
   api: ApiVersion,
 ) {
-  if (caller.tenantId !== PUBLIC && caller.tenantId !== tenantId) {
+  if (caller.tenantId !== PUBLIC_TENANT_ID && caller.tenantId !== tenantId) {
     throw new ForbiddenError('You must use the public or same tenant to add/update a tenant');
   }
   const { createdNew } = await upsertTenant(deps, caller.appId, tenantId, config, api, caller.cdiAtLeast5);
@@ -299,7 +301,7 @@ export async function getTenant(
 
 /** `GET /recipe/multitenancy/tenant/list[/v2]` (spec §2.4); providers with their secrets, as for a get. */
 export async function listTenants(deps: Deps, caller: Caller, api: ApiVersion) {
-  if (caller.tenantId !== PUBLIC) {
+  if (caller.tenantId !== PUBLIC_TENANT_ID) {
     throw new ForbiddenError('Only the public tenantId is allowed to list all tenants associated with this app');
   }
   const tenants = await Promise.all((await deps.store.listTenants(caller.appId)).map((t) => deps.store.openSecrets(t)));
@@ -314,7 +316,7 @@ const withProviderFingerprints = (tenant: TenantRecord): TenantRecord => ({
 
 /** `GET /recipe/multitenancy/app/list[/v2]` (spec §1.4). */
 export async function listApps(deps: Deps, caller: Caller, api: ApiVersion) {
-  if (caller.appId !== PUBLIC || caller.tenantId !== PUBLIC) {
+  if (caller.appId !== PUBLIC_TENANT_ID || caller.tenantId !== PUBLIC_TENANT_ID) {
     throw new ForbiddenError(
       'Only the public tenantId and public appId is allowed to list all apps associated with this connection uri domain',
     );
@@ -335,7 +337,7 @@ export async function listApps(deps: Deps, caller: Caller, api: ApiVersion) {
 /** The body of `POST /recipe/multitenancy/app/remove`: the app id (never `public`). */
 export function parseAppRemove(body: Body): { appId: string } {
   const appId = normaliseAppId(requiredString(body, 'appId'));
-  if (appId === PUBLIC) {
+  if (appId === PUBLIC_TENANT_ID) {
     throw new ForbiddenError('Cannot delete the public app, use remove connection uri domain API instead');
   }
   return { appId };
@@ -347,31 +349,33 @@ export function parseAppRemove(body: Body): { appId: string } {
  * finishes the job.
  */
 export async function removeApp(deps: Deps, caller: Caller, { appId }: { appId: string }) {
-  if (caller.appId !== PUBLIC || caller.tenantId !== PUBLIC) {
+  if (caller.appId !== PUBLIC_TENANT_ID || caller.tenantId !== PUBLIC_TENANT_ID) {
     throw new ForbiddenError('Only the public tenantId and public appId is allowed to delete an app');
   }
   const tenants = await deps.store.listTenants(appId);
   if (tenants.length === 0) return { status: 'OK', didExist: false };
-  if (tenants.some((t) => t.tenantId !== PUBLIC)) {
+  if (tenants.some((t) => t.tenantId !== PUBLIC_TENANT_ID)) {
     throw new ForbiddenError(
       'Please delete all tenants except the public tenant for this app before calling the delete API',
     );
   }
   await deps.purger.purgeAppData(appId, tenants[0]?.coreConfig ?? {});
-  const didExist = await deps.store.deleteTenant(appId, PUBLIC);
+  const didExist = await deps.store.deleteTenant(appId, PUBLIC_TENANT_ID);
   return { status: 'OK', didExist };
 }
 
 /** The body of `POST /recipe/multitenancy/tenant/remove`: the tenant id (never `public`). */
 export function parseTenantRemove(body: Body): { tenantId: string } {
   const tenantId = normaliseTenantId(requiredString(body, 'tenantId'));
-  if (tenantId === PUBLIC) throw new ForbiddenError('Cannot delete public tenant, use remove app API instead');
+  if (tenantId === PUBLIC_TENANT_ID)
+    throw new ForbiddenError('Cannot delete public tenant, use remove app API instead');
   return { tenantId };
 }
 
 /** `POST /recipe/multitenancy/tenant/remove` (spec §2.5). */
 export async function removeTenant(deps: Deps, caller: Caller, { tenantId }: { tenantId: string }) {
-  if (caller.tenantId !== PUBLIC) throw new ForbiddenError('Only the public tenantId is allowed to delete a tenant');
+  if (caller.tenantId !== PUBLIC_TENANT_ID)
+    throw new ForbiddenError('Only the public tenantId is allowed to delete a tenant');
   const didExist = await deps.store.deleteTenant(caller.appId, tenantId);
   // After the tenant item is gone nothing new can join it; then its memberships are removed. An
   // interrupted purge is finished by calling remove again. The caller is the app's public tenant,

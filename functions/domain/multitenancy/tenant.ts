@@ -2,7 +2,7 @@
  * The tenant record: one tenant of one app. An app is its `public` tenant, which also holds the
  * app's own configuration. Domain data: storage reads and writes it, the use cases decide it.
  */
-import { PUBLIC } from '#functions/shared/prefix.js';
+import { PUBLIC_TENANT_ID } from '#functions/contract/tenants.js';
 
 /** A third-party provider configuration, stored as the JSON the API received (normalised). */
 export type ProviderConfig = Readonly<Record<string, unknown>> & { readonly thirdPartyId: string };
@@ -24,8 +24,8 @@ export interface TenantRecord {
 /** The base tenant (public app, public tenant) always exists, even before anything is stored. */
 export function defaultBaseTenant(): TenantRecord {
   return {
-    appId: PUBLIC,
-    tenantId: PUBLIC,
+    appId: PUBLIC_TENANT_ID,
+    tenantId: PUBLIC_TENANT_ID,
     emailPasswordEnabled: true,
     thirdPartyEnabled: true,
     passwordlessEnabled: true,
@@ -45,5 +45,5 @@ export function withBaseDefault(
   record: TenantRecord | undefined,
 ): TenantRecord | undefined {
   if (record) return record;
-  return appId === PUBLIC && tenantId === PUBLIC ? defaultBaseTenant() : undefined;
+  return appId === PUBLIC_TENANT_ID && tenantId === PUBLIC_TENANT_ID ? defaultBaseTenant() : undefined;
 }

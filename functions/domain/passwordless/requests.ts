@@ -2,9 +2,10 @@
  * The inputs of the passwordless endpoints, read with the reference's rules, order and messages
  * (docs/passwordless.md): `Field name '<f>' is invalid in JSON input` for a field of the wrong
  * type, then each endpoint's "exactly one of" rule. Emails are trimmed and lower-cased, phone
- * numbers normalised as everywhere in the core (functions/domain/users/model.ts).
+ * numbers normalised as everywhere in the core (functions/contract/phone-numbers.ts).
  */
-import { normaliseEmail, normalisePhoneNumber } from '#functions/domain/users/model.js';
+import { normaliseEmail } from '#functions/contract/emails.js';
+import { normalisePhoneNumber } from '#functions/contract/phone-numbers.js';
 import { BadRequestError } from '#functions/shared/errors.js';
 import { checkIdLength, ID_LIMITS } from '#functions/shared/id-limits.js';
 import { has, optionalString, requiredString } from '#functions/shared/input.js';

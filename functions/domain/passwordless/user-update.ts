@@ -4,7 +4,9 @@
  * number. The reference routes `PUT /recipe/user` by its `rid` header to the email/password or the
  * passwordless implementation; this module is the latter, for the route's handler to call.
  */
-import { normaliseEmail, normalisePhoneNumber, type UserRecord } from '#functions/domain/users/model.js';
+import { normaliseEmail } from '#functions/contract/emails.js';
+import { normalisePhoneNumber } from '#functions/contract/phone-numbers.js';
+import type { UserRecord } from '#functions/domain/users/model.js';
 import { resolveUser } from '#functions/domain/users/service.js';
 import { writePlan } from '#functions/domain/users/write.js';
 import { cdiAtLeast } from '#functions/shared/cdi.js';

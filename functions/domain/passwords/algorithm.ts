@@ -1,33 +1,10 @@
 /**
- * The `hashingAlgorithm` values an imported password hash may declare: the reference's three
- * (core-api-spec §4.2, §6) and this core's legacy families.
+ * The `hashingAlgorithm` values an imported password hash may declare: the reference's three and
+ * this core's legacy families, as the import payload names them (functions/contract/import-payload.ts).
  */
-export type HashingAlgorithm =
-  | 'BCRYPT'
-  | 'ARGON2'
-  | 'FIREBASE_SCRYPT'
-  | 'PBKDF2'
-  | 'SCRYPT'
-  | 'PHPASS'
-  | 'MD5'
-  | 'SHA1'
-  | 'SHA256'
-  | 'SHA512'
-  | 'LDAP';
+import { HASHING_ALGORITHMS, type HashingAlgorithm } from '#functions/contract/import-payload.js';
 
-export const HASHING_ALGORITHMS: readonly HashingAlgorithm[] = [
-  'BCRYPT',
-  'ARGON2',
-  'FIREBASE_SCRYPT',
-  'PBKDF2',
-  'SCRYPT',
-  'PHPASS',
-  'MD5',
-  'SHA1',
-  'SHA256',
-  'SHA512',
-  'LDAP',
-];
+export { HASHING_ALGORITHMS, type HashingAlgorithm };
 
 /**
  * Maps a user-supplied algorithm name to the enum the way the reference does: surrounding

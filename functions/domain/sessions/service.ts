@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { SessionSettings } from '#functions/config/index.js';
+import { PUBLIC_TENANT_ID } from '#functions/contract/tenants.js';
 import { BadRequestError, ForbiddenError } from '#functions/shared/errors.js';
 import { externalIdOf } from '../users/model.js';
 import type { UserStore } from '../users/ports.js';
@@ -34,7 +35,6 @@ export interface SessionDeps {
   readonly now: () => number;
 }
 
-const PUBLIC = 'public';
 /** Longer than any handle this core makes (a UUID, `_`, a tenant id of at most 64): never a session. */
 const MAX_HANDLE_LENGTH = 128;
 const PROTECTED_FIELD = 'The user payload contains protected field';
@@ -68,7 +68,7 @@ const tryRefresh = (message: string) => ({ status: 'TRY_REFRESH_TOKEN' as const,
 /** The tenant a session handle names (`<uuid>_<tenant>`; none = public), as the reference reads it. */
 export function tenantOfHandle(handle: string): string {
   const parts = handle.split('_');
-  return parts.length === 1 ? PUBLIC : (parts[1] ?? PUBLIC);
+  return parts.length === 1 ? PUBLIC_TENANT_ID : (parts[1] ?? PUBLIC_TENANT_ID);
 }
 
 /** A canonical JSON text (sorted keys) to compare payloads. */
@@ -137,7 +137,7 @@ export async function createSession(
   const { appId, tenantId } = target;
   const ids = await sessionUserIds(deps, appId, input.userId);
   const now = deps.now();
-  const handle = tenantId === PUBLIC ? randomUUID() : `${randomUUID()}_${tenantId}`;
+  const handle = tenantId === PUBLIC_TENANT_ID ? randomUUID() : `${randomUUID()}_${tenantId}`;
   const antiCsrfToken = input.enableAntiCsrf ? randomUUID() : null;
   const useStaticKey = input.useDynamicSigningKey === false;
   const refresh = sealRefreshToken(appId, await deps.keys.refreshKey(appId), {
@@ -468,7 +468,7 @@ export async function sessionHandlesOfUser(
   target: { appId: string; tenantId: string },
   input: { userId: string; acrossAllTenants: boolean; linkedAccounts: boolean },
 ) {
-  if (input.acrossAllTenants && target.tenantId !== PUBLIC) throw new ForbiddenError(ONLY_PUBLIC);
+  if (input.acrossAllTenants && target.tenantId !== PUBLIC_TENANT_ID) throw new ForbiddenError(ONLY_PUBLIC);
   const tenant = input.acrossAllTenants ? undefined : target.tenantId;
   return {
     status: 'OK' as const,
@@ -488,7 +488,7 @@ export async function revokeSessions(
 ) {
   let handles: readonly string[];
   if ('userId' in input) {
-    if (input.acrossAllTenants && target.tenantId !== PUBLIC) throw new ForbiddenError(ONLY_PUBLIC);
+    if (input.acrossAllTenants && target.tenantId !== PUBLIC_TENANT_ID) throw new ForbiddenError(ONLY_PUBLIC);
     handles = await handlesOf(
       deps,
       target.appId,

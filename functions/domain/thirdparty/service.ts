@@ -12,12 +12,12 @@
  * two sign-ins of one new third-party user at once create one user.
  */
 
+import { normaliseEmail } from '#functions/contract/emails.js';
 import { legacyRecipeEnabled } from '#functions/domain/multitenancy/factors.js';
 import type { TenantRecord } from '#functions/domain/multitenancy/tenant.js';
 import {
   externalIdOf,
   type LoginMethodRecord,
-  normaliseEmail,
   toUserJson,
   type UserJson,
   type UserRecord,

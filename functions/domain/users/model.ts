@@ -2,8 +2,6 @@
  * The user model the core stores and returns (sdk-client.md §3): a *user* is a primary user or a
  * standalone recipe user; it embeds its login methods (recipe users). Pure data and helpers.
  */
-import { parsePhoneNumberFromString } from '#functions/shared/phone-numbers.js';
-
 export const USER_RECIPE_IDS = ['emailpassword', 'thirdparty', 'passwordless'] as const;
 export type UserRecipeId = (typeof USER_RECIPE_IDS)[number];
 
@@ -66,18 +64,6 @@ export interface UserJson {
   thirdParty: { id: string; userId: string }[];
   webauthn: { credentialIds: string[] };
   loginMethods: LoginMethodJson[];
-}
-
-/** Emails are trimmed and lower-cased everywhere (the reference's `normaliseEmail`). */
-export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
-
-/** Phone numbers: E.164 when parseable as an international number, else trimmed as given. */
-export function normalisePhoneNumber(phone: string): string {
-  const trimmed = phone.trim();
-  const parsed = parsePhoneNumberFromString(trimmed);
-  return parsed?.isValid() || parsed?.isPossible() ? parsed.number : trimmed;
 }
 
 function unique<T>(values: Iterable<T>, key: (v: T) => string = String): T[] {

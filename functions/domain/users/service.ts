@@ -3,6 +3,8 @@
  * listing, counts, lookup by account info, removal and user-id mappings. Pure: storage, hashing
  * and the clock arrive through `UsersDeps`.
  */
+import { normaliseEmail } from '#functions/contract/emails.js';
+import { normalisePhoneNumber } from '#functions/contract/phone-numbers.js';
 import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.js';
 import { ID_LIMITS } from '#functions/shared/id-limits.js';
 import { has, optionalBoolean, requiredString } from '#functions/shared/input.js';
@@ -10,8 +12,6 @@ import {
   externalIdOf,
   FILTER_RECIPE_IDS,
   type LoginMethodRecord,
-  normaliseEmail,
-  normalisePhoneNumber,
   recipeBit,
   toUserJson,
   type UserJson,

@@ -1,0 +1,197 @@
+/**
+ * `auth-core migrate`: checks, plan, send, wait. The export is streamed and converted by its
+ * source (sources/), checked with the core (checks.ts), identified and journaled (plan.ts), read
+ * into chunks (read.ts) that one sender stages or checks (send.ts), then the run waits for the import
+ * (wait.ts) and ends with a summary (summary.ts) and a report of every user not imported (report.ts).
+ */
+import { MAX_USERS_PER_STAGING_REQUEST } from '../contract.js';
+import type { CoreClient } from '../core-client.js';
+import { CliError, EXIT, usageError } from '../errors.js';
+import { type ByteCounter, fileDigest } from '../input.js';
+import type { Progress } from '../progress.js';
+import { registerSecret } from '../redact.js';
+import { type SourceSettings, type SourceSetup, setupSource } from '../sources/index.js';
+import { AppHints, type CoreFacts, checkCore, checkRunOptions, rolesMissingFrom } from './checks.js';
+import { DuplicateCheck } from './duplicates.js';
+import { InFlight } from './in-flight.js';
+import { openPlan, type Plan } from './plan.js';
+import { type Carried, ExportReader } from './read.js';
+import { CheckRefusals, type ChunkSender, CoreDryRun, LocalDryRun, Stager } from './send.js';
+import type { MigrateSummary } from './summary.js';
+import { waitForImport } from './wait.js';
+
+export type { MigrateSummary } from './summary.js';
+
+export const MAX_BATCH_SIZE = MAX_USERS_PER_STAGING_REQUEST;
+
+export interface MigrateOptions {
+  readonly exportPath: string;
+  /** A source's name (sources/index.ts). */
+  readonly source: string;
+  readonly appId: string;
+  readonly tenantId: string;
+  readonly settings: SourceSettings;
+  readonly dryRun: boolean;
+  readonly reportPath: string;
+  readonly statePath: string;
+  readonly wait: boolean;
+  readonly batchSize: number;
+  readonly concurrency: number;
+  /** Delay between two count polls while waiting (ms). */
+  readonly pollMs?: number;
+}
+
+export async function migrate(
+  options: MigrateOptions,
+  client: CoreClient,
+  progress: Progress,
+): Promise<MigrateSummary> {
+  const exportSize = checkRunOptions(options, MAX_BATCH_SIZE);
+  const source = await setupSource(options.source, options.exportPath, options.settings);
+  try {
+    for (const note of source.notes) progress.say(note);
+    for (const secret of source.secrets ?? []) registerSecret(secret);
+    const exportSha256 = await fileDigest(options.exportPath);
+    const core = await checkCore(client, progress, source, options.tenantId, options.dryRun);
+    const plan = openPlan(options, progress, {
+      ...options,
+      exportSha256,
+      inputDigests: source.inputDigests,
+      providerMap: options.settings.providerMap,
+    });
+    const warnings = client.insecureWarning === undefined ? [] : [client.insecureWarning];
+    let outcome: Outcome;
+    try {
+      for (const warning of warnings) plan.report.addWarning(warning);
+      outcome = await sendAndWait(options, client, progress, source, core, plan, exportSize);
+    } finally {
+      plan.close();
+      progress.finishBar();
+    }
+    return summarise(options, progress, core, plan, { ...outcome, warnings });
+  } finally {
+    source.close();
+  }
+}
+
+/** What a run found, besides the progress counters and the report's counts. */
+interface Outcome {
+  readonly missingRoles: string[];
+  readonly waited: { imported: number; failed: number } | undefined;
+  readonly wouldImport: number | undefined;
+  readonly carried: Carried;
+}
+
+/** Reads and sends every chunk (staged, or checked in a dry run), names missing roles, waits for the import. */
+async function sendAndWait(
+  options: MigrateOptions,
+  client: CoreClient,
+  progress: Progress,
+  source: SourceSetup,
+  core: CoreFacts,
+  plan: Plan,
+  exportSize: number,
+): Promise<Outcome> {
+  const { journal, report } = plan;
+  const hints = new AppHints(core.app, progress, options.dryRun, source.totpUsersKnown ?? 0);
+  const refusals = new CheckRefusals(report, progress, hints);
+  const sender: ChunkSender = journal
+    ? new Stager(client, plan.key, journal, refusals, progress)
+    : core.checksDryRun
+      ? new CoreDryRun(client, refusals)
+      : new LocalDryRun(refusals);
+  const reader = new ExportReader({
+    source,
+    exportPath: options.exportPath,
+    sourceName: options.source,
+    batchSize: options.batchSize,
+    report,
+    progress,
+    hints,
+    duplicates: options.dryRun ? new DuplicateCheck(options.tenantId, options.batchSize) : undefined,
+  });
+
+  const counter: ByteCounter = { bytes: 0 };
+  progress.phase(options.dryRun ? 'checking' : 'staging', exportSize);
+  await sendAll(reader, sender, counter, options);
+  progress.update(counter.bytes);
+  if (progress.counters.records === 0) throw usageError(`${options.exportPath} holds no records`);
+
+  const missingRoles = await rolesMissingFrom(client, reader.rolesUsed);
+  if (missingRoles.length > 0) {
+    progress.say(
+      `roles not in app ${options.appId}: ${missingRoles.join(', ')} — the users holding them are refused; create the roles (PUT /recipe/role) and run again`,
+      true,
+    );
+  }
+
+  const waited =
+    journal && options.wait && progress.counters.staged > 0
+      ? await waitForImport({
+          client,
+          progress,
+          journal,
+          batchSize: options.batchSize,
+          positions: reader.positions,
+          report,
+          pollMs: options.pollMs ?? 1000,
+        })
+      : undefined;
+  return { missingRoles, waited, wouldImport: sender.wouldImport, carried: reader.carried };
+}
+
+/** Reads the export into chunks and sends each, at most `--concurrency` at a time. */
+async function sendAll(
+  reader: ExportReader,
+  sender: ChunkSender,
+  counter: ByteCounter,
+  options: MigrateOptions,
+): Promise<void> {
+  const inFlight = new InFlight(options.concurrency);
+  try {
+    for await (const chunk of reader.chunks(counter)) await inFlight.start(() => sender.send(chunk));
+    await inFlight.finish();
+  } catch (error) {
+    await inFlight.settle();
+    if (error instanceof CliError) throw error;
+    throw usageError(`cannot read ${options.exportPath}: ${(error as Error).message}`);
+  }
+}
+
+function summarise(
+  options: MigrateOptions,
+  progress: Progress,
+  core: CoreFacts,
+  plan: Plan,
+  outcome: Outcome & { readonly warnings: string[] },
+): MigrateSummary {
+  const c = progress.counters;
+  const { carried } = outcome;
+  const { journal, report } = plan;
+  const dryRun = journal === undefined;
+  return {
+    source: options.source,
+    appId: options.appId,
+    tenantId: options.tenantId,
+    dryRun,
+    records: c.records,
+    converted: c.converted,
+    refused: { ...report.counts },
+    staged: dryRun ? 0 : c.staged,
+    resumedChunks: journal?.resumedChunks ?? 0,
+    imported: outcome.waited?.imported ?? null,
+    failed: outcome.waited?.failed ?? null,
+    wouldImport: outcome.wouldImport ?? null,
+    coreChecked: dryRun ? core.checksDryRun : null,
+    missingRoles: outcome.missingRoles,
+    secondFactors: { carriedAsTotp: carried.totpUsers, notCarried: carried.factorUsers },
+    metadataKeysDropped: { keys: carried.metadataKeys, users: carried.metadataUsers },
+    warnings: outcome.warnings,
+    report: options.reportPath,
+    reportLines: report.total,
+    leftBehindLines: report.leftBehind,
+    state: dryRun ? null : options.statePath,
+    elapsedSeconds: Math.round(progress.elapsedMs / 100) / 10,
+    exitCode: dryRun && !core.checksDryRun ? EXIT.core : report.total > 0 ? EXIT.someNotImported : EXIT.ok,
+  };
+}
