@@ -13,7 +13,7 @@ import { cdiAtLeast, resolveCdiVersion } from '#functions/shared/cdi.js';
 import { AppOrTenantNotFoundError, BadRequestError, ForbiddenError, NotFoundError } from '#functions/shared/errors.js';
 import { logger } from '#functions/shared/logger.js';
 import { PUBLIC, type ResolvedPrefix, resolvePrefix } from '#functions/shared/prefix.js';
-import { withinBudget } from '#functions/wiring/budget.js';
+import { invocationDeadline, withinBudget } from '#functions/wiring/budget.js';
 import { loadRequestTenants, type RequestTenants } from '#functions/wiring/request.js';
 import { decodeBody as decodeTransport, LAMBDA_PAYLOAD_BYTES, MAX_STAGING_BODY_BYTES } from './body.js';
 import { type CoreResponse, errorToHttp, toHttp } from './responses.js';
@@ -294,7 +294,7 @@ export function httpHandler<I = undefined>(route: Route<I>) {
         requestId,
       };
       // Storage retries stop in time for the route to answer (503 when the table stayed busy).
-      const deadline = Date.now() + (context.getRemainingTimeInMillis?.() ?? 10_000) - ANSWER_RESERVE_MS;
+      const deadline = invocationDeadline(context, 10_000, ANSWER_RESERVE_MS);
       const result = toHttp(await withinBudget({ deadline }, () => runSteps(exchange)));
       status = (result as { statusCode?: number }).statusCode ?? 200;
       return result;

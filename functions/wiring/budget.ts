@@ -5,5 +5,16 @@
  */
 import { withRetryPolicy } from '#functions/storage/kit/retry.js';
 
+/**
+ * Epoch ms at which an invocation's storage retries stop: what its Lambda context says is left (the
+ * whole `timeoutMs` where no context counts down) less `reserveMs`, the time it keeps to answer.
+ */
+export const invocationDeadline = (
+  context: { readonly getRemainingTimeInMillis?: () => number } | undefined,
+  timeoutMs: number,
+  reserveMs: number,
+  now = Date.now(),
+): number => now + (context?.getRemainingTimeInMillis?.() ?? timeoutMs) - reserveMs;
+
 export const withinBudget = <T>(policy: { deadline: number; attempts?: number }, work: () => Promise<T>) =>
   withRetryPolicy(policy, work);

@@ -16,7 +16,7 @@ import {
 } from '#functions/domain/import/import-user.js';
 import { MAX_ACTIONS_PER_WRITE, type UserStore, type UserWrite } from '#functions/domain/users/ports.js';
 import { JsonBadRequestError } from '#functions/shared/errors.js';
-import { scrubSecrets } from './secrets.js';
+import { scrubSecrets } from './scrub-credentials.js';
 import type { ImportUser } from './types.js';
 import { validateStagingRequest } from './validate-request.js';
 import type { ImportValidationContext } from './validate-user.js';

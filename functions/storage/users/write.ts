@@ -22,7 +22,7 @@ import { LINK_SK, USER_SK, userPartition } from '../keys/users.js';
 import { type Key, keyString, type Table, type TransactItem, transact } from '../kit/index.js';
 import { metadataMergeWrite } from '../metadata-store.js';
 import { roleExistsCheck, userRolePut } from '../role-store.js';
-import { importedRowDeletes } from '../staging/lifecycle.js';
+import { importedRowDeletes } from '../staging/status.js';
 import { sealTotpSecret, totpDevicePut } from '../totp-store.js';
 import { counterAttribute, counterDeltas, type DerivedItem, deriveItems, primaryKeys, userShard } from './items.js';
 
