@@ -15,6 +15,7 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import { BadRequestError, CoreHttpError } from '#functions/shared/errors.js';
+import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
 import { withFreshIds } from './primary.js';
 import { type StagingDeps, stageInRounds } from './staging.js';
 import type { IdempotencyClaim, IdempotencyStore, RememberedAnswer } from './staging-ports.js';
@@ -86,7 +87,11 @@ export type KeyedStagingOutcome =
   | { readonly kind: 'busy'; readonly retryAfterSeconds: number };
 
 /** Reads, claims and takeovers tried before answering "busy" to a request that keeps losing races. */
-const CLAIM_ATTEMPTS = 3;
+const CLAIM_REREADS: RereadPolicy<KeyedStagingOutcome> = {
+  attempts: 3,
+  exhausted: 'the key kept changing hands: the client is told to retry',
+  orElse: () => busy(1000),
+};
 
 /**
  * Stages a validated request's users under a claim: all ids derived from the claim, the rows
@@ -170,7 +175,7 @@ export async function stageRequestOnce(
   request: KeyedStagingRequest,
   validation: () => Promise<ImportValidationContext>,
 ): Promise<KeyedStagingOutcome> {
-  for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+  return reread(CLAIM_REREADS, async () => {
     const now = deps.now();
     const record = await deps.requests.get(appId, request.key, now);
     if (!record) {
@@ -182,13 +187,13 @@ export async function stageRequestOnce(
       };
       if (await deps.requests.claim(appId, request.key, claim, now))
         return runClaim(deps, appId, request, validation, claim);
-      continue;
+      return READ_AGAIN;
     }
     if (record.digest !== request.digest) throw new CoreHttpError(422, IDEMPOTENCY_KEY_REUSED_MESSAGE);
     if (record.state === 'DONE') {
       const answer = await deps.requests.answer(appId, request.key, record.answer);
       if (answer) return { kind: 'answer', answer, replayed: true };
-      continue;
+      return READ_AGAIN;
     }
     if (record.leaseUntil > now) return busy(record.leaseUntil - now);
     const claim: IdempotencyClaim = {
@@ -199,6 +204,6 @@ export async function stageRequestOnce(
     };
     if (await deps.requests.takeOver(appId, request.key, record.leaseUntil, claim))
       return runClaim(deps, appId, request, validation, claim);
-  }
-  return busy(1000);
+    return READ_AGAIN;
+  });
 }

@@ -25,6 +25,7 @@ import {
   type WriteResult,
 } from '#functions/domain/users/ports.js';
 import { TransientWriteError } from '#functions/domain/users/write.js';
+import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
 
 /** The parts of the app's effective configuration an import depends on. */
 export interface ImportConfig {
@@ -214,7 +215,12 @@ const failed = (errors: string[], extraWriteIndexes: number[] = []): ImportOutco
 const GROUP_ROUNDS = 3;
 
 /** Attempts when only the metadata guard failed (someone else changed that metadata meanwhile). */
-const METADATA_ATTEMPTS = 3;
+const METADATA_REREADS: RereadPolicy = {
+  attempts: 3,
+  exhausted: IMPORT_MESSAGES.metadataBusy,
+  // Nothing was written: the import worker returns the message, a later delivery tries again.
+  error: TransientWriteError,
+};
 
 /** The feature checks of §5.3 that need no storage (E019, E037); undefined when they pass. */
 export function featureFailure(user: ImportUser, config: ImportConfig): ImportOutcome | undefined {
@@ -312,7 +318,7 @@ export async function importUser(deps: ImportDeps, request: ImportRequest): Prom
 
   const stagedRows = companions?.importedStagedRows ?? [];
   const ownIds = new Set(records.map((r) => r.userId));
-  for (let attempt = 0; attempt < METADATA_ATTEMPTS; attempt++) {
+  return reread(METADATA_REREADS, async () => {
     const result = await deps.store.commit(write);
     if (result.ok) {
       const primary = records.find((r) => r.userId === user.id) ?? (records[0] as UserRecord);
@@ -329,8 +335,8 @@ export async function importUser(deps: ImportDeps, request: ImportRequest): Prom
       throw new Error(`import write failed on ${result.failed.map((e) => e.kind).join(', ')}`);
     }
     // Only the metadata guard failed: the commit re-reads the metadata and merges again.
-  }
-  throw new TransientWriteError(IMPORT_MESSAGES.metadataBusy);
+    return READ_AGAIN;
+  });
 }
 
 export interface GroupImportRequest {
