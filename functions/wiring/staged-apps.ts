@@ -1,7 +1,7 @@
 /**
  * What the bulk-import workers share about apps known only by id (their messages name an app and
  * a staged row): each app's configuration, read at most once per invocation, the staged rows in
- * the table it names, and the backpressure policy the worker and the DLQ consumer apply.
+ * the table it names, and the backpressure policy the import worker and the DLQ consumer apply.
  */
 import { type EffectiveConfig, getBaseConfig } from '#functions/config/index.js';
 import type { BackpressurePolicy } from '#functions/domain/bulk-import/backoff.js';
@@ -69,7 +69,7 @@ export function snapshotCache() {
 }
 
 /**
- * The staged rows of apps known only by id (the worker's and the DLQ consumer's messages): each
+ * The staged rows of apps known only by id (the import worker's and the DLQ consumer's messages): each
  * app's table comes from its configuration, resolved before any of its rows is touched. When the
  * app is gone (its deletion purged its rows) every row reads as absent.
  */

@@ -2,6 +2,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  apiKeyDigestsHex,
+  comparableConfigValue,
+  formatSealedConfigValue,
+} from '#functions/config/credential-values.js';
+import {
   credentialFingerprint,
   mapProviderSecrets,
   presentCoreConfig,
@@ -11,7 +16,6 @@ import {
   secretDigestHex,
   storedApiKeys,
 } from '#functions/config/index.js';
-import { apiKeyDigestsHex, comparableConfigValue, formatSealedConfigValue } from '#functions/config/secrets.js';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { type DataKeyProvider, type KeyContext, UnreadableSecretError } from '#functions/domain/credentials/ports.js';
 import { checkApiKey } from '#functions/shared/api-keys.js';

@@ -4,7 +4,7 @@
  * writing anything. Each user's import is built exactly as THE import function builds it (feature
  * checks, size check, the atomic write's plan) and its transaction previewed by reads, in request
  * order: a user needing an account info, an external id … that the app already has, or that an
- * earlier user of the same request would take, fails with the worker's message for it.
+ * earlier user of the same request would take, fails with the import worker's message for it.
  */
 import {
   failureMessages,

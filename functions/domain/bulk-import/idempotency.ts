@@ -7,7 +7,7 @@
  *   in the request, so any attempt of the same claim stages the same users under the same ids.
  * - Rows are written in groups, each with a marker in the same transaction (the staging store's
  *   `insertNewOnce`): an attempt that stopped halfway left whole groups, and the next writes only
- *   the others. It then sends the import message of every user again (the worker ignores a message
+ *   the others. It then sends the import message of every user again (the import worker ignores a message
  *   whose row is gone or already imported), and marks the record DONE with the answer.
  * - A repeat with the same body replays the remembered answer; another body is refused (422); a
  *   repeat while the lease runs is told to retry (409). A lease outlives the route's timeout, so

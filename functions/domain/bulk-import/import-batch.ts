@@ -157,7 +157,7 @@ export async function importStagedUser(
   } catch (error) {
     const text = describeError(error, claimed?.user);
     // Backpressure: the table (or a queue, or the key) is busy. Nothing is written now — a note
-    // would be one more write to a busy table; the worker returns the message with a delay.
+    // would be one more write to a busy table; the import worker returns the message with a delay.
     if (isBackpressureOf(deps)(error)) return { kind: 'backpressure', error: text };
     // Any other error after the claim, but a write that kept meeting changes, would fail the same
     // way again: the row turns FAILED now, never retried (unless that write fails too).
@@ -186,7 +186,7 @@ const backpressureText = (error: unknown) =>
 const messageKey = (m: Pick<ImportMessage, 'appId' | 'id'>) => `${m.appId}\u0000${m.id}`;
 
 /**
- * Imports the staged users a worker batch names, with the fewest writes that keep every
+ * Imports the staged users an import worker batch names, with the fewest writes that keep every
  * invariant: per app, the rows are claimed together (one transaction, one counter update) and the
  * users that re-validate are imported together (importUserGroup: one transaction per group, one
  * update per counter item). Whatever that fast path does not finish — an invalid user, a conflict

@@ -36,7 +36,7 @@ export interface StagedRow {
   readonly user: ClearImportUser;
   /** Why the import failed (FAILED rows only). */
   readonly errorMessage?: string;
-  /** The last transient error a worker hit (no credentials); reported when retries run out. */
+  /** The last transient error the import worker hit (no credentials); reported when retries run out. */
   readonly lastError?: string;
   /**
    * What `lastError` was: `backpressure` (throttling, capacity, a busy dependency — the DLQ

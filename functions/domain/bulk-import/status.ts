@@ -1,5 +1,5 @@
 /**
- * Use cases of the status API (core-api-spec §4.4–4.6): list staged users newest first, count them
+ * Use cases of the status API (docs/import-pipeline.md "Status API"): list staged users newest first, count them
  * by status, remove them by id. Input rules and message texts are the reference's.
  */
 import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.js';
@@ -132,7 +132,7 @@ export async function countStagedUsers(
   return deps.store.count(appId, status);
 }
 
-/** The checks of §4.6 before the app check; `[]` short-circuits to an empty answer. */
+/** The checks of a remove request before the app check; `[]` short-circuits to an empty answer. */
 export function parseRemoveIds(body: Readonly<Record<string, unknown>> | undefined): string[] {
   const ids = body?.ids;
   if (!Array.isArray(ids)) throw new BadRequestError(invalidFieldMessage('ids'));
