@@ -18,6 +18,13 @@ import { deleteRows, inShardTransactions } from './shard-writes.js';
  */
 const UNDO_SHARE = 0.4;
 
+/** Where a staging call writes: the rows' table, the markers' (the base table), the rows' sealing. */
+export interface StagingTarget {
+  readonly table: Table;
+  readonly markers: Table;
+  readonly sealing: StagedCredentials;
+}
+
 /** What a staging call's row writes share: the data key sealing its rows, and the writes' retry deadline. */
 interface StagingWrite {
   readonly key: SealingKey | undefined;
@@ -31,9 +38,7 @@ interface StagingWrite {
  * retry within the request's time, less the {@link UNDO_SHARE}.
  */
 async function beginStaging(
-  table: Table,
-  markers: Table,
-  sealing: StagedCredentials,
+  { table, markers, sealing }: StagingTarget,
   appId: string,
   users: readonly ImportUser[],
   now: number,
@@ -54,8 +59,7 @@ async function beginStaging(
  * ids found taken, and whether `extra`'s condition failed instead (nothing of this call written).
  */
 async function writeNewRows(
-  table: Table,
-  sealing: StagedCredentials,
+  { table, sealing }: StagingTarget,
   appId: string,
   shard: number,
   rows: readonly ImportUser[],
@@ -99,14 +103,12 @@ async function writeNewRows(
  * of the budget; whatever it could not delete is logged by id by the caller's error path.
  */
 export async function insertNew(
-  table: Table,
-  markers: Table,
-  sealing: StagedCredentials,
+  target: StagingTarget,
   appId: string,
   users: readonly ImportUser[],
   now: number,
 ): Promise<{ collidedIds: string[] }> {
-  const write = await beginStaging(table, markers, sealing, appId, users, now);
+  const write = await beginStaging(target, appId, users, now);
   const collided: string[] = [];
   try {
     await inShardTransactions(
@@ -114,13 +116,13 @@ export async function insertNew(
       (u) => u.id,
       ROWS_PER_TRANSACTION,
       async (shard, part, _index, stopped) => {
-        const { taken } = await writeNewRows(table, sealing, appId, shard, part, now, write, undefined, stopped);
+        const { taken } = await writeNewRows(target, appId, shard, part, now, write, undefined, stopped);
         collided.push(...taken);
       },
     );
   } catch (error) {
     await discardNew(
-      table,
+      target.table,
       appId,
       users.map((u) => u.id),
       now,
@@ -156,15 +158,14 @@ const ROWS_PER_MARKED_TRANSACTION = ROWS_PER_TRANSACTION - 1;
  * since — and learns from the markers which ids those groups found taken. Nothing is undone.
  */
 export async function insertNewOnce(
-  table: Table,
-  markers: Table,
-  sealing: StagedCredentials,
+  target: StagingTarget,
   appId: string,
   users: readonly ImportUser[],
   now: number,
   once: StagingOnce,
 ): Promise<{ collidedIds: string[] }> {
-  const write = await beginStaging(table, markers, sealing, appId, users, now);
+  const write = await beginStaging(target, appId, users, now);
+  const { table } = target;
   const collided: string[] = [];
   await inShardTransactions(
     users,
@@ -172,17 +173,7 @@ export async function insertNewOnce(
     ROWS_PER_MARKED_TRANSACTION,
     async (shard, rows, part, stopped) => {
       const marker = (taken: readonly string[]) => chunkMarkerPut(table, appId, once, shard, part, taken);
-      const { taken, extraFailed } = await writeNewRows(
-        table,
-        sealing,
-        appId,
-        shard,
-        rows,
-        now,
-        write,
-        marker,
-        stopped,
-      );
+      const { taken, extraFailed } = await writeNewRows(target, appId, shard, rows, now, write, marker, stopped);
       // The marker exists: an earlier attempt committed this group, and what it found taken then
       // is what is taken now.
       collided.push(...(extraFailed ? ((await readChunkMarker(table, appId, once, shard, part)) ?? []) : taken));

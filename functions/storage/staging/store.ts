@@ -22,9 +22,10 @@ import { claim, claimMany, fail, getRow, markSent, noteTransientError, remove, r
  */
 export function createStagingStore(table: Table, markers: Table, envelope: () => Envelope): StagingStore {
   const sealing = new StagedCredentials(table, envelope);
+  const target = { table, markers, sealing };
   return {
-    insertNew: (appId, users, now) => insertNew(table, markers, sealing, appId, users, now),
-    insertNewOnce: (appId, users, now, once) => insertNewOnce(table, markers, sealing, appId, users, now, once),
+    insertNew: (appId, users, now) => insertNew(target, appId, users, now),
+    insertNewOnce: (appId, users, now, once) => insertNewOnce(target, appId, users, now, once),
     get: (appId, id) => getRow(table, appId, id),
     claim: (appId, id, now) => claim(table, sealing, appId, id, now),
     claimMany: (appId, ids, now) => claimMany(table, sealing, appId, ids, now),
