@@ -37,7 +37,7 @@ export interface WorkerDefinition {
   /**
    * The time budget of its storage calls (functions/workers/shell.ts): retries stop `reserveSeconds`
    * before the timeout, leaving time to hand messages back, and `storageAttempts` replaces each
-   * call's own attempts. @default no budget: calls retry as they would anywhere
+   * call's own attempts. @default no budget: calls retry as they would outside any invocation
    */
   readonly budget?: { readonly reserveSeconds: number; readonly storageAttempts?: number };
   /**
@@ -92,6 +92,8 @@ export const WORKERS: readonly WorkerDefinition[] = [
     access: { table: 'write', queue: 'send', backlog: 'read' },
     timeoutSeconds: 300,
     memoryMb: 1024,
+    // Storage retries stop 10 s before the timeout, so a run that meets a busy table ends cleanly.
+    budget: { reserveSeconds: 10 },
     // A run may take up to its timeout (5 min, the schedule's period): never two at once.
     reservedConcurrency: 1,
   },

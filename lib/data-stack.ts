@@ -1,8 +1,9 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { Table, WarmThroughput } from 'aws-cdk-lib/aws-dynamodb';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
@@ -31,7 +32,19 @@ export interface DataStackProps extends StackProps {
   readonly appTablePrefix?: string;
   /** Full names of the app tables to create, each starting with `appTablePrefix`. @default none */
   readonly appTables?: readonly string[];
+  /**
+   * Create the base API key: a Secrets Manager secret holding one random key (README "Deploying to
+   * AWS"), output with the command that prints it. Off when the operator names a secret of their
+   * own (`-c apiKeysSecretArn`) or deploys an open API on purpose (`-c openApi=true`). @default false
+   */
+  readonly generateApiKey?: boolean;
 }
+
+/**
+ * The generated API key: 48 letters and digits, within the core's rules for `api_keys` (at least 20
+ * characters of `A-Z a-z 0-9 = -`, functions/config/validate.ts); one key, so no comma.
+ */
+export const GENERATED_API_KEY = { passwordLength: 48, excludePunctuation: true, includeSpace: false } as const;
 
 /**
  * Stateful resources: the customer-managed key, the base table, the app tables, and the import
@@ -54,6 +67,8 @@ export class DataStack extends Stack {
   readonly importQueue: ImportQueue;
   /** Every alarm of the stage notifies this topic (on ALARM and on recovery). */
   readonly alarmTopic: Topic;
+  /** The generated base API key (props.generateApiKey); undefined otherwise. */
+  readonly apiKeysSecret?: Secret;
 
   constructor(scope: Construct, id: string, props: DataStackProps) {
     super(scope, id, props);
@@ -85,6 +100,7 @@ export class DataStack extends Stack {
       return coreTable(this, `AppTable-${tableName.slice(props.appTablePrefix.length)}`, { ...tableProps, tableName });
     });
     this.outputs(props.appTablePrefix);
+    if (props.generateApiKey) this.apiKeysSecret = this.generatedApiKey(removalPolicy);
 
     this.importQueue = new ImportQueue(this, 'ImportQueue', { encryptionKey: this.key, removalPolicy });
 
@@ -98,6 +114,40 @@ export class DataStack extends Stack {
     this.key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
     if (props.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(props.alarmEmail));
     this.alarms();
+  }
+
+  /**
+   * A random base API key, so that no stage deploys an open admin API by default. Kept with the
+   * data (retained like the table): a new key would lock out every client of the stage. Encrypted
+   * with the account's `aws/secretsmanager` key, which the route functions' read grant covers.
+   */
+  private generatedApiKey(removalPolicy: RemovalPolicy): Secret {
+    const secret = new Secret(this, 'ApiKeysSecret', {
+      description: `The base API key of the auth core (${this.stackName}); the value is comma-separated keys`,
+      generateSecretString: GENERATED_API_KEY,
+      removalPolicy,
+    });
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-SMG4',
+      reason:
+        "The API key is shared with the apps' backends, which must switch to a new key before the old one stops working: rotation is the documented manual procedure (put 'new,old', update the clients, then put 'new'), not a rotation Lambda that would replace the only key at once",
+    });
+    new CfnOutput(this, 'ApiKeysSecretArn', {
+      value: secret.secretArn,
+      description: 'The secret holding the base API key (generated; the functions read it)',
+    });
+    new CfnOutput(this, 'ApiKeysSecretName', { value: secret.secretName, description: 'Its name' });
+    new CfnOutput(this, 'ApiKeyCommand', {
+      value: Fn.join('', [
+        'aws secretsmanager get-secret-value --secret-id ',
+        secret.secretArn,
+        ' --region ',
+        this.region,
+        ' --query SecretString --output text',
+      ]),
+      description: "Prints the API key: send it as the 'api-key' header (the SDK's apiKey)",
+    });
+    return secret;
   }
 
   /** What an operator needs to point an app at a table (README "Each app its own table"). */

@@ -37,6 +37,12 @@ export interface StageConfig {
   /** Keep data resources (and protect the table) when the stack goes. */
   readonly retain: boolean;
   readonly apiKeysSecretArn?: string;
+  /**
+   * Deploy without any API key (`-c openApi=true`): every request is served. Only for a core no
+   * one but the operator's own servers can reach (a private network); synth warns. When neither
+   * this nor `apiKeysSecretArn` is given, the stage generates its API key (DataStack).
+   */
+  readonly openApi: boolean;
   readonly logRetention: RetentionDays;
   readonly logLevel?: string;
   readonly warmThroughput?: WarmThroughput;
@@ -84,6 +90,8 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
  *   stage                 stack name prefix (default `dev`)
  *   retain                false = throw-away stage (data destroyed with the stack; default true)
  *   apiKeysSecretArn      complete ARN of a Secrets Manager secret with the comma-separated API keys
+ *                         (default: the stage generates a secret with one random key)
+ *   openApi               true = no API key at all, for a private network only (default false)
  *   logRetentionDays      function and access log retention (default 30)
  *   logLevel              LOG_LEVEL of every function (debug, info, warn, error)
  *   warmWriteUnits        warm write throughput of the table and its indexes, units/s (≥ 4,000)
@@ -116,6 +124,16 @@ export function stageConfigFromContext(read: ContextReader): StageConfig {
   ) {
     throw new ContextError(
       'context apiKeysSecretArn must be the complete ARN of a Secrets Manager secret (…:secret:<name>-<6 chars>)',
+    );
+  }
+  const openApiValue = text(read, 'openApi') ?? 'false';
+  if (openApiValue !== 'true' && openApiValue !== 'false') {
+    throw new ContextError(`context openApi must be true or false, got "${openApiValue}"`);
+  }
+  const openApi = openApiValue === 'true';
+  if (openApi && apiKeysSecretArn !== undefined) {
+    throw new ContextError(
+      'context openApi=true and apiKeysSecretArn exclude each other: an open API has no keys (drop one of them)',
     );
   }
   const logRetentionDays = Number(text(read, 'logRetentionDays') ?? '30');
@@ -154,6 +172,7 @@ export function stageConfigFromContext(read: ContextReader): StageConfig {
   return {
     stage,
     retain: retainValue === 'true',
+    openApi,
     appTables: appTables.names,
     logRetention: logRetentionDays as RetentionDays,
     apiThrottle: { rateLimit, burstLimit },
@@ -199,7 +218,10 @@ export function addStage(app: App, config: StageConfig, overrides: StageOverride
     terminationProtection: retain,
     ...(config.warmThroughput === undefined ? {} : { warmThroughput: config.warmThroughput }),
     ...(config.alarmEmail === undefined ? {} : { alarmEmail: config.alarmEmail }),
+    generateApiKey: config.apiKeysSecretArn === undefined && !config.openApi,
   });
+  // The operator's secret, the generated one, or none (openApi).
+  const apiKeysSecretArn = config.apiKeysSecretArn ?? data.apiKeysSecret?.secretArn;
   const api = new ApiStack(app, `${prefix}-Api`, {
     description: `Auth core ${stage}: HTTP API and route functions (stateless)`,
     routes: overrides.routes ?? ROUTES,
@@ -212,7 +234,7 @@ export function addStage(app: App, config: StageConfig, overrides: StageOverride
     throttle: config.apiThrottle,
     alarmTopic: data.alarmTopic,
     commonEnvironment,
-    ...(config.apiKeysSecretArn === undefined ? {} : { apiKeysSecretArn: config.apiKeysSecretArn }),
+    ...(apiKeysSecretArn === undefined ? {} : { apiKeysSecretArn }),
     ...logLevel,
   });
   const workers = new WorkersStack(app, `${prefix}-Workers`, {
@@ -236,10 +258,12 @@ export function addStage(app: App, config: StageConfig, overrides: StageOverride
   // stops synthesis unless acknowledged next to the construct with its reason.
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
 
-  if (config.apiKeysSecretArn === undefined) {
+  if (config.openApi) {
     Annotations.of(api).addWarningV2(
-      'auth-core:no-api-keys',
-      'No apiKeysSecretArn given: the deployed core accepts requests without an API key.',
+      'auth-core:open-api',
+      'openApi=true: the deployed core accepts every request without an API key — anyone who can reach its URL ' +
+        "can create and delete apps and import users. The HTTP API's URL is public: use this only where other " +
+        'means keep everyone but your own servers from reaching it.',
     );
   }
   if (config.alarmEmail === undefined) {

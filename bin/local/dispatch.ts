@@ -4,6 +4,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type { RouteDefinition } from '#functions/routes.js';
 import { handlerModulePath } from './bundles.js';
 import { createRouter, type RawRequest, type Router, toGatewayEvent } from './router.js';
+import { FunctionTimeoutError, functionTimeoutSeconds, withinTimeout } from './timeouts.js';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2 | string>;
 
@@ -32,9 +33,12 @@ export function loadHandler(route: RouteDefinition): Promise<Handler> {
   return loaded;
 }
 
-/** A Lambda context good enough for the handlers (middy reads getRemainingTimeInMillis). */
+/**
+ * A Lambda context good enough for the handlers (middy reads getRemainingTimeInMillis), counting
+ * down from the function's timeout (timeouts.ts).
+ */
 export function fakeContext(route: RouteDefinition): Context {
-  const timeoutMs = (route.timeoutSeconds ?? 29) * 1000;
+  const timeoutMs = functionTimeoutSeconds(route.timeoutSeconds) * 1000;
   const deadline = Date.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: false,
@@ -60,7 +64,8 @@ export interface DispatchResult {
 
 /**
  * Serves one HTTP request the way API Gateway + Lambda would: route selection, a payload-2.0
- * event, the real handler, and the structured result turned back into a response.
+ * event, the real handler, and the structured result turned back into a response. A handler still
+ * running at the function's timeout fails the request with {@link FunctionTimeoutError}.
  */
 export async function dispatch(router: Router, request: RawRequest): Promise<DispatchResult> {
   const path = request.url.split('?', 1)[0] ?? '/';
@@ -68,7 +73,11 @@ export async function dispatch(router: Router, request: RawRequest): Promise<Dis
   if (!match)
     return { statusCode: 404, headers: { 'content-type': 'application/json' }, body: '{"message":"Not Found"}' };
   const handler = await loadHandler(match.route);
-  const result = await handler(toGatewayEvent(request, match), fakeContext(match.route));
+  const context = fakeContext(match.route);
+  const result = await withinTimeout(
+    handler(toGatewayEvent(request, match), context),
+    context.getRemainingTimeInMillis(),
+  );
   if (typeof result === 'string')
     return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: result };
   const headers: Record<string, string> = {};

@@ -2,7 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { API_GATEWAY_BODY_BYTES, LAMBDA_PAYLOAD_BYTES } from '#functions/http/body.js';
 import { type DispatchResult, dispatch } from './dispatch.js';
+import { crossSiteRefusal, type RequestGuard, requestGuard } from './request-guard.js';
 import type { RawRequest, Router } from './router.js';
+import { FunctionTimeoutError } from './timeouts.js';
 
 /**
  * API Gateway HTTP API's request body limit. The same constants bound what the handlers decode
@@ -14,6 +16,7 @@ export const MAX_BODY_BYTES = API_GATEWAY_BODY_BYTES;
 export const MAX_LAMBDA_PAYLOAD_BYTES = LAMBDA_PAYLOAD_BYTES;
 
 const JSON_TYPE = 'application/json';
+const TEXT_TYPE = 'text/plain; charset=utf-8';
 const TOO_LARGE: DispatchResult = {
   statusCode: 413,
   headers: { 'content-type': JSON_TYPE },
@@ -33,6 +36,8 @@ const UNAVAILABLE: DispatchResult = {
 export interface LocalHttpServerOptions {
   /** A human-readable problem the runtime should print (never a request body). */
   readonly report: (message: string) => void;
+  /** Host names besides the bound address that requests may name (ALLOWED_HOSTS, request-guard.ts). */
+  readonly allowedHosts?: readonly string[];
 }
 
 export interface LocalHttpServer {
@@ -113,9 +118,18 @@ export function createLocalHttpServer(options: LocalHttpServerOptions): LocalHtt
   });
   let closing = false;
   let counter = 0;
+  let guard: RequestGuard | undefined;
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const requestId = `local-${Date.now().toString(36)}-${(counter++).toString(36)}`;
+    // Cross-site use (a web page, DNS rebinding) is refused before anything else, body unread.
+    const refusal = guard ? crossSiteRefusal(guard, request.headers) : 'Request refused: the core is not listening yet';
+    if (refusal !== undefined) {
+      request.resume();
+      response.setHeader('connection', 'close');
+      send(response, { statusCode: 403, headers: { 'content-type': TEXT_TYPE }, body: `${refusal}\n` }, requestId);
+      return;
+    }
     let body: Buffer;
     try {
       body = await readBody(request);
@@ -150,8 +164,14 @@ export function createLocalHttpServer(options: LocalHttpServerOptions): LocalHtt
     try {
       result = await dispatch(router, raw);
     } catch (error) {
-      // What API Gateway answers when the function fails (throws, cannot load, crashes).
-      options.report(`${raw.method} ${raw.url.split('?', 1)[0]}: handler failed → 500: ${describe(error)}`);
+      // What API Gateway (HTTP API) answers when the function fails: throws, cannot load, crashes,
+      // or runs past its timeout (docs/safe-defaults.md, "No hung request").
+      const path = raw.url.split('?', 1)[0];
+      options.report(
+        error instanceof FunctionTimeoutError
+          ? `${raw.method} ${path}: ${error.message} (the function's timeout) → 500`
+          : `${raw.method} ${path}: handler failed → 500: ${describe(error)}`,
+      );
       result = INTERNAL_ERROR;
     }
     send(response, result, requestId);
@@ -174,7 +194,14 @@ export function createLocalHttpServer(options: LocalHttpServerOptions): LocalHtt
         server.once('error', onError);
         server.listen(port, host, () => {
           server.off('error', onError);
-          resolveListen(server.address() as AddressInfo);
+          const address = server.address() as AddressInfo;
+          guard = requestGuard({
+            address: address.address,
+            port: address.port,
+            configuredHost: host,
+            extraHosts: options.allowedHosts ?? [],
+          });
+          resolveListen(address);
         });
       });
     },

@@ -3,6 +3,7 @@ import { isAwsEndpoint } from '#functions/shared/clients.js';
 import { parseThrottlingFraction } from '#functions/shared/simulated-throttling.js';
 import { displayUrl } from '../cli/redact.js';
 import { BUNDLES_ENV } from './bundles.js';
+import { localTimeoutCap, MIN_LOCAL_FUNCTION_TIMEOUT_SECONDS } from './timeouts.js';
 
 /** Settings of one local runtime, from the command line and the environment. */
 export interface LocalOptions {
@@ -22,6 +23,10 @@ export interface LocalOptions {
   readonly dynamodbEndpoint: ExternalDynamoDb | undefined;
   /** Rehearsal: the fraction of DynamoDB calls that fail with throttling errors; undefined = none. */
   readonly simulateThrottling: number | undefined;
+  /** Host names requests may name besides the bound address (`ALLOWED_HOSTS`; request-guard.ts). */
+  readonly allowedHosts: readonly string[];
+  /** `LOCAL_FUNCTION_TIMEOUT_SECONDS`: every function's timeout at most this (timeouts.ts); undefined = the manifests'. */
+  readonly functionTimeoutCap: number | undefined;
 }
 
 export interface ExternalDynamoDb {
@@ -57,6 +62,9 @@ Environment:
   DATA_DIR       where DynamoDB Local keeps its database (default ./${DEFAULT_DATA_DIR})
   TABLE_NAME     DynamoDB table name (default ${DEFAULT_TABLE_NAME})
   API_KEYS       comma-separated API keys; when set, requests must send one (header api-key)
+  ALLOWED_HOSTS  comma-separated host names (name or name:port) requests may use besides the bound
+                 address, e.g. a container network's name for the core; any other Host, and any
+                 Origin but the core's own, is refused with 403 (cross-site requests, DNS rebinding)
   DYNAMODB_PORT  DynamoDB Local's port (default: any free port)
   DYNAMODB_ENDPOINT  an already-running DynamoDB instead of the bundled DynamoDB Local (no Java
                  needed; DATA_DIR and --in-memory do not apply): a DynamoDB Local container, e.g.
@@ -64,6 +72,8 @@ Environment:
                  https://dynamodb.eu-west-1.amazonaws.com (the default AWS credential chain signs;
                  the tables must exist and are only checked)
   AWS_REGION     region the handlers' clients use (default ${DEFAULT_REGION})
+  LOCAL_FUNCTION_TIMEOUT_SECONDS  tests and rehearsals: every function's timeout at most this many
+                 seconds (${MIN_LOCAL_FUNCTION_TIMEOUT_SECONDS}-900; default: each function's own, as on AWS)
   HANDLER_BUNDLES  a cdk.out directory (npm run synth): run each function's esbuild bundle from it,
                  as Lambda would, instead of the TypeScript sources`;
 
@@ -158,8 +168,34 @@ export function parseCommand(argv: readonly string[], env: NodeJS.ProcessEnv, cw
       dynamodbPort: parsePort('DYNAMODB_PORT', env.DYNAMODB_PORT, undefined),
       dynamodbEndpoint,
       simulateThrottling,
+      allowedHosts: parseAllowedHosts(env.ALLOWED_HOSTS),
+      functionTimeoutCap: functionTimeoutCap(env),
     },
   };
+}
+
+function functionTimeoutCap(env: NodeJS.ProcessEnv): number | undefined {
+  try {
+    return localTimeoutCap(env);
+  } catch (error) {
+    throw new OptionsError((error as Error).message);
+  }
+}
+
+/** `ALLOWED_HOSTS`: names (or IP addresses, IPv6 in brackets), each with an optional `:port`. */
+function parseAllowedHosts(value: string | undefined): string[] {
+  const entries = (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    if (!/^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(entry)) {
+      throw new OptionsError(
+        `ALLOWED_HOSTS must list host names or addresses, each optionally with :port (e.g. core.internal,core.internal:8080), got '${entry}'`,
+      );
+    }
+  }
+  return entries;
 }
 
 function externalDynamoDb(value: string | undefined): ExternalDynamoDb | undefined {

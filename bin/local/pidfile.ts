@@ -39,7 +39,7 @@ export function readPidFile(dataDir: string): PidRecord | undefined {
 export function writePidFile(dataDir: string, record: PidRecord): void {
   const path = pidFilePath(dataDir);
   const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(record, null, 2)}\n`);
+  writeFileSync(temporary, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
   renameSync(temporary, path);
 }
 

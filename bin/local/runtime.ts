@@ -1,11 +1,11 @@
 import { Console } from 'node:console';
-import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { RouteDefinition } from '#functions/routes.js';
 import { ENV } from '#functions/shared/env.js';
 import { WORKERS } from '#functions/workers.js';
 import { displayUrl } from '../cli/redact.js';
 import { describeHandlerSource } from './bundles.js';
+import { DataDirModeError, makeDataDirPrivate, PRIVATE_UMASK, type Tightened } from './data-dir.js';
 import { createRouter, loadHandler, useHandler } from './dispatch.js';
 import { type DynamoDbLocal, ensureTable, freePort, startDynamoDbLocal } from './dynamodb.js';
 import { HASHING_ROUTE_IDS, type HashingContexts, startHashingContexts } from './hashing-routes.js';
@@ -58,6 +58,13 @@ function listenProblem(error: NodeJS.ErrnoException, options: LocalOptions): str
     return `Cannot listen on ${where}: HOST '${options.host}' is not an address of this machine`;
   }
   return `Cannot listen on ${where}: ${error.message}`;
+}
+
+function tightenedMessage(dataDir: string, tightened: readonly Tightened[]): string {
+  return (
+    `Others could read or write parts of the data folder ${dataDir}; made them owner-only: ` +
+    `${tightened.map((t) => `${t.name} (was ${t.was})`).join(', ')}.`
+  );
 }
 
 function apiKeyStatus(apiKeys: unknown): string {
@@ -129,6 +136,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 1;
   }
   routeConsoleToStdout();
+  // Everything this runtime and DynamoDB Local (its child) create is owner-only (data-dir.ts).
+  process.umask(PRIVATE_UMASK);
 
   let exitCode = 0;
   let stopping = false;
@@ -245,7 +254,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     // 1. Bind the port first: a busy port is reported at once, not after DynamoDB Local started.
     //    Requests that arrive before everything is ready wait for it.
-    http = createLocalHttpServer({ report });
+    http = createLocalHttpServer({ report, allowedHosts: options.allowedHosts });
     try {
       address = await http.listen(options.port, options.host);
     } catch (error) {
@@ -259,6 +268,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     //    DynamoDB that DYNAMODB_ENDPOINT names.
     let dynamoMs = 0;
     let hadData = false;
+    let tightened: Tightened[] = [];
     let dynamoLine: string;
     if (external) {
       const mark = performance.now();
@@ -266,7 +276,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       dynamoMs = performance.now() - mark;
     } else {
       if (options.dataDir) {
-        mkdirSync(options.dataDir, { recursive: true });
+        tightened = makeDataDirPrivate(options.dataDir);
+        if (tightened.length > 0) report(tightenedMessage(options.dataDir, tightened));
         hadData = holdsData(options.dataDir);
         const stale = await stopOrphanedDynamoDbLocal(options.dataDir);
         if (stale !== undefined) say(`Stopped a DynamoDB Local left over from an earlier run (pid ${stale}).`);
@@ -281,7 +292,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       ddb = dynamo;
       dynamoMs = performance.now() - mark;
       const dynamoPid = dynamo.process.pid ?? -1;
-      dynamoLine = `DynamoDB Local pid ${dynamoPid} at ${dynamo.endpoint}, table ${options.tableName}`;
+      dynamoLine =
+        `DynamoDB Local pid ${dynamoPid} at ${dynamo.endpoint}, table ${options.tableName} ` +
+        '(this machine only, telemetry off)';
       const dataDir = options.dataDir;
       if (dataDir) {
         writePidFile(dataDir, {
@@ -391,8 +404,17 @@ export async function main(argv: readonly string[]): Promise<number> {
         `(${external ? 'DynamoDB' : 'DynamoDB Local'} ${seconds(dynamoMs)}, handlers ${seconds(handlersMs)})`,
       `  URL:       ${url}${anyInterface ? ` (listening on all interfaces, port ${address.port})` : ''}`,
       `  API keys:  ${apiKeyStatus(base.api_keys)}`,
+      `  Requests:  from servers only: a foreign Origin or Host is refused (403)${
+        options.allowedHosts.length > 0 ? `; ALLOWED_HOSTS ${options.allowedHosts.join(', ')}` : ''
+      }`,
       `  Handlers:  ${handlerSource}`,
-      `  Data:      ${external ? `in the DynamoDB at ${displayUrl(external.url)}` : (options.dataDir ?? 'in memory (lost when the runtime stops)')}`,
+      `  Data:      ${
+        external
+          ? `in the DynamoDB at ${displayUrl(external.url)}`
+          : options.dataDir === undefined
+            ? 'in memory (lost when the runtime stops)'
+            : `${options.dataDir} (owner only: the folder 0700, its files 0600${tightened.length > 0 ? `; tightened now: ${tightened.map((t) => `${t.name} was ${t.was}`).join(', ')}` : ''})`
+      }`,
       `  Key:       ${
         localKey?.path === undefined
           ? 'in memory (seals staged credentials; lost when the runtime stops, like the data)'
@@ -407,14 +429,21 @@ export async function main(argv: readonly string[]): Promise<number> {
               'with throttling errors (rehearsal of a busy table: --simulate-throttling)',
           ]),
       ...(hashing ? [`  Hashing:   ${HASHING_ROUTE_IDS.join(', ')} in ${hashing.size} worker threads`] : []),
+      ...(options.functionTimeoutCap === undefined
+        ? []
+        : [
+            `  Timeouts:  every function at most ${options.functionTimeoutCap} s (LOCAL_FUNCTION_TIMEOUT_SECONDS; ` +
+              'a rehearsal setting, not what AWS runs)',
+          ]),
       `  ${routes.length} routes; Ctrl-C to stop.`,
       '',
     ];
     say(lines.join('\n'));
   } catch (error) {
     if (!(error instanceof StopRequested)) {
-      if (error instanceof DataDirInUseError || error instanceof KeyFileError) report(error.message);
-      else report(`Start-up failed: ${describe(error)}`);
+      if (error instanceof DataDirInUseError || error instanceof KeyFileError || error instanceof DataDirModeError) {
+        report(error.message);
+      } else report(`Start-up failed: ${describe(error)}`);
       void shutdown(1, 'Stopping…');
     }
   } finally {

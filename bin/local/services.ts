@@ -4,6 +4,7 @@ import { WORKERS } from '#functions/workers.js';
 import { handlerModulePath } from './bundles.js';
 import { startLocalSqs } from './sqs.js';
 import { type SqsPoller, type SqsWorkerHandler, startSqsPoller } from './sqs-poller.js';
+import { functionTimeoutSeconds, withinTimeout } from './timeouts.js';
 import { startWorkerPool, type WorkerPool } from './worker-pool.js';
 
 /**
@@ -202,7 +203,7 @@ export const importPipelineService: LocalService = {
             // table's write capacity; DynamoDB Local has no such limit, so locally it runs as
             // many batches as its threads can use.
             concurrency: q.id === 'import-worker' ? q.concurrency : Math.min(source.maxConcurrency, q.concurrency),
-            timeoutSeconds: definition.timeoutSeconds,
+            timeoutSeconds: functionTimeoutSeconds(definition.timeoutSeconds, context.env),
             onError: context.report,
           }),
         );
@@ -214,8 +215,13 @@ export const importPipelineService: LocalService = {
       const reconcile = () => {
         if (reconciling || stopping) return;
         const detail = recovered ? { resendAfterMs: LOCAL_RESEND_AFTER_MS } : { sentBefore: startedAt };
-        const run = reconciler as unknown as (event: { detail: typeof detail }) => Promise<{ resent: number }>;
-        reconciling = run({ detail })
+        const run = reconciler as unknown as (
+          event: { detail: typeof detail },
+          lambda: { getRemainingTimeInMillis: () => number },
+        ) => Promise<{ resent: number }>;
+        const timeoutMs = functionTimeoutSeconds(definitionOf('reconciler').timeoutSeconds, context.env) * 1000;
+        const end = Date.now() + timeoutMs;
+        reconciling = withinTimeout(run({ detail }, { getRemainingTimeInMillis: () => end - Date.now() }), timeoutMs)
           .then((r) => {
             recovered = true;
             if (r.resent > 0) context.say(`Reconciler: re-sent ${r.resent} staged user(s) for import.`);

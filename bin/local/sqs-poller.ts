@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { FunctionTimeoutError, withinTimeout } from './timeouts.js';
 
 export type SqsWorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
 
@@ -122,7 +123,8 @@ export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
     let failedIds: Set<string>;
     try {
       stats.invocations++;
-      const response = await options.handler(event, context(options));
+      // As Lambda: past the function's timeout the invocation has failed (its batch comes back).
+      const response = await withinTimeout(options.handler(event, context(options)), options.timeoutSeconds * 1000);
       const listed = (response ?? { batchItemFailures: [] }).batchItemFailures ?? [];
       const known = new Set(event.Records.map((r) => r.messageId));
       // As on Lambda: an empty or unknown identifier fails the whole batch.
@@ -130,7 +132,11 @@ export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
         ? new Set(listed.map((f) => f.itemIdentifier))
         : known;
     } catch (error) {
-      report(`${options.functionName} threw; the whole batch will be retried: ${String(error)}`);
+      report(
+        error instanceof FunctionTimeoutError
+          ? `${options.functionName}: ${error.message}; the whole batch will be retried`
+          : `${options.functionName} threw; the whole batch will be retried: ${String(error)}`,
+      );
       failedIds = new Set(event.Records.map((r) => r.messageId));
     }
     stats.failed += failedIds.size;

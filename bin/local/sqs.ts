@@ -6,7 +6,7 @@
  * start-up pass re-sends every staged row that is still waiting (design §7).
  */
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { startFauxqs } from 'fauxqs';
+import { buildApp } from 'fauxqs';
 import { IMPORT_MAX_RECEIVE_COUNT } from '#functions/workers.js';
 
 export interface ImportQueuePair {
@@ -27,6 +27,8 @@ export interface LocalSqs extends ImportQueuePair {
 export function localSqsClient(endpoint: string, region: string): SQSClient {
   return new SQSClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
 }
+
+const LOOPBACK = '127.0.0.1';
 
 /** Dead letters are kept as long as SQS allows (14 days), as in the stack. */
 const DLQ_RETENTION_SECONDS = 14 * 24 * 3600;
@@ -66,6 +68,29 @@ async function queueArn(client: SQSClient, queueUrl: string): Promise<string> {
   return out.Attributes?.QueueArn as string;
 }
 
+/**
+ * fauxqs 1.9.2's `startFauxqs` always listens on every interface (its `host` option names the
+ * queue URLs' host, not the address). So the local SQS server is fauxqs' own app (`buildApp`, the
+ * same routes and stores) listened on 127.0.0.1 only, and it answers this machine's own clients
+ * only: a request with an Origin header, or a Host other than 127.0.0.1:<port> / localhost:<port>
+ * (a DNS name rebound to 127.0.0.1), is refused with 403 before fauxqs sees it.
+ */
+async function listenOnLoopback(options: { region: string; port: number }) {
+  const app = buildApp({ logger: false, host: LOOPBACK, defaultRegion: options.region });
+  let ownHosts: readonly string[] = [];
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.headers.origin !== undefined || !ownHosts.includes(request.headers.host ?? '')) {
+      return reply.code(403).type('text/plain').send("The local SQS server answers this machine's own clients only");
+    }
+    return undefined;
+  });
+  await app.listen({ port: options.port, host: LOOPBACK });
+  const address = app.server.address();
+  if (address === null || typeof address !== 'object') throw new Error('the local SQS server has no address');
+  ownHosts = [`${LOOPBACK}:${address.port}`, `localhost:${address.port}`];
+  return { port: address.port, stop: () => app.close() };
+}
+
 /** Starts fauxqs on the loopback interface and creates the import queue pair. */
 export async function startLocalSqs(options: {
   readonly region: string;
@@ -73,13 +98,8 @@ export async function startLocalSqs(options: {
   readonly visibilityTimeoutSeconds: number;
   readonly port?: number;
 }): Promise<LocalSqs> {
-  const server = await startFauxqs({
-    port: options.port ?? 0,
-    host: '127.0.0.1',
-    logger: false,
-    defaultRegion: options.region,
-  });
-  const endpoint = `http://127.0.0.1:${server.port}`;
+  const server = await listenOnLoopback({ region: options.region, port: options.port ?? 0 });
+  const endpoint = `http://${LOOPBACK}:${server.port}`;
   const client = localSqsClient(endpoint, options.region);
   try {
     const pair = await createImportQueuePair(client, options.queueName, options);

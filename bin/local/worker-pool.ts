@@ -25,6 +25,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Context } from 'aws-lambda';
+import { FunctionTimeoutError } from './timeouts.js';
 
 export interface WorkerPoolOptions {
   /** Absolute path of the module that exports `handler`, or of several (each context loads all). */
@@ -82,6 +83,8 @@ interface Instance {
   readonly ready: Promise<void>;
   dead: boolean;
   pending?: { resolve: (value: unknown) => void; reject: (error: Error) => void };
+  /** Ends the context now; its invocation in flight rejects with `error`. */
+  kill(error: Error): void;
 }
 
 export async function startWorkerPool(options: WorkerPoolOptions): Promise<WorkerPool> {
@@ -102,6 +105,21 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
     });
     let loaded: (() => void) | undefined;
     let failed: ((error: Error) => void) | undefined;
+    const die = (error: Error) => {
+      if (instance.dead) return;
+      instance.dead = true;
+      failed?.(error);
+      if (instance.pending) instance.pending.reject(error);
+      instance.pending = undefined;
+      if (!stopping) {
+        options.report(
+          error instanceof FunctionTimeoutError
+            ? `${options.name}: ${error.message}; its execution context ended (replaced on next use)`
+            : `${options.name}: an execution context died (replaced on next use): ${error}`,
+        );
+      }
+      void worker.terminate();
+    };
     const instance: Instance = {
       worker,
       dead: false,
@@ -109,17 +127,9 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
         loaded = resolve;
         failed = reject;
       }),
+      kill: die,
     };
     instance.ready.catch(() => undefined);
-    const die = (error: Error) => {
-      if (instance.dead) return;
-      instance.dead = true;
-      failed?.(error);
-      if (instance.pending) instance.pending.reject(error);
-      instance.pending = undefined;
-      if (!stopping) options.report(`${options.name}: an execution context died (replaced on next use): ${error}`);
-      void worker.terminate();
-    };
     worker.on('message', (message: ContextMessage) => {
       if (message.type === 'ready') return loaded?.();
       const pending = instance.pending;
@@ -154,9 +164,25 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
       instances[slot] = instance;
     }
     await instance.ready;
+    const running = instance;
     return new Promise((resolve, reject) => {
-      instance.worker.postMessage(invocation);
-      instance.pending = { resolve, reject };
+      // As Lambda: an invocation still running at its timeout is stopped — its execution context
+      // ends (the thread is terminated) and the next invocation gets a fresh one (a cold start).
+      const timer = setTimeout(
+        () => running.kill(new FunctionTimeoutError(invocation.timeoutMs / 1000)),
+        Math.max(0, invocation.timeoutMs),
+      );
+      running.worker.postMessage(invocation);
+      running.pending = {
+        resolve: (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
     });
   }
 

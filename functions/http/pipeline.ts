@@ -13,7 +13,7 @@ import { cdiAtLeast, resolveCdiVersion } from '#functions/shared/cdi.js';
 import { AppOrTenantNotFoundError, BadRequestError, ForbiddenError, NotFoundError } from '#functions/shared/errors.js';
 import { logger } from '#functions/shared/logger.js';
 import { PUBLIC, type ResolvedPrefix, resolvePrefix } from '#functions/shared/prefix.js';
-import { invocationDeadline, withinBudget } from '#functions/wiring/budget.js';
+import { requestDeadline, withinBudget } from '#functions/wiring/budget.js';
 import { loadRequestTenants, type RequestTenants } from '#functions/wiring/request.js';
 import { decodeBody as decodeTransport, LAMBDA_PAYLOAD_BYTES, MAX_STAGING_BODY_BYTES } from './body.js';
 import { type CoreResponse, errorToHttp, toHttp } from './responses.js';
@@ -99,9 +99,6 @@ export interface Route<I = undefined> {
   /** The one domain call. */
   readonly run: (input: I, request: CoreRequest) => Promise<CoreResponse> | CoreResponse;
 }
-
-/** Time kept, of the function's timeout, to answer after the last storage retry. */
-const ANSWER_RESERVE_MS = 2_000;
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const ONLY_PUBLIC_TENANT = 'Only public tenantId can call this app specific API';
@@ -294,7 +291,7 @@ export function httpHandler<I = undefined>(route: Route<I>) {
         requestId,
       };
       // Storage retries stop in time for the route to answer (503 when the table stayed busy).
-      const deadline = invocationDeadline(context, 10_000, ANSWER_RESERVE_MS);
+      const deadline = requestDeadline(context.getRemainingTimeInMillis?.());
       const result = toHttp(await withinBudget({ deadline }, () => runSteps(exchange)));
       status = (result as { statusCode?: number }).statusCode ?? 200;
       return result;

@@ -4,6 +4,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 // Through the package import: the function bundles replace this module (never used on Lambda)
 // by that name (SIMULATED_THROTTLING_IMPORT, lib/constructs/service-function.ts).
 import { parseThrottlingFraction, simulateThrottling } from '#functions/shared/simulated-throttling.js';
+import { awsClientTimeouts } from './aws-timeouts.js';
 import { ENV, optionalEnv, requireEnv } from './env.js';
 
 /**
@@ -23,6 +24,7 @@ export function getDocumentClient(): DynamoDBDocumentClient {
       // The SDK's own retries absorb a blip (its throttling backoff is up to 1 s, then 2 s); beyond
       // that the kit retries under the caller's time budget (functions/storage/kit/retry.ts).
       maxAttempts: 3,
+      ...awsClientTimeouts(),
     });
     // A rehearsal of a busy table, locally only (never with AWS's endpoint).
     const fraction = local ? parseThrottlingFraction(optionalEnv(ENV.simulateThrottling)) : undefined;
@@ -39,6 +41,7 @@ export function getSqsClient(): SQSClient {
     const endpoint = optionalEnv(ENV.sqsEndpoint);
     sqsClient = new SQSClient({
       ...(endpoint ? { endpoint, region: process.env.AWS_REGION ?? 'us-east-1', credentials: localCredentials } : {}),
+      ...awsClientTimeouts(),
     });
   }
   return sqsClient;

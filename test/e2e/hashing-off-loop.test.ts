@@ -77,7 +77,9 @@ class DynamoDbTap {
           port: this.upstream.port,
           method: req.method,
           path: req.url,
-          headers: req.headers,
+          // As a reverse proxy does: DynamoDB Local answers requests naming its own host only
+          // (bin/local/LoopbackDynamoDbLocal.java); it does not check the signature over the host.
+          headers: { ...req.headers, host: this.upstream.host },
           agent: this.agent,
         },
         (answer) => {

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Context } from 'aws-lambda';
 import { afterEach, expect, it, vi } from 'vitest';
+import { FunctionTimeoutError } from '../../bin/local/timeouts.js';
 import { startWorkerPool, type WorkerPool } from '../../bin/local/worker-pool.js';
 
 /**
@@ -154,4 +155,20 @@ it('runs each invocation with the handler module it names when the contexts load
     /is not one of the pool's handlers/,
   );
   expect(reports).toEqual([]);
+});
+
+it('ends an invocation still running at its timeout, as Lambda does: rejected, its context replaced', async () => {
+  const p = await pool(2);
+  const threads = new Set(
+    (await Promise.all([1, 2].map(() => invoke<Info>(p, { action: 'info' })))).map((i) => i.threadId),
+  );
+  const error = await p.invoke({ action: 'sleep', ms: 30_000 }, context(500)).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(FunctionTimeoutError);
+  expect((error as Error).message).toBe('Task timed out after 0.50 seconds');
+  expect(reports.join('\n')).toMatch(
+    /test-worker: Task timed out after 0\.50 seconds; its execution context ended \(replaced on next use\)/,
+  );
+  // The next invocations run, one of them in a fresh context (a cold start).
+  const after = await Promise.all([1, 2].map(() => invoke<Info>(p, { action: 'info' })));
+  expect(after.some((i) => !threads.has(i.threadId) && i.invocations === 1)).toBe(true);
 });

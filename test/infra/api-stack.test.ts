@@ -107,16 +107,6 @@ describe('route functions', () => {
       expect(variables).toContain('NODE_OPTIONS');
       expect(variables.includes(ENV.tableName), fn.routeId).toBe(route.access.table !== undefined);
       expect(variables.includes(ENV.importQueueUrl), fn.routeId).toBe(route.access.queue !== undefined);
-      expect(variables, fn.routeId).not.toContain(ENV.apiKeysSecretArn);
-    }
-  });
-
-  it('has no layer and no Parameters and Secrets extension settings without an API-keys secret', () => {
-    for (const fn of functions) {
-      expect(fn.properties.Layers, fn.routeId).toBeUndefined();
-      expect(Object.keys(fn.properties.Environment?.Variables ?? {}).filter(isExtensionVariable), fn.routeId).toEqual(
-        [],
-      );
     }
   });
 
@@ -222,9 +212,27 @@ describe('least privilege from route.access', () => {
       expect(fn.properties.Environment?.Variables?.[ENV.importDlqUrl], route.id).toBeUndefined();
     }
   });
+});
 
-  it('grants no secret access without a configured secret', () => {
-    expect(functions.flatMap((f) => f.actions).filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
+describe('an open API (-c openApi=true): no API-keys secret', () => {
+  let open: RouteFunction[];
+
+  beforeAll(() => {
+    open = routeFunctions(synth({ context: { openApi: 'true' } }).groupTemplates);
+  });
+
+  it('has no secret ARN, no layer and no Parameters and Secrets extension settings', () => {
+    expect(open).toHaveLength(ROUTES.length);
+    for (const fn of open) {
+      expect(fn.properties.Layers, fn.routeId).toBeUndefined();
+      const variables = Object.keys(fn.properties.Environment?.Variables ?? {});
+      expect(variables, fn.routeId).not.toContain(ENV.apiKeysSecretArn);
+      expect(variables.filter(isExtensionVariable), fn.routeId).toEqual([]);
+    }
+  });
+
+  it('grants no secret access', () => {
+    expect(open.flatMap((f) => f.actions).filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
   });
 });
 

@@ -84,13 +84,24 @@ describe('grants from access.credentials (functions/routes.ts)', () => {
       expect(byId.get(id)!.access.credentials, id).toBeUndefined();
     }
     // Every route that may open is one of these.
-    expect(ROUTES.filter((r) => r.access.credentials?.includes('open')).map((r) => r.id)).toEqual([
-      'tenant-get-v2',
-      'tenant-get',
-      'tenant-list-v2',
-      'tenant-list',
-      'signin',
-    ]);
+    expect(
+      ROUTES.filter((r) => r.access.credentials?.includes('open'))
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(
+      [
+        'tenant-get-v2',
+        'tenant-get',
+        'tenant-list-v2',
+        'tenant-list',
+        'signin',
+        'session-create',
+        'session-refresh',
+        'session-verify',
+        'session-regenerate',
+        'jwt-create',
+      ].sort(),
+    );
   });
 
   it('gives each route exactly its action on the credentials key, with an app-bound encryption context', () => {

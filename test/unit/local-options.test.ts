@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isAwsEndpoint } from '#functions/shared/clients.js';
 import { type LocalOptions, OptionsError, parseCommand } from '../../bin/local/options.js';
+import { functionTimeoutSeconds, LOCAL_FUNCTION_TIMEOUT_ENV } from '../../bin/local/timeouts.js';
+import { DEFAULT_ROUTE_TIMEOUT_SECONDS } from '../../lib/constants.js';
 
 function options(env: Record<string, string>, argv: string[] = []): LocalOptions {
   const command = parseCommand(argv, env, '/work');
@@ -95,5 +97,52 @@ describe('isAwsEndpoint', () => {
     expect(isAwsEndpoint('http://dynamodb:8000')).toBe(false);
     expect(isAwsEndpoint('http://amazonaws.com.evil.example')).toBe(false);
     expect(isAwsEndpoint('not a url')).toBe(false);
+  });
+});
+
+describe('ALLOWED_HOSTS', () => {
+  it('unset: no extra host', () => {
+    expect(options({}).allowedHosts).toEqual([]);
+  });
+
+  it('takes names and addresses, each with an optional port', () => {
+    expect(options({ ALLOWED_HOSTS: ' core.internal, core:8080,[::1]:3567 ,10.0.0.5' }).allowedHosts).toEqual([
+      'core.internal',
+      'core:8080',
+      '[::1]:3567',
+      '10.0.0.5',
+    ]);
+  });
+
+  it.each(['http://core.internal', 'core internal', 'core/x', '*.example.com', 'core:port'])(
+    'refuses %s, naming the variable',
+    (entry) => {
+      expect(refusal({ ALLOWED_HOSTS: entry })).toBe(
+        `ALLOWED_HOSTS must list host names or addresses, each optionally with :port (e.g. core.internal,core.internal:8080), got '${entry.trim()}'`,
+      );
+    },
+  );
+});
+
+describe('function timeouts', () => {
+  it('a route without its own timeout runs at most the stack default (10 s), others their own', () => {
+    expect(functionTimeoutSeconds(undefined, {})).toBe(DEFAULT_ROUTE_TIMEOUT_SECONDS);
+    expect(DEFAULT_ROUTE_TIMEOUT_SECONDS).toBe(10);
+    expect(functionTimeoutSeconds(29, {})).toBe(29);
+    expect(functionTimeoutSeconds(300, {})).toBe(300);
+  });
+
+  it('LOCAL_FUNCTION_TIMEOUT_SECONDS caps every function, and says so in the options', () => {
+    const env = { [LOCAL_FUNCTION_TIMEOUT_ENV]: '15' };
+    expect(functionTimeoutSeconds(undefined, env)).toBe(10);
+    expect(functionTimeoutSeconds(60, env)).toBe(15);
+    expect(options(env).functionTimeoutCap).toBe(15);
+    expect(options({}).functionTimeoutCap).toBeUndefined();
+  });
+
+  it.each(['14', '0', '-1', '1.5', 'ten', '901'])('refuses LOCAL_FUNCTION_TIMEOUT_SECONDS=%s', (value) => {
+    expect(refusal({ [LOCAL_FUNCTION_TIMEOUT_ENV]: value })).toBe(
+      `LOCAL_FUNCTION_TIMEOUT_SECONDS must be a whole number of seconds from 15 to 900, got '${value}'`,
+    );
   });
 });

@@ -1,8 +1,9 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { errorToHttp } from '#functions/http/responses.js';
 import { DEFAULT_ROUTE_PATH, gatewayPaths, ROUTES } from '#functions/routes.js';
 import { AppOrTenantNotFoundError, MethodNotAllowedError, NotFoundError } from '#functions/shared/errors.js';
 import { resolvePrefix } from '#functions/shared/prefix.js';
+import { requestDeadline, withinBudget } from '#functions/wiring/budget.js';
 import { loadTenantPair } from '#functions/wiring/request.js';
 
 const TEMPLATES = ROUTES.filter((r) => r.path !== DEFAULT_ROUTE_PATH).flatMap((r) =>
@@ -29,7 +30,16 @@ function knownPath(segments: readonly string[]): boolean {
  * is a 400 and an unknown tenant a 404, as in the core; a known path with another method
  * answers 405; anything else 404 `Not found`.
  */
-export async function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyResultV2> {
+export async function handler(
+  event: APIGatewayProxyEventV2,
+  context?: Pick<Context, 'getRemainingTimeInMillis'>,
+): Promise<APIGatewayProxyResultV2> {
+  // The request pipeline's budget (functions/wiring/budget.ts): a silent table answers 503 in time.
+  const deadline = requestDeadline(context?.getRemainingTimeInMillis?.());
+  return withinBudget({ deadline }, () => answer(event));
+}
+
+async function answer(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyResultV2> {
   try {
     const segments = segmentsOf(event.rawPath ?? '/');
     if (knownPath(segments)) throw new MethodNotAllowedError();

@@ -20,6 +20,7 @@ import {
   KeyServiceRefusedError,
   UnreadableSecretError,
 } from '#functions/domain/credentials/ports.js';
+import { awsClientTimeouts } from '#functions/shared/aws-timeouts.js';
 import { KeyServiceUnavailableError } from '#functions/shared/errors.js';
 
 export const KMS_WRAP_TAG = 0x4b;
@@ -154,6 +155,6 @@ export function createKmsKeyProvider(keyArn: string, client: () => KMSClient = d
 
 let kmsClient: KMSClient | undefined;
 function defaultClient(): KMSClient {
-  kmsClient ??= new KMSClient({ maxAttempts: 5 });
+  kmsClient ??= new KMSClient({ maxAttempts: 5, ...awsClientTimeouts() });
   return kmsClient;
 }

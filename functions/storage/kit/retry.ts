@@ -10,41 +10,13 @@
  * their signatures and a worker can also ask for fewer attempts — waiting in the queue costs
  * nothing, waiting inside an invocation costs its duration.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { currentRetryPolicy } from '#functions/shared/call-budget.js';
 import { classifyError, isTransient, type TransientKind, TransientStorageError } from './errors.js';
 import { backoffMs, sleep } from './table.js';
 
-export interface RetryPolicy {
-  /** Epoch ms: no retry starts whose backoff would end after it (a call in flight finishes). */
-  readonly deadline?: number;
-  /** Attempts per kit call, replacing each call's own default. */
-  readonly attempts?: number;
-}
-
-const policies = new AsyncLocalStorage<RetryPolicy>();
-
-/** Runs `work` under `policy` (an outer policy's earlier deadline still applies). */
-export function withRetryPolicy<T>(policy: RetryPolicy, work: () => Promise<T>): Promise<T> {
-  const outer = policies.getStore();
-  const deadlines = [outer?.deadline, policy.deadline].filter((d): d is number => d !== undefined);
-  const attempts = policy.attempts ?? outer?.attempts;
-  return policies.run(
-    {
-      ...(deadlines.length > 0 ? { deadline: Math.min(...deadlines) } : {}),
-      ...(attempts !== undefined ? { attempts } : {}),
-    },
-    work,
-  );
-}
-
-/** The policy in force here (empty outside {@link withRetryPolicy}). */
-export const currentRetryPolicy = (): RetryPolicy => policies.getStore() ?? {};
-
-/** Milliseconds left before the policy's deadline (Infinity without one). */
-export function timeLeftMs(now = Date.now()): number {
-  const { deadline } = currentRetryPolicy();
-  return deadline === undefined ? Number.POSITIVE_INFINITY : deadline - now;
-}
+// The policy itself lives in functions/shared/call-budget.ts, where the AWS clients' per-attempt
+// timeouts read the same deadline (functions/shared/clients.ts).
+export { currentRetryPolicy, type RetryPolicy, timeLeftMs, withRetryPolicy } from '#functions/shared/call-budget.js';
 
 export interface RetryOptions {
   /** Attempts unless the policy says otherwise. */

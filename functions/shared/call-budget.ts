@@ -1,0 +1,55 @@
+/**
+ * The time budget of everything a function invocation calls: an epoch-ms deadline (and, for a
+ * worker, fewer attempts per storage call), set once per invocation and read wherever a call is
+ * made — by the DynamoDB kit's retries (functions/storage/kit/retry.ts) and by every AWS SDK
+ * client's per-attempt timeout (clients.ts). AsyncLocalStorage carries it, so stores and clients
+ * keep their signatures.
+ *
+ * Set by functions/wiring/budget.ts (`withinBudget`): the HTTP pipeline (the function's remaining
+ * time less the time kept to answer), the import worker and the DLQ consumer (less the time kept to
+ * hand messages back), the reconciler.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+export interface RetryPolicy {
+  /** Epoch ms: no retry starts whose backoff would end after it. */
+  readonly deadline?: number;
+  /**
+   * Epoch ms: the invocation's own deadline, set once per invocation (functions/wiring/budget.ts):
+   * no AWS call attempt outlives it by more than a reserve (functions/shared/aws-timeouts.ts). A
+   * store narrowing `deadline` for its own retries (staging keeps time to undo its rows) leaves it
+   * as it is: a slow but answering call is not cut before the invocation needs its time back.
+   */
+  readonly callDeadline?: number;
+  /** Attempts per kit call, replacing each call's own default. */
+  readonly attempts?: number;
+}
+
+const policies = new AsyncLocalStorage<RetryPolicy>();
+
+/** Runs `work` under `policy` (an outer policy's earlier deadline still applies). */
+export function withRetryPolicy<T>(policy: RetryPolicy, work: () => Promise<T>): Promise<T> {
+  const outer = policies.getStore();
+  const earliest = (a: number | undefined, b: number | undefined) =>
+    a === undefined ? b : b === undefined ? a : Math.min(a, b);
+  const deadline = earliest(outer?.deadline, policy.deadline);
+  const callDeadline = earliest(outer?.callDeadline, policy.callDeadline);
+  const attempts = policy.attempts ?? outer?.attempts;
+  return policies.run(
+    {
+      ...(deadline !== undefined ? { deadline } : {}),
+      ...(callDeadline !== undefined ? { callDeadline } : {}),
+      ...(attempts !== undefined ? { attempts } : {}),
+    },
+    work,
+  );
+}
+
+/** The policy in force here (empty outside {@link withRetryPolicy}). */
+export const currentRetryPolicy = (): RetryPolicy => policies.getStore() ?? {};
+
+/** Milliseconds left before the policy's deadline (Infinity without one). */
+export function timeLeftMs(now = Date.now()): number {
+  const { deadline } = currentRetryPolicy();
+  return deadline === undefined ? Number.POSITIVE_INFINITY : deadline - now;
+}
