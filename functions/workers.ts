@@ -2,6 +2,11 @@
  * The worker manifest: every non-HTTP function of the core, as plain data. The CDK stack creates
  * one function and its event source per entry; the local runtime runs the same handlers from
  * pollers and timers with the semantics Lambda gives them.
+ *
+ * "Worker", in functions/, means one of these: a function a queue or a schedule invokes (the
+ * import worker, the DLQ consumer, the reconciler), run in the shell of functions/workers/shell.ts.
+ * The local runtime's threads that play Lambda's execution contexts (bin/local/worker-pool.ts) are
+ * worker threads, a different thing.
  */
 
 import type { CredentialsAccess } from './routes.js';
@@ -30,6 +35,12 @@ export interface WorkerDefinition {
   readonly timeoutSeconds: number;
   readonly memoryMb: number;
   /**
+   * The time budget of its storage calls (functions/workers/shell.ts): retries stop `reserveSeconds`
+   * before the timeout, leaving time to hand messages back, and `storageAttempts` replaces each
+   * call's own attempts. @default no budget: calls retry as they would outside any invocation
+   */
+  readonly budget?: { readonly reserveSeconds: number; readonly storageAttempts?: number };
+  /**
    * Reserved concurrency: at most this many instances at once (and never starved by the others).
    * 1 makes a scheduled worker unable to overlap itself. @default none
    */
@@ -56,6 +67,11 @@ export const WORKERS: readonly WorkerDefinition[] = [
     timeoutSeconds: 60,
     // One full vCPU: plain-text passwords are hashed here.
     memoryMb: 1769,
+    // It stops starting work 10 s before its timeout, so it can return the messages it did not
+    // finish (with a delay) instead of being cut off. 3 attempts per storage call (the SDK's own
+    // retries come on top): when the table keeps pushing back, waiting in the queue costs nothing,
+    // waiting in an invocation costs its duration — so it gives up early and returns the message.
+    budget: { reserveSeconds: 10, storageAttempts: 3 },
   },
   {
     id: 'dlq-consumer',
@@ -65,6 +81,9 @@ export const WORKERS: readonly WorkerDefinition[] = [
     access: { table: 'write', queue: 'send' },
     timeoutSeconds: 30,
     memoryMb: 512,
+    // Its storage retries stop 5 s before the timeout, leaving time to send the re-queued copies
+    // and the metrics and to answer with the batch's failures.
+    budget: { reserveSeconds: 5 },
   },
   {
     id: 'reconciler',
@@ -73,10 +92,22 @@ export const WORKERS: readonly WorkerDefinition[] = [
     access: { table: 'write', queue: 'send', backlog: 'read' },
     timeoutSeconds: 300,
     memoryMb: 1024,
+    // Storage retries stop 10 s before the timeout, so a run that meets a busy table ends cleanly.
+    budget: { reserveSeconds: 10 },
     // A run may take up to its timeout (5 min, the schedule's period): never two at once.
     reservedConcurrency: 1,
   },
 ];
+
+/** The workers of this manifest, by id. */
+export type WorkerId = 'import-worker' | 'dlq-consumer' | 'reconciler';
+
+/** The manifest entry of a worker: the one place its timeout and budget are read. */
+export function workerNamed(id: WorkerId): WorkerDefinition {
+  const found = WORKERS.find((w) => w.id === id);
+  if (found === undefined) throw new Error(`functions/workers.ts has no ${id} entry`);
+  return found;
+}
 
 /** How often SQS may deliver a message before it moves to the dead-letter queue. */
 export const IMPORT_MAX_RECEIVE_COUNT = 5;
@@ -88,7 +119,7 @@ export const IMPORT_MAX_RECEIVE_COUNT = 5;
  * over and it never reaches the DLQ for it) after `firstDelaySeconds`, doubling with every return
  * up to `maxDelaySeconds` (each delay jittered to half–all of it): 30 s, 1, 2, 4, 8 min, then
  * every 15 min. A user still refused `giveUpAfterSeconds` after its first backpressure turns
- * FAILED with a message that says so (processing.ts throttledTooLongMessage). The local runtime
+ * FAILED with a message that says so (functions/domain/bulk-import/backoff.ts throttledTooLongMessage). The local runtime
  * and the tests may shorten all three (IMPORT_BACKPRESSURE, functions/shared/env.ts).
  */
 export const IMPORT_BACKPRESSURE = {
@@ -96,9 +127,3 @@ export const IMPORT_BACKPRESSURE = {
   maxDelaySeconds: 900,
   giveUpAfterSeconds: 6 * 3600,
 } as const;
-
-/**
- * The import worker stops starting work this long before its timeout, so it can return the
- * messages it did not finish (with a delay) instead of being cut off.
- */
-export const IMPORT_WORKER_RESERVE_SECONDS = 10;

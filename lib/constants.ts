@@ -7,26 +7,28 @@ import { fileURLToPath } from 'node:url';
 import {
   IMPORT_MAX_RECEIVE_COUNT as MANIFEST_MAX_RECEIVE_COUNT,
   WORKERS,
+  type WorkerId,
   type WorkerSource,
+  workerNamed,
 } from '#functions/workers.js';
 
 /** Absolute path of the repository root; handler entries are resolved from here, never from cwd. */
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** The single worker fed by `kind`; the manifest must have exactly one per queue. */
-function soleTimeoutOf(kind: WorkerSource['kind']): number {
+/** The timeout of worker `id`, the sole consumer of `kind`: a queue is sized for exactly one. */
+function soleTimeoutOf(kind: WorkerSource['kind'], id: WorkerId): number {
   const consumers = WORKERS.filter((w) => w.source.kind === kind);
-  if (consumers.length !== 1) {
-    throw new Error(`functions/workers.ts must have exactly one ${kind} worker, found ${consumers.length}`);
+  if (consumers.length !== 1 || consumers[0]?.id !== id) {
+    throw new Error(`functions/workers.ts must have exactly one ${kind} worker, ${id}; found ${consumers.length}`);
   }
-  return (consumers[0] as (typeof consumers)[number]).timeoutSeconds;
+  return workerNamed(id).timeoutSeconds;
 }
 
 /** Timeout of the SQS import worker (one batch of staged users), from the worker manifest. */
-export const IMPORT_WORKER_TIMEOUT_SECONDS = soleTimeoutOf('import-queue');
+export const IMPORT_WORKER_TIMEOUT_SECONDS = soleTimeoutOf('import-queue', 'import-worker');
 
 /** Timeout of the dead-letter-queue consumer, from the worker manifest. */
-export const DLQ_CONSUMER_TIMEOUT_SECONDS = soleTimeoutOf('import-dlq');
+export const DLQ_CONSUMER_TIMEOUT_SECONDS = soleTimeoutOf('import-dlq', 'dlq-consumer');
 
 /**
  * AWS recommends a source-queue visibility timeout of at least six times the consuming function's

@@ -9,7 +9,7 @@ import { ApiKeysSecretUnavailableError } from '#functions/shared/errors.js';
 import baseConfigFile from './base-config.json' with { type: 'json' };
 import type { ConfigValues } from './layers.js';
 import { CONFIG_KEYS, envVariableName } from './registry.js';
-import { SecretsExtensionError, secretsExtensionFetcher } from './secrets-extension.js';
+import { SecretsExtensionError, secretsExtensionFetcher } from './secrets-manager-extension.js';
 import { baseConfigProblem } from './validate.js';
 import { parseEnvConfigValue, typeErrorMessage } from './values.js';
 
@@ -30,7 +30,7 @@ export interface LoadBaseConfigOptions {
   /** Defaults to the checked-in `base-config.json`. */
   readonly file?: unknown;
   /**
-   * Defaults to asking the AWS Parameters and Secrets Lambda Extension (functions/config/secrets-extension.ts),
+   * Defaults to asking the AWS Parameters and Secrets Lambda Extension (functions/config/secrets-manager-extension.ts),
    * which makes the `GetSecretValue` call with the function's role: no SDK client in the bundle.
    */
   readonly fetchSecret?: SecretFetcher;

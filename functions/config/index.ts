@@ -8,9 +8,9 @@
  * - `reference-doc.ts`: the README's configuration reference.
  */
 import { availableParallelism } from 'node:os';
+import { apiKeyDigestsHex } from './credential-values.js';
 import { type ConfigValues, layeredConfig } from './layers.js';
 import type { ConfigScalar } from './registry.js';
-import { apiKeyDigestsHex } from './secrets.js';
 
 export {
   BASE_CONFIG_MAX_AGE_MS,
@@ -21,6 +21,19 @@ export {
   resetBaseConfigForTests,
   type SecretFetcher,
 } from './base.js';
+export {
+  API_KEYS_KEY,
+  formatSealedConfigValue,
+  parseApiKeys,
+  parseSealedConfigValue,
+  presentCoreConfig,
+  resolveSecretUpdate,
+  SECRET_CONFIG_KEYS,
+  SIGNER_KEY_KEY,
+  secretDigestHex,
+  sha256Hex,
+  storedApiKeys,
+} from './credential-values.js';
 export type { ConfigValues } from './layers.js';
 export {
   hasSealedProviderSecrets,
@@ -44,19 +57,6 @@ export {
   REFERENCE_PROTECTED_DATABASE_KEYS,
 } from './registry.js';
 export {
-  API_KEYS_KEY,
-  formatSealedConfigValue,
-  parseApiKeys,
-  parseSealedConfigValue,
-  presentCoreConfig,
-  resolveSecretUpdate,
-  SECRET_CONFIG_KEYS,
-  SIGNER_KEY_KEY,
-  secretDigestHex,
-  sha256Hex,
-  storedApiKeys,
-} from './secrets.js';
-export {
   BASE_API_KEY_PINNED,
   baseConfigProblem,
   coreConfigProblem,
@@ -67,7 +67,7 @@ export {
 } from './validate.js';
 
 /**
- * A credential of a configuration as it is stored: sealed (an app's config, secrets.ts) or in
+ * A credential of a configuration as it is stored: sealed (an app's config, credential-values.ts) or in
  * clear (the base config, or an app config written before credentials were sealed). Opening a
  * sealed one needs the credentials key and the app it is bound to (functions/wiring/credentials.ts).
  */
@@ -80,7 +80,7 @@ export interface ConfigSecret {
 export interface EffectiveConfig {
   /**
    * Every registry key (canonical names) with its resolved, typed value (tenant → app → base →
-   * default); null = unset. Credentials appear in their stored forms (secrets.ts).
+   * default); null = unset. Credentials appear in their stored forms (credential-values.ts).
    */
   readonly values: Readonly<Record<string, ConfigScalar | null>>;
   /** SHA-256 digests of the API keys (`api_keys`, stored or in clear); empty = no key required. */

@@ -4,9 +4,9 @@
  * - which fields they are: a client's `clientSecret`, and in its `additionalConfig` Apple's
  *   `privateKey` and the Boxy SAML `boxyAPIKey` (the SDK's dashboard stores that one there) —
  *   string values only;
- * - stored sealed, in the same form as the Firebase signer key (secrets.ts):
+ * - stored sealed, in the same form as the Firebase signer key (credential-values.ts):
  *   `sealed:v1:<SHA-256 hex of the value>:<Base64 of the sealed bytes>`, sealed and opened in
- *   functions/storage/config-secrets.ts;
+ *   functions/storage/tenant-credentials.ts;
  * - shown as fingerprints (`sha256:<first 16 hex>`) where responses must not carry them (the app
  *   list), in clear where the SDK reads them (tenant get and list);
  * - a fingerprint, or the stored form, sent back in a provider update keeps the stored value of the
@@ -18,7 +18,7 @@
 
 import { credentialFingerprint, fingerprintOfDigest } from '#functions/contract/credential-fingerprints.js';
 import { BadRequestError } from '#functions/shared/errors.js';
-import { parseSealedConfigValue } from './secrets.js';
+import { parseSealedConfigValue } from './credential-values.js';
 
 /** The secret fields of a provider's client: at the client's top level, or in its `additionalConfig`. */
 export const CLIENT_SECRET_FIELDS = ['clientSecret'] as const;

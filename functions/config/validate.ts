@@ -4,9 +4,9 @@ import { ENV } from '#functions/shared/env.js';
 import { BadRequestError } from '#functions/shared/errors.js';
 import { HASH_LIMITS } from '#functions/shared/hash-limits.js';
 import { isStorableNumber, jsonBytes, STORABLE_NUMBER_RULE } from '#functions/shared/storable.js';
+import { apiKeyDigestsHex, comparableConfigValue, isApiKeyDigest } from './credential-values.js';
 import { CANONICAL_KEYS, type ConfigValues, layeredConfig, layerValues, type TypedConfig } from './layers.js';
 import { configKeyDefinition } from './registry.js';
-import { apiKeyDigestsHex, comparableConfigValue, isApiKeyDigest } from './secrets.js';
 import { hasConfigType, typeErrorMessage } from './values.js';
 
 export const INVALID_CORE_CONFIG_PREFIX = 'Invalid core config: ';
@@ -51,7 +51,7 @@ export const TOTP_MAX_ATTEMPTS_LIMIT = 1000;
 
 /**
  * The reference's rules on every key a request gives. A stored digest (`sha256:<64 hex>`, see
- * secrets.ts) was checked as a key before it was digested, and a request cannot send one (refused
+ * credential-values.ts) was checked as a key before it was digested, and a request cannot send one (refused
  * before validation), so digests are skipped.
  */
 function apiKeysProblem(apiKeys: string | undefined): string | undefined {

@@ -12,7 +12,6 @@ import {
   withBaseDefault,
 } from '#functions/domain/multitenancy/tenant.js';
 import { logger } from '#functions/shared/logger.js';
-import { encodeConfigSecrets, openProviderSecrets, sealProviderSecrets } from './config-secrets.js';
 import type { Envelope } from './crypto/envelope.js';
 import { APP_LIST_PARTITION, appPartition, TENANT_SORT_PREFIX, tenantSortKey } from './keys/apps.js';
 import {
@@ -25,6 +24,7 @@ import {
   queryAll,
   type Table,
 } from './kit/index.js';
+import { encodeConfigSecrets, openProviderSecrets, sealProviderSecrets } from './tenant-credentials.js';
 
 export const tenantEntity = defineEntity({
   type: 'TENANT',
@@ -81,7 +81,7 @@ async function encodeSecrets(record: TenantRecord, envelope: () => Envelope): Pr
 
 /**
  * The multitenancy use cases' storage port for one table (the base table). Every write stores the
- * record's credentials as digests or sealed (`envelope`, config-secrets.ts); reads return them as
+ * record's credentials as digests or sealed (`envelope`, tenant-credentials.ts); reads return them as
  * stored, and `openSecrets` opens the providers' secrets where the SDK reads them.
  */
 export function createTenantStore(table: Table, envelope: () => Envelope): TenantStore {

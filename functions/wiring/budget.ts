@@ -5,6 +5,19 @@
  */
 import { withRetryPolicy } from '#functions/storage/kit/retry.js';
 
+/**
+ * Epoch ms at which an invocation's storage retries stop: what its Lambda context says is left
+ * (`remainingMs`; the whole `timeoutMs` where no context counts down) less `reserveMs`, the time it
+ * keeps to answer. The one formula of every deadline: HTTP routes ({@link requestDeadline}) and
+ * workers (functions/workers/shell.ts).
+ */
+export const invocationDeadline = (
+  remainingMs: number | undefined,
+  timeoutMs: number,
+  reserveMs: number,
+  now = Date.now(),
+): number => now + (remainingMs ?? timeoutMs) - reserveMs;
+
 export const withinBudget = <T>(policy: { deadline: number; attempts?: number }, work: () => Promise<T>) =>
   withRetryPolicy({ ...policy, callDeadline: policy.deadline }, work);
 
@@ -17,4 +30,4 @@ export const ANSWER_RESERVE_MS = 2_000;
  * timeout cuts the request off. `remainingMs` undefined (no Lambda context): 10 s, the routes' default.
  */
 export const requestDeadline = (remainingMs: number | undefined, now = Date.now()): number =>
-  now + (remainingMs ?? 10_000) - ANSWER_RESERVE_MS;
+  invocationDeadline(remainingMs, 10_000, ANSWER_RESERVE_MS, now);

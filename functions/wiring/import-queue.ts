@@ -1,5 +1,5 @@
 /**
- * The import queue as the bulk-import functions use it: messages to it (staging, the worker's and
+ * The import queue as the bulk-import functions use it: messages to it (staging, the import worker's and
  * the DLQ consumer's returns, the reconciler's re-sends). The SQS client is created once per process.
  */
 import { type ImportMessage, importMessageSchema } from '#functions/domain/bulk-import/message.js';

@@ -3,7 +3,7 @@
  * name, and the return of messages that met backpressure to the import queue.
  */
 import { randomUUID } from 'node:crypto';
-import type { AppImportContext, ProcessingDeps } from '#functions/domain/bulk-import/processing.js';
+import type { AppImportContext, ImportBatchDeps } from '#functions/domain/bulk-import/import-batch.js';
 import { importUser, importUserGroup } from '#functions/domain/import/import-user.js';
 import { getSqsClient } from '#functions/shared/clients.js';
 import { ENV, requireEnv } from '#functions/shared/env.js';
@@ -38,10 +38,10 @@ async function importContextOf(appId: string, app: AppSnapshot): Promise<AppImpo
  * and its users) and the tenants re-validation checks; `apps` is the invocation's, shared with
  * {@link returnDeps} (through its `configOf`) so returning messages reads no app again.
  */
-export function processingDeps(
-  overrides: Partial<ProcessingDeps> = {},
+export function importBatchDeps(
+  overrides: Partial<ImportBatchDeps> = {},
   apps: ReturnType<typeof snapshotCache> = snapshotCache(),
-): ProcessingDeps {
+): ImportBatchDeps {
   const { snapshotOf, configOf } = apps;
   const contextOf = perApp(async (appId): Promise<AppImportContext | undefined> => {
     const app = await snapshotOf(appId);
@@ -67,7 +67,7 @@ export function processingDeps(
 }
 
 /**
- * What the workers need to return messages that met backpressure (functions/workers/backpressure.ts):
+ * What the import worker needs to return messages that met backpressure (functions/workers/backpressure.ts):
  * the staged rows, the policy, delayed sends to the import queue and visibility changes on it.
  */
 export const returnDeps = (configOf: ReturnType<typeof configCache> = configCache()) => ({

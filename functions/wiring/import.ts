@@ -11,7 +11,7 @@ import { appTable } from './tables.js';
 
 /**
  * What validating an import user needs to know about its app, read now: its roles, tenants and
- * switches. Used by the single-user import, the staging endpoint and the worker's re-validation.
+ * switches. Used by the single-user import, the staging endpoint and the import worker's re-validation.
  * `tenantIds`: the app's tenants when the caller has just read them (then they are not read again).
  */
 export async function importValidationContext(

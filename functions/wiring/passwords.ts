@@ -17,14 +17,14 @@ import {
 import { RecentDurations } from '#functions/domain/passwords/timing.js';
 import type { PasswordPorts } from '#functions/domain/users/service.js';
 import { logger } from '#functions/shared/logger.js';
-import { openSignerKey } from '#functions/storage/config-secrets.js';
+import { openSignerKey } from '#functions/storage/tenant-credentials.js';
 import { credentialsEnvelope } from './credentials.js';
 
 const FIREBASE_HASH_PREFIX = '$f_scrypt$';
 
 /**
  * The app's Firebase signer key in clear, opened only to verify a Firebase hash (its stored form
- * is sealed, functions/config/secrets.ts). One that can never be opened verifies nothing: the
+ * is sealed, functions/config/credential-values.ts). One that can never be opened verifies nothing: the
  * sign-in answers as for an app without a signer key.
  */
 async function signerKeyOf(config: EffectiveConfig): Promise<string | undefined> {

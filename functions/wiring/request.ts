@@ -2,8 +2,9 @@
  * What every request loads before its route runs: the app (its public tenant), the path's tenant
  * and their effective configuration.
  */
-import { type EffectiveConfig, getBaseConfig, resolveEffectiveConfig } from '#functions/config/index.js';
+import { type EffectiveConfig, getBaseConfig } from '#functions/config/index.js';
 import type { TenantRecord } from '#functions/domain/multitenancy/tenant.js';
+import { effectiveConfig } from './app-config.js';
 import { tenantStore } from './stores.js';
 
 export interface RequestTenants {
@@ -15,13 +16,7 @@ export interface RequestTenants {
 
 export async function loadRequestTenants(appId: string, tenantId: string): Promise<RequestTenants> {
   const [base, { app, tenant }] = await Promise.all([getBaseConfig(), tenantStore.getTenantPair(appId, tenantId)]);
-  const config = resolveEffectiveConfig(
-    base,
-    app?.coreConfig,
-    tenant && tenant !== app ? tenant.coreConfig : undefined,
-    appId,
-  );
-  return { app, tenant, config };
+  return { app, tenant, config: effectiveConfig(base, appId, app, tenant) };
 }
 
 /** The app and the tenant only (the fallback route: `/<tenant>/hello`). */

@@ -1,15 +1,16 @@
 /**
  * What the bulk-import workers share about apps known only by id (their messages name an app and
  * a staged row): each app's configuration, read at most once per invocation, the staged rows in
- * the table it names, and the backpressure policy the worker and the DLQ consumer apply.
+ * the table it names, and the backpressure policy the import worker and the DLQ consumer apply.
  */
-import { type EffectiveConfig, getBaseConfig, resolveEffectiveConfig } from '#functions/config/index.js';
+import { type EffectiveConfig, getBaseConfig } from '#functions/config/index.js';
 import { PUBLIC_TENANT_ID } from '#functions/contract/tenants.js';
-import type { BackpressurePolicy } from '#functions/domain/bulk-import/processing.js';
+import type { BackpressurePolicy } from '#functions/domain/bulk-import/backoff.js';
 import type { StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import { ENV } from '#functions/shared/env.js';
 import { classifyError, isTransient } from '#functions/storage/kit/index.js';
 import { IMPORT_BACKPRESSURE } from '#functions/workers.js';
+import { effectiveConfig } from './app-config.js';
 import { stagingStoreOf, tenantStore } from './stores.js';
 import { appTable } from './tables.js';
 
@@ -30,7 +31,7 @@ export function perApp<T>(load: (appId: string) => Promise<T>): (appId: string) 
 /** The app's effective configuration (its public tenant over the base); undefined when the app is gone. */
 export async function loadAppConfig(appId: string): Promise<EffectiveConfig | undefined> {
   const [base, app] = await Promise.all([getBaseConfig(), tenantStore.getTenant(appId, PUBLIC_TENANT_ID)]);
-  return app ? resolveEffectiveConfig(base, app.coreConfig, undefined, appId) : undefined;
+  return app ? effectiveConfig(base, appId, app) : undefined;
 }
 
 /** An app's effective configuration, read at most once per invocation. */
@@ -53,7 +54,7 @@ export async function loadAppSnapshot(appId: string): Promise<AppSnapshot | unde
   const app = tenants.find((t) => t.tenantId === PUBLIC_TENANT_ID);
   if (!app) return undefined;
   return {
-    config: resolveEffectiveConfig(base, app.coreConfig, undefined, appId),
+    config: effectiveConfig(base, appId, app),
     tenantIds: new Set(tenants.map((t) => t.tenantId)),
   };
 }
@@ -68,7 +69,7 @@ export function snapshotCache() {
 }
 
 /**
- * The staged rows of apps known only by id (the worker's and the DLQ consumer's messages): each
+ * The staged rows of apps known only by id (the import worker's and the DLQ consumer's messages): each
  * app's table comes from its configuration, resolved before any of its rows is touched. When the
  * app is gone (its deletion purged its rows) every row reads as absent.
  */

@@ -6,12 +6,7 @@
  * already resolved, so finding the table costs no read. The apps' staging markers stay in the
  * base table (the reconciler finds every app's pending rows from there, whatever their table).
  */
-import {
-  type ConfigValues,
-  type EffectiveConfig,
-  getBaseConfig,
-  resolveEffectiveConfig,
-} from '#functions/config/index.js';
+import type { EffectiveConfig } from '#functions/config/index.js';
 import type { AppTables } from '#functions/domain/multitenancy/ports.js';
 import { ENV, optionalEnv } from '#functions/shared/env.js';
 import { appHoldings } from '#functions/storage/app-purge.js';
@@ -25,11 +20,6 @@ const tableOfName = (name: string | undefined): Table =>
 
 /** The table holding what the app of this effective configuration owns. */
 export const appTable = (config: EffectiveConfig): Table => tableOfName(config.appTableName);
-
-/** The table of an app known by its own overrides (its public tenant's coreConfig, already loaded). */
-export async function appTableOfOverrides(appOverrides: ConfigValues): Promise<Table> {
-  return appTable(resolveEffectiveConfig(await getBaseConfig(), appOverrides, undefined));
-}
 
 /**
  * Whether this runtime creates the tables apps name. Only the local runtime sets it (against

@@ -8,15 +8,15 @@
  * DLQ consumer re-queues rather than fails it. A user past the policy's bound turns FAILED.
  */
 import type { SQSRecord } from 'aws-lambda';
-import type { ImportMessage } from '#functions/domain/bulk-import/message.js';
 import {
   type BackpressureHistory,
   type BackpressurePolicy,
   failThrottledImport,
   noteBackpressure,
-  type ProcessingDeps,
   planBackpressure,
-} from '#functions/domain/bulk-import/processing.js';
+} from '#functions/domain/bulk-import/backoff.js';
+import type { StagedRowDeps } from '#functions/domain/bulk-import/failed-rows.js';
+import type { ImportMessage } from '#functions/domain/bulk-import/message.js';
 import type { Publisher } from '#functions/shared/publisher.js';
 
 /** Message attribute names of the history (Number attributes). */
@@ -36,7 +36,7 @@ export const historyAttributes = (history: BackpressureHistory): Record<string, 
   [HISTORY_ATTRIBUTES.retries]: history.retries,
 });
 
-export interface ReturnDeps extends Pick<ProcessingDeps, 'store' | 'now'> {
+export interface ReturnDeps extends StagedRowDeps {
   readonly policy: BackpressurePolicy;
   readonly publisher: Pick<Publisher<ImportMessage>, 'sendDelayed'>;
   /** ChangeMessageVisibility of delivered messages (best effort; never throws). */

@@ -76,7 +76,7 @@ export const NO_SIMULATED_THROTTLING_MODULE = join(REPO_ROOT, 'lib', 'bundling',
 
 /**
  * The AWS Parameters and Secrets Lambda Extension, through which the functions given the API-keys
- * secret read it (functions/config/secrets-extension.ts): an AWS-published layer, so no Secrets
+ * secret read it (functions/config/secrets-manager-extension.ts): an AWS-published layer, so no Secrets
  * Manager client in any bundle. The function keeps its base config at most 5 minutes
  * (functions/config/base.ts, BASE_CONFIG_MAX_AGE_MS), the bound on a rotated key: the extension's
  * own cache is off, or it would add its TTL to that bound. Its call to Secrets Manager is cut off

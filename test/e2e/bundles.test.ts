@@ -15,7 +15,7 @@ import {
   SetQueueAttributesCommand,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RETRIES_EXHAUSTED_MESSAGE } from '#functions/domain/bulk-import/processing.js';
+import { RETRIES_EXHAUSTED_MESSAGE } from '#functions/domain/bulk-import/failed-rows.js';
 import { ROUTES } from '#functions/routes.js';
 import { WORKERS } from '#functions/workers.js';
 import { BUNDLES_ENV, readBundleMap, synthesizeBundles } from '../../bin/local/bundles.js';

@@ -1,6 +1,6 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_EXTENSION_PORT, EXTENSION_PORT_ENV } from '#functions/config/secrets-extension.js';
+import { DEFAULT_EXTENSION_PORT, EXTENSION_PORT_ENV } from '#functions/config/secrets-manager-extension.js';
 import { DEFAULT_ROUTE_PATH, gatewayRouteKeys, ROUTES } from '#functions/routes.js';
 import { ENV } from '#functions/shared/env.js';
 import { createRouter } from '../../bin/local/router.js';

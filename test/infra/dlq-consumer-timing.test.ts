@@ -7,13 +7,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '#functions/shared/env.js';
 import { backpressurePolicy } from '#functions/wiring/staged-apps.js';
-import {
-  DLQ_CONSUMER_RESERVE_SECONDS,
-  DLQ_CONSUMER_TIMEOUT_SECONDS,
-  dlqConsumerDeadline,
-} from '#functions/workers/dlq-consumer/budget.js';
-import { IMPORT_BACKPRESSURE, WORKERS } from '#functions/workers.js';
-import { VISIBILITY_TIMEOUT_FACTOR } from '../../lib/constants.js';
+import { workerDeadline } from '#functions/workers/shell.js';
+import { IMPORT_BACKPRESSURE, WORKERS, workerNamed } from '#functions/workers.js';
+import { DLQ_CONSUMER_TIMEOUT_SECONDS, VISIBILITY_TIMEOUT_FACTOR } from '../../lib/constants.js';
 import { resourcesOfType, type Synthesized, synth } from './synth.js';
 import { type RouteFunction, routeFunctions } from './template-helpers.js';
 
@@ -30,6 +26,9 @@ beforeAll(() => {
 describe('the DLQ consumer against the synthesized stage', () => {
   it("budgets with the function's deployed timeout", () => {
     const timeout = consumer.properties.Timeout as number;
+    const DLQ_CONSUMER_RESERVE_SECONDS = workerNamed('dlq-consumer').budget?.reserveSeconds as number;
+    const dlqConsumerDeadline = (now: number, context?: { getRemainingTimeInMillis: () => number }) =>
+      workerDeadline('dlq-consumer', context, now);
     expect(DLQ_CONSUMER_TIMEOUT_SECONDS).toBe(timeout);
     expect(WORKERS.find((w) => w.id === 'dlq-consumer')?.timeoutSeconds).toBe(timeout);
     // Without a Lambda context (the local runtime's fallback) the budget is the whole timeout.

@@ -9,7 +9,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import bcrypt from 'bcryptjs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RETRIES_EXHAUSTED_MESSAGE } from '#functions/domain/bulk-import/processing.js';
+import { RETRIES_EXHAUSTED_MESSAGE } from '#functions/domain/bulk-import/failed-rows.js';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { createLocalKeyProvider } from '#functions/storage/crypto/local-keys.js';
 import { appPartition, tenantSortKey } from '#functions/storage/keys/apps.js';

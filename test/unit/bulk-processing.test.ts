@@ -2,17 +2,18 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   type BackpressurePolicy,
-  failExhaustedImport,
-  handleDeadLetter,
+  planBackpressure,
+  throttledTooLongMessage,
+} from '#functions/domain/bulk-import/backoff.js';
+import { failExhaustedImport, handleDeadLetter } from '#functions/domain/bulk-import/dead-letters.js';
+import {
+  type ImportBatchDeps,
+  importStagedBatch,
+  importStagedUser,
   MIN_TIME_PER_USER_MS,
   ONE_BY_ONE_CONCURRENCY,
-  type ProcessingDeps,
-  planBackpressure,
-  processStagedUser,
-  processStagedUsers,
-  throttledTooLongMessage,
-} from '#functions/domain/bulk-import/processing.js';
-import type { StagedStatus, StagedUserRecord, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
+} from '#functions/domain/bulk-import/import-batch.js';
+import type { ClaimedRow, StagedRow, StagedStatus, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import type { ImportOutcome } from '#functions/domain/import/import-user.js';
 import { TransientWriteError } from '#functions/domain/users/write.js';
@@ -41,10 +42,7 @@ const user = (id: string): ImportUser => ({
 
 /** An in-memory StagingStore fake with the same conditional semantics. */
 function fakeStore(rows: Record<string, StagedStatus>) {
-  const data = new Map<
-    string,
-    StagedUserRecord & { status: StagedStatus; lastError?: string; errorMessage?: string }
-  >();
+  const data = new Map<string, ClaimedRow & { status: StagedStatus; lastError?: string; errorMessage?: string }>();
   for (const [id, status] of Object.entries(rows)) {
     data.set(id, { appId: 'a', id, status, user: user(id), createdAt: 1, updatedAt: 1, sentAt: 1 });
   }
@@ -59,9 +57,10 @@ function fakeStore(rows: Record<string, StagedStatus>) {
     insertNew: async () => ({ collidedIds: [] }),
     insertNewOnce: async () => ({ collidedIds: [] }),
     // Copies, as a database read gives: a later change does not show in a row already read.
+    // (The store's `get` leaves the credentials out; none of these tests reads them through it.)
     get: async (_a, id) => {
       const row = data.get(id);
-      return row && { ...row };
+      return row && ({ ...row } as unknown as StagedRow);
     },
     claim: async (_a, id) => claimOne(id),
     claimMany: async (_a, ids) => {
@@ -93,8 +92,8 @@ function fakeStore(rows: Record<string, StagedStatus>) {
 function deps(
   store: StagingStore,
   outcome: (id: string) => Promise<ImportOutcome>,
-  group: ProcessingDeps['importUserGroup'] = async () => ({ imported: new Set(), hashes: new Map() }),
-): ProcessingDeps {
+  group: ImportBatchDeps['importUserGroup'] = async () => ({ imported: new Set(), hashes: new Map() }),
+): ImportBatchDeps {
   return {
     store,
     loadApp: async () => ({
@@ -123,26 +122,26 @@ function deps(
 
 const msg = (id: string) => ({ v: 1 as const, appId: 'a', id });
 
-describe('processStagedUser', () => {
+describe('importStagedUser', () => {
   it('imports, skips missing/FAILED rows, never marks an already-imported user FAILED', async () => {
     const { store, data } = fakeStore({ u1: 'NEW', u2: 'FAILED', u3: 'PROCESSING' });
     const base = deps(store, async (id) =>
       id === 'u3' ? { kind: 'already-imported', userId: id } : { kind: 'imported', user: {} as never },
     );
     const companions: unknown[] = [];
-    const d: ProcessingDeps = {
+    const d: ImportBatchDeps = {
       ...base,
       importUser: (request) => {
         companions.push(request.companions);
         return base.importUser(request);
       },
     };
-    expect(await processStagedUser(d, msg('u1'))).toEqual({ kind: 'imported' });
+    expect(await importStagedUser(d, msg('u1'))).toEqual({ kind: 'imported' });
     // The row is deleted in the user's own transaction.
     expect(companions).toEqual([{ importedStagedRows: ['u1'] }]);
-    expect((await processStagedUser(d, msg('u2'))).kind).toBe('skipped');
-    expect((await processStagedUser(d, msg('gone'))).kind).toBe('skipped');
-    expect((await processStagedUser(d, msg('u3'))).kind).toBe('skipped');
+    expect((await importStagedUser(d, msg('u2'))).kind).toBe('skipped');
+    expect((await importStagedUser(d, msg('gone'))).kind).toBe('skipped');
+    expect((await importStagedUser(d, msg('u3'))).kind).toBe('skipped');
     expect(data.has('u3')).toBe(false);
     expect(data.get('u2')?.status).toBe('FAILED');
   });
@@ -155,9 +154,9 @@ describe('processStagedUser', () => {
       errors: ['E003: A user with email u1@x.io already exists in emailpassword loginMethod.'],
       extraWriteIndexes: [],
     }));
-    expect(await processStagedUser(d, msg('u1'))).toMatchObject({ kind: 'failed' });
+    expect(await importStagedUser(d, msg('u1'))).toMatchObject({ kind: 'failed' });
     expect(data.get('u1')?.errorMessage).toMatch(/^E003: /);
-    await processStagedUser(d, msg('u2'));
+    await importStagedUser(d, msg('u2'));
     expect(data.get('u2')?.errorMessage).toBe('[Invalid tenantId: gone for emailpassword recipe.]');
   });
 
@@ -166,7 +165,7 @@ describe('processStagedUser', () => {
     const d = deps(store, async () => {
       throw new TransientWriteError(`connection reset while sending ${SECRET}`);
     });
-    const result = await processStagedUser(d, msg('u1'));
+    const result = await importStagedUser(d, msg('u1'));
     expect(result.kind).toBe('retry');
     expect(data.get('u1')?.lastError).toContain('connection reset');
     expect(data.get('u1')?.lastError).not.toContain(SECRET);
@@ -182,7 +181,7 @@ describe('processStagedUser', () => {
       // What the document client throws for a number DynamoDB cannot store.
       throw new Error(`Number 1e+308 is greater than Number.MAX_SAFE_INTEGER (${SECRET})`);
     });
-    expect(await processStagedUser(d, msg('u1'))).toEqual({
+    expect(await importStagedUser(d, msg('u1'))).toEqual({
       kind: 'failed',
       message: 'Import failed: Error: Number 1e+308 is greater than Number.MAX_SAFE_INTEGER (<redacted>)',
     });
@@ -206,7 +205,7 @@ describe('processStagedUser', () => {
       const d = deps(store, async () => {
         throw error;
       });
-      expect((await processStagedUser(d, msg('u1'))).kind).toBe('backpressure');
+      expect((await importStagedUser(d, msg('u1'))).kind).toBe('backpressure');
       expect(data.get('u1')?.status).toBe('PROCESSING');
       expect(data.get('u1')?.lastError).toBeUndefined();
     }
@@ -219,7 +218,7 @@ describe('processStagedUser', () => {
     };
     expect(
       (
-        await processStagedUser(
+        await importStagedUser(
           deps(unclaimable, async () => ({ kind: 'imported', user: {} as never })),
           msg('u1'),
         )
@@ -229,7 +228,7 @@ describe('processStagedUser', () => {
   });
 });
 
-describe('processStagedUsers (a worker batch)', () => {
+describe('importStagedBatch (a worker batch)', () => {
   it('claims the batch together, imports the valid users as a group and sends the rest one by one', async () => {
     const { store, data, claims } = fakeStore({ u1: 'NEW', u2: 'NEW', u3: 'NEW', u4: 'FAILED' });
     data.get('u3')!.user.loginMethods[0]!.tenantIds = ['gone'];
@@ -248,7 +247,7 @@ describe('processStagedUsers (a worker batch)', () => {
         return { imported: new Set(request.users.map((u) => u.id)), hashes: new Map() };
       },
     );
-    const results = await processStagedUsers(d, [msg('u1'), msg('u2'), msg('u3'), msg('u4'), msg('u1')]);
+    const results = await importStagedBatch(d, [msg('u1'), msg('u2'), msg('u3'), msg('u4'), msg('u1')]);
     expect(claims).toEqual([['u1', 'u2', 'u3', 'u4']]);
     expect(groups).toEqual([['u1', 'u2']]);
     // u3 re-validates as invalid: the one-by-one path marks it FAILED with the Java list.
@@ -266,14 +265,14 @@ describe('processStagedUsers (a worker batch)', () => {
       async () => ({ imported: new Set(), hashes: new Map([['u1', '$2a$04$computed']]) }),
     );
     const importUser = d.importUser;
-    const spied: ProcessingDeps = {
+    const spied: ImportBatchDeps = {
       ...d,
       importUser: (request) => {
         seen.push(request.hashes?.get('u1'));
         return importUser(request);
       },
     };
-    const results = await processStagedUsers(spied, [msg('u1'), msg('u2')]);
+    const results = await importStagedBatch(spied, [msg('u1'), msg('u2')]);
     expect(results.map((r) => r.kind)).toEqual(['imported', 'imported']);
     expect(seen).toEqual(['$2a$04$computed', '$2a$04$computed']);
   });
@@ -281,7 +280,7 @@ describe('processStagedUsers (a worker batch)', () => {
   it('falls back to one by one when the group path throws, logging no credential', async () => {
     const { store, data } = fakeStore({ u1: 'NEW', u2: 'NEW' });
     const warnings: string[] = [];
-    const d: ProcessingDeps = {
+    const d: ImportBatchDeps = {
       ...deps(
         store,
         async (id) => {
@@ -294,7 +293,7 @@ describe('processStagedUsers (a worker batch)', () => {
       ),
       warn: (message, fields) => void warnings.push(`${message} ${JSON.stringify(fields)}`),
     };
-    const results = await processStagedUsers(d, [msg('u1'), msg('u2')]);
+    const results = await importStagedBatch(d, [msg('u1'), msg('u2')]);
     expect(results.map((r) => r.kind)).toEqual(['imported', 'imported']);
     expect(data.size).toBe(0);
     expect(warnings.join('\n')).toContain('one by one');
@@ -319,7 +318,7 @@ describe('backpressure in a worker batch', () => {
         throw throttled();
       },
     );
-    const results = await processStagedUsers(d, [msg('u1'), msg('u2'), msg('u3')]);
+    const results = await importStagedBatch(d, [msg('u1'), msg('u2'), msg('u3')]);
     expect(results.map((r) => r.kind)).toEqual(['backpressure', 'backpressure', 'backpressure']);
     expect(results[0]).toEqual({
       kind: 'backpressure',
@@ -340,7 +339,7 @@ describe('backpressure in a worker batch', () => {
       async () => ({ kind: 'imported', user: {} as never }),
       async () => ({ imported: new Set(['u1']), hashes: new Map(), interruptedBy: throttled() }),
     );
-    expect((await processStagedUsers(d, [msg('u1'), msg('u2')])).map((r) => r.kind)).toEqual([
+    expect((await importStagedBatch(d, [msg('u1'), msg('u2')])).map((r) => r.kind)).toEqual([
       'imported',
       'backpressure',
     ]);
@@ -358,7 +357,7 @@ describe('backpressure in a worker batch', () => {
       await new Promise((r) => setTimeout(r, 5));
       return { kind: 'imported', user: {} as never };
     });
-    const results = await processStagedUsers(
+    const results = await importStagedBatch(
       { ...d, store: { ...store, claim: (_a, id, now) => store.claim('a', id, now) } },
       messages,
     );
@@ -368,7 +367,7 @@ describe('backpressure in a worker batch', () => {
       results.find((r) => r.kind === 'backpressure' && r.error.startsWith('not started after backpressure')),
     ).toBeDefined();
 
-    const late = await processStagedUsers({ ...d, timeLeftMs: () => MIN_TIME_PER_USER_MS - 1 }, [msg('u5')]);
+    const late = await importStagedBatch({ ...d, timeLeftMs: () => MIN_TIME_PER_USER_MS - 1 }, [msg('u5')]);
     expect(late).toEqual([{ kind: 'backpressure', error: 'not started: the invocation had too little time left' }]);
   });
 
@@ -377,7 +376,7 @@ describe('backpressure in a worker batch', () => {
     const d = deps(store, async () => {
       throw new TransientWriteError('the metadata kept changing');
     });
-    expect((await processStagedUser(d, msg('u1'))).kind).toBe('retry');
+    expect((await importStagedUser(d, msg('u1'))).kind).toBe('retry');
     expect(data.get('u1')).toMatchObject({
       lastError: 'TransientWriteError: the metadata kept changing',
       lastErrorKind: 'error',
@@ -481,7 +480,7 @@ describe('handleDeadLetter', () => {
     const d = { store: counted, now: () => 10_000_000, policy };
 
     // A worker claims the row (NEW → PROCESSING) after the dead letter read it as NEW.
-    interfere = () => Object.assign(data.get('moved') as StagedUserRecord, { status: 'PROCESSING' });
+    interfere = () => Object.assign(data.get('moved') as ClaimedRow, { status: 'PROCESSING' });
     expect(await handleDeadLetter(d, msg('moved'), undefined)).toEqual({ kind: 'failed' });
     expect(reads).toBe(2);
     expect(data.get('moved')).toMatchObject({

@@ -2,6 +2,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  apiKeyDigestsHex,
+  comparableConfigValue,
+  formatSealedConfigValue,
+} from '#functions/config/credential-values.js';
+import {
   mapProviderSecrets,
   presentCoreConfig,
   presentProviderSecrets,
@@ -10,7 +15,6 @@ import {
   secretDigestHex,
   storedApiKeys,
 } from '#functions/config/index.js';
-import { apiKeyDigestsHex, comparableConfigValue, formatSealedConfigValue } from '#functions/config/secrets.js';
 import { credentialFingerprint } from '#functions/contract/credential-fingerprints.js';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { type DataKeyProvider, type KeyContext, UnreadableSecretError } from '#functions/domain/credentials/ports.js';

@@ -22,11 +22,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   type AppImportContext,
-  type ProcessingDeps,
-  processStagedUser,
-  processStagedUsers,
-} from '#functions/domain/bulk-import/processing.js';
-import type { StagedUserRecord, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
+  type ImportBatchDeps,
+  importStagedBatch,
+  importStagedUser,
+} from '#functions/domain/bulk-import/import-batch.js';
+import type { ClaimedRow, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import {
   type DataKeyProvider,
   KeyServiceRefusedError,
@@ -252,7 +252,7 @@ describe('a route that meets the key service down', () => {
 });
 
 describe('the import worker and the key service', () => {
-  const row: StagedUserRecord = {
+  const row: ClaimedRow = {
     appId: 'shop',
     id: 'u1',
     status: 'PROCESSING',
@@ -273,7 +273,7 @@ describe('the import worker and the key service', () => {
           superTokensUserId: 'u1',
         },
       ],
-    } as unknown as StagedUserRecord['user'],
+    } as unknown as ClaimedRow['user'],
     createdAt: 1,
     updatedAt: 1,
     sentAt: 1,
@@ -301,14 +301,14 @@ describe('the import worker and the key service', () => {
         if (where === 'claim') throw error;
         return new Map([['u1', row]]);
       },
-      fail: async (_: StagedUserRecord, message: string) => {
+      fail: async (_: ClaimedRow, message: string) => {
         written.push(`FAILED ${message}`);
         return true;
       },
       noteTransientError: async (_a: string, _i: string, message: string) => void written.push(`note ${message}`),
       removeImported: async () => true,
     } as unknown as StagingStore;
-    const d: ProcessingDeps = {
+    const d: ImportBatchDeps = {
       store,
       loadApp: async () => app,
       importUser: async () => {
@@ -331,7 +331,7 @@ describe('the import worker and the key service', () => {
         where,
         new KeyServiceUnavailableError('unavailable', 'KMS Decrypt did not answer for now'),
       );
-      expect(await processStagedUser(d, { v: 1, appId: 'shop', id: 'u1' })).toEqual({
+      expect(await importStagedUser(d, { v: 1, appId: 'shop', id: 'u1' })).toEqual({
         kind: 'backpressure',
         error: 'KeyServiceUnavailableError: KMS Decrypt did not answer for now',
       });
@@ -344,7 +344,7 @@ describe('the import worker and the key service', () => {
       'import',
       new KeyServiceRefusedError('KMS refused to make a data key (DisabledException)'),
     );
-    expect(await processStagedUser(d, { v: 1, appId: 'shop', id: 'u1' })).toEqual({
+    expect(await importStagedUser(d, { v: 1, appId: 'shop', id: 'u1' })).toEqual({
       kind: 'failed',
       message: 'Import failed: KeyServiceRefusedError: KMS refused to make a data key (DisabledException)',
     });
@@ -358,7 +358,7 @@ describe('the import worker and the key service', () => {
       'claim',
       new KeyServiceUnavailableError('throttled', 'KMS Decrypt did not answer for now'),
     );
-    const results = await processStagedUsers(d, [
+    const results = await importStagedBatch(d, [
       { v: 1, appId: 'shop', id: 'u1' },
       { v: 1, appId: 'shop', id: 'u2' },
     ]);

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type ImportMessage, importMessageSchema } from '#functions/domain/bulk-import/message.js';
-import type { StagedUserRecord, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
+import type { StagedRow, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import { BackpressureError } from '#functions/shared/errors.js';
 import { parseThrottlingFraction, simulatedThrottlingError } from '#functions/shared/simulated-throttling.js';
 import {
@@ -184,7 +184,7 @@ describe('returning messages with a delay', () => {
   });
 
   function fakes(sendOk: boolean) {
-    const rows = new Map<string, StagedUserRecord>();
+    const rows = new Map<string, StagedRow>();
     for (const id of ['u1', 'u2', 'u3']) {
       rows.set(id, { appId: 'a', id, status: 'PROCESSING', user: {} as never, createdAt: 1, updatedAt: 1, sentAt: 1 });
     }
@@ -192,8 +192,8 @@ describe('returning messages with a delay', () => {
     const visibility: unknown[] = [];
     const store = {
       get: async (_a: string, id: string) => rows.get(id),
-      fail: async (row: StagedUserRecord, text: string) => {
-        rows.set(row.id, { ...(rows.get(row.id) as StagedUserRecord), status: 'FAILED', errorMessage: text });
+      fail: async (row: StagedRow, text: string) => {
+        rows.set(row.id, { ...(rows.get(row.id) as StagedRow), status: 'FAILED', errorMessage: text });
         return true;
       },
       noteTransientError: async (
@@ -203,7 +203,7 @@ describe('returning messages with a delay', () => {
         _now: number,
         kind?: 'backpressure' | 'error',
       ) => {
-        rows.set(id, { ...(rows.get(id) as StagedUserRecord), lastError: text, lastErrorKind: kind ?? 'error' });
+        rows.set(id, { ...(rows.get(id) as StagedRow), lastError: text, lastErrorKind: kind ?? 'error' });
       },
     } as unknown as StagingStore;
     const deps = {

@@ -4,7 +4,7 @@
  * writing anything. Each user's import is built exactly as THE import function builds it (feature
  * checks, size check, the atomic write's plan) and its transaction previewed by reads, in request
  * order: a user needing an account info, an external id … that the app already has, or that an
- * earlier user of the same request would take, fails with the worker's message for it.
+ * earlier user of the same request would take, fails with the import worker's message for it.
  */
 import {
   failureMessages,
@@ -16,7 +16,7 @@ import {
 } from '#functions/domain/import/import-user.js';
 import { MAX_ACTIONS_PER_WRITE, type UserStore, type UserWrite } from '#functions/domain/users/ports.js';
 import { JsonBadRequestError } from '#functions/shared/errors.js';
-import { scrubSecrets } from './secrets.js';
+import { scrubSecrets } from './scrub-credentials.js';
 import type { ImportUser } from './types.js';
 import { validateStagingRequest } from './validate-request.js';
 import type { ImportValidationContext } from './validate-user.js';

@@ -7,7 +7,7 @@
  *   in the request, so any attempt of the same claim stages the same users under the same ids.
  * - Rows are written in groups, each with a marker in the same transaction (the staging store's
  *   `insertNewOnce`): an attempt that stopped halfway left whole groups, and the next writes only
- *   the others. It then sends the import message of every user again (the worker ignores a message
+ *   the others. It then sends the import message of every user again (the import worker ignores a message
  *   whose row is gone or already imported), and marks the record DONE with the answer.
  * - A repeat with the same body replays the remembered answer; another body is refused (422); a
  *   repeat while the lease runs is told to retry (409). A lease outlives the route's timeout, so
@@ -15,6 +15,7 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import { BadRequestError, CoreHttpError } from '#functions/shared/errors.js';
+import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
 import { withFreshIds } from './primary.js';
 import { type StagingDeps, stageInRounds } from './staging.js';
 import type { IdempotencyClaim, IdempotencyStore, RememberedAnswer } from './staging-ports.js';
@@ -86,7 +87,11 @@ export type KeyedStagingOutcome =
   | { readonly kind: 'busy'; readonly retryAfterSeconds: number };
 
 /** Reads, claims and takeovers tried before answering "busy" to a request that keeps losing races. */
-const CLAIM_ATTEMPTS = 3;
+const CLAIM_REREADS: RereadPolicy<KeyedStagingOutcome> = {
+  attempts: 3,
+  exhausted: 'the key kept changing hands: the client is told to retry',
+  orElse: () => busy(1000),
+};
 
 /**
  * Stages a validated request's users under a claim: all ids derived from the claim, the rows
@@ -170,7 +175,7 @@ export async function stageRequestOnce(
   request: KeyedStagingRequest,
   validation: () => Promise<ImportValidationContext>,
 ): Promise<KeyedStagingOutcome> {
-  for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+  return reread(CLAIM_REREADS, async () => {
     const now = deps.now();
     const record = await deps.requests.get(appId, request.key, now);
     if (!record) {
@@ -182,13 +187,13 @@ export async function stageRequestOnce(
       };
       if (await deps.requests.claim(appId, request.key, claim, now))
         return runClaim(deps, appId, request, validation, claim);
-      continue;
+      return READ_AGAIN;
     }
     if (record.digest !== request.digest) throw new CoreHttpError(422, IDEMPOTENCY_KEY_REUSED_MESSAGE);
     if (record.state === 'DONE') {
       const answer = await deps.requests.answer(appId, request.key, record.answer);
       if (answer) return { kind: 'answer', answer, replayed: true };
-      continue;
+      return READ_AGAIN;
     }
     if (record.leaseUntil > now) return busy(record.leaseUntil - now);
     const claim: IdempotencyClaim = {
@@ -199,6 +204,6 @@ export async function stageRequestOnce(
     };
     if (await deps.requests.takeOver(appId, request.key, record.leaseUntil, claim))
       return runClaim(deps, appId, request, validation, claim);
-  }
-  return busy(1000);
+    return READ_AGAIN;
+  });
 }

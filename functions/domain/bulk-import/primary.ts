@@ -19,7 +19,7 @@ export function getPrimaryLoginMethod<T extends Pick<ImportLoginMethod, 'isPrima
 
 /**
  * A copy of the user with fresh `superTokensUserId`s and the staged id recomputed (staging-insert retry after
- * an id collision, §4.1).
+ * an id collision: docs/import-pipeline.md "Staged ids").
  */
 export function withFreshIds(user: ImportUser, newId: () => string): ImportUser {
   const loginMethods = user.loginMethods.map((lm) => ({ ...lm, superTokensUserId: newId() }));

@@ -1,5 +1,5 @@
 /**
- * Use case of the reconciler (design §6, invariant 2): staged rows that stayed NEW or PROCESSING
+ * Use case of the reconciler (docs/import-pipeline.md, invariant 2): staged rows that stayed NEW or PROCESSING
  * although their message was last sent long ago — the message was lost (a local queue restarted),
  * never sent (the producer died between write and send) or its worker was killed — are sent
  * again. Re-sending is always safe: the import is idempotent.
@@ -102,7 +102,7 @@ async function reconcileApp(deps: ReconcileDeps, marker: StagingAppMarker, sentB
   }
   const { store } = app;
   // Staged into another table than the app's (a table change that raced with a staging request):
-  // those rows are not where the worker looks. Nothing is deleted and the marker stays (so this
+  // those rows are not where the import worker looks. Nothing is deleted and the marker stays (so this
   // is said every run) until the operator points the app back at that table or removes the app.
   const strayTable = marker.table !== undefined && marker.table !== app.table;
   if (strayTable) {

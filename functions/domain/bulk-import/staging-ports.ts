@@ -2,24 +2,41 @@
  * Ports of the bulk-import pipeline's use cases (staging, processing, status, reconciliation).
  * The storage module implements them against DynamoDB; unit tests pass in-memory fakes.
  */
-import type { ImportUser } from './types.js';
+import type { EmailPasswordImportLoginMethod, ImportLoginMethod, ImportTotpDevice, ImportUser } from './types.js';
 
 export type StagedStatus = 'NEW' | 'PROCESSING' | 'FAILED';
 export const STAGED_STATUS_VALUES: readonly StagedStatus[] = ['NEW', 'PROCESSING', 'FAILED'];
 
-export interface StagedUserRecord {
+/** `T` without the fields `K`, which a value of this type can never carry. */
+type Without<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: never };
+
+/** A login method without its credentials (an email/password method's password and hash). */
+export type ClearLoginMethod =
+  | Without<EmailPasswordImportLoginMethod, 'plainTextPassword' | 'passwordHash'>
+  | Exclude<ImportLoginMethod, EmailPasswordImportLoginMethod>;
+
+/**
+ * An import user without its credentials — plain-text passwords, password hashes, TOTP secrets —
+ * which a staged row keeps sealed apart: what the row holds in clear, and all the status API shows.
+ */
+export interface ClearImportUser extends Omit<ImportUser, 'loginMethods' | 'totpDevices'> {
+  loginMethods: ClearLoginMethod[];
+  totpDevices: Without<ImportTotpDevice, 'secretKey'>[];
+}
+
+/**
+ * A staged row as `get` and `list` read it: its user WITHOUT credentials (they stay sealed; the
+ * type cannot hold them). What the status API, the DLQ consumer and the reconciler see.
+ */
+export interface StagedRow {
   readonly appId: string;
   readonly id: string;
   readonly status: StagedStatus;
-  /**
-   * The normalised user as validated at staging time. Its credentials (passwords, hashes, TOTP
-   * secrets) are stored sealed: they are here only in rows returned by `claim`/`claimMany`, for
-   * the import (never log it); `get` and `list` leave them out.
-   */
-  readonly user: ImportUser;
+  /** The normalised user as validated at staging time, its credentials left out. */
+  readonly user: ClearImportUser;
   /** Why the import failed (FAILED rows only). */
   readonly errorMessage?: string;
-  /** The last transient error a worker hit (no credentials); reported when retries run out. */
+  /** The last transient error the import worker hit (no credentials); reported when retries run out. */
   readonly lastError?: string;
   /**
    * What `lastError` was: `backpressure` (throttling, capacity, a busy dependency — the DLQ
@@ -30,6 +47,14 @@ export interface StagedUserRecord {
   readonly updatedAt: number;
   /** When the row's import message was last sent (or, before the first send, when it was staged). */
   readonly sentAt: number;
+}
+
+/**
+ * A row claimed for its import (`claim`, `claimMany`): its user WITH its credentials opened, for
+ * the import function alone — never log it, never return it from an endpoint.
+ */
+export interface ClaimedRow extends Omit<StagedRow, 'user'> {
+  readonly user: ImportUser;
 }
 
 /** Keyset position: the first row of a page (pages run `createdAt DESC, id DESC`). */
@@ -61,21 +86,22 @@ export interface StagingStore {
     now: number,
     once: StagingOnce,
   ): Promise<{ collidedIds: string[] }>;
-  get(appId: string, id: string): Promise<StagedUserRecord | undefined>;
+  /** The row without its credentials (see {@link StagedRow}). */
+  get(appId: string, id: string): Promise<StagedRow | undefined>;
   /**
    * NEW → PROCESSING (a PROCESSING row stays), its credentials opened. Undefined when the row is
    * gone or FAILED — or when its credentials can never be opened: the row is then made FAILED with
    * a message saying why (never retried).
    */
-  claim(appId: string, id: string, now: number): Promise<StagedUserRecord | undefined>;
+  claim(appId: string, id: string, now: number): Promise<ClaimedRow | undefined>;
   /** {@link claim} for several rows at once (fewer writes); by id, undefined where `claim` would be. */
-  claimMany(appId: string, ids: readonly string[], now: number): Promise<Map<string, StagedUserRecord | undefined>>;
+  claimMany(appId: string, ids: readonly string[], now: number): Promise<Map<string, ClaimedRow | undefined>>;
   /**
    * The row, as the caller read it (`get`, `claim`), → FAILED with `message`, its credentials
    * erased in the same write; nothing is read again. False when the row is gone, FAILED already,
    * or no longer in `row.status` (a concurrent change wins: the write is conditioned on it).
    */
-  fail(row: StagedUserRecord, message: string, now: number): Promise<boolean>;
+  fail(row: StagedRow | ClaimedRow, message: string, now: number): Promise<boolean>;
   /** Remembers a transient error and its kind (default `error`) on a NEW/PROCESSING row (best effort). */
   noteTransientError(
     appId: string,
@@ -91,7 +117,7 @@ export interface StagingStore {
   list(
     appId: string,
     query: { status?: StagedStatus; limit: number; from?: StagedCursor },
-  ): Promise<{ rows: StagedUserRecord[]; next?: StagedCursor }>;
+  ): Promise<{ rows: StagedRow[]; next?: StagedCursor }>;
   /** Exact count from the counters (all statuses when `status` is omitted). */
   count(appId: string, status?: StagedStatus): Promise<number>;
   /** Visits, page by page, the app's NEW/PROCESSING rows whose message was last sent before `sentBefore`. */

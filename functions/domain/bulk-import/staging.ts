@@ -116,7 +116,7 @@ export async function stageInRounds(
  * Stages validated users as NEW rows and queues them for import.
  *
  * Input: the app and its users in request order. Output: the users as staged (a user whose id
- * was already taken is given fresh ids, §4.1), in the same order.
+ * was already taken is given fresh ids: docs/import-pipeline.md "Staged ids"), in the same order.
  */
 export async function stageUsers(
   deps: StagingDeps,
@@ -132,7 +132,7 @@ export async function stageUsers(
 }
 
 /**
- * Use case `POST /bulk-import/users` (spec §4.3) once the body passed its pre-checks: validate
+ * Use case `POST /bulk-import/users` (docs/import-pipeline.md "Staging") once the body passed its pre-checks: validate
  * every user (all or nothing: a 400 listing the invalid ones by index), then stage them.
  */
 export async function stageRequest(

@@ -1,15 +1,18 @@
 /**
- * Use cases of the status API (core-api-spec §4.4–4.6): list staged users newest first, count them
+ * Use cases of the status API (docs/import-pipeline.md "Status API"): list staged users newest first, count them
  * by status, remove them by id. Input rules and message texts are the reference's.
  */
 import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.js';
 import { checkIdLength } from '#functions/shared/id-limits.js';
 import { optionalIntQuery } from '#functions/shared/input.js';
 import {
+  type ClaimedRow,
+  type ClearImportUser,
+  type ClearLoginMethod,
   STAGED_STATUS_VALUES,
   type StagedCursor,
+  type StagedRow,
   type StagedStatus,
-  type StagedUserRecord,
   type StagingStore,
 } from './staging-ports.js';
 import type { ImportLoginMethod, ImportUser } from './types.js';
@@ -69,7 +72,7 @@ export function parseListQuery(query: Query): ListQuery {
  * `passwordHash` and TOTP `secretKey` are OMITTED from listed users (no marker); the other fields
  * are the stored, normalised values.
  */
-function redactLoginMethod(lm: ImportLoginMethod): Record<string, unknown> {
+function redactLoginMethod(lm: ImportLoginMethod | ClearLoginMethod): Record<string, unknown> {
   const {
     plainTextPassword: _p,
     passwordHash: _h,
@@ -81,7 +84,7 @@ function redactLoginMethod(lm: ImportLoginMethod): Record<string, unknown> {
   return rest;
 }
 
-function redactUser(user: ImportUser): Record<string, unknown> {
+function redactUser(user: ImportUser | ClearImportUser): Record<string, unknown> {
   return {
     ...user,
     totpDevices: user.totpDevices.map(({ secretKey: _s, ...device }) => device),
@@ -89,8 +92,11 @@ function redactUser(user: ImportUser): Record<string, unknown> {
   };
 }
 
-/** A listed user: the stored record with nulls omitted, its status, error (if any) and times. */
-export function toListedUser(row: StagedUserRecord): Record<string, unknown> {
+/**
+ * A listed user: the stored record with nulls omitted, its status, error (if any) and times. A
+ * listed row holds no credentials (StagedRow); they are left out again whatever row is given.
+ */
+export function toListedUser(row: StagedRow | ClaimedRow): Record<string, unknown> {
   return {
     ...redactUser(row.user),
     status: row.status,
@@ -126,7 +132,7 @@ export async function countStagedUsers(
   return deps.store.count(appId, status);
 }
 
-/** The checks of §4.6 before the app check; `[]` short-circuits to an empty answer. */
+/** The checks of a remove request before the app check; `[]` short-circuits to an empty answer. */
 export function parseRemoveIds(body: Readonly<Record<string, unknown>> | undefined): string[] {
   const ids = body?.ids;
   if (!Array.isArray(ids)) throw new BadRequestError(invalidFieldMessage('ids'));

@@ -26,7 +26,7 @@ import {
   readString,
 } from './json-fields.js';
 import { getPrimaryLoginMethod } from './primary.js';
-import { SECRET_MARKER } from './secrets.js';
+import { SECRET_MARKER } from './scrub-credentials.js';
 import type {
   EmailPasswordImportLoginMethod,
   ImportLoginMethod,

@@ -1,6 +1,6 @@
 /**
- * Use case `POST /bulk-import/import` (core-api-spec §4.7, lazy migration): validate one user
- * against its app, then run THE import function (the one the bulk worker runs).
+ * Use case `POST /bulk-import/import` (docs/import-pipeline.md "Single import", lazy migration): validate one user
+ * against its app, then run THE import function (the one the import worker runs).
  */
 import { validateSingleImport } from '#functions/domain/bulk-import/validate-request.js';
 import type { ImportValidationContext } from '#functions/domain/bulk-import/validate-user.js';

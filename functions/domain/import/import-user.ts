@@ -1,7 +1,7 @@
 /**
- * THE import function (core-api-spec §5.3): turns one validated, normalised import user into the
- * core's users in ONE atomic write. Used by `POST /bulk-import/import` and by the bulk worker, so
- * both behave identically (design §6 invariant 4).
+ * THE import function (docs/import-pipeline.md "The import of one user"): turns one validated, normalised import user into the
+ * core's users in ONE atomic write. Used by `POST /bulk-import/import` and by the import worker, so
+ * both behave identically (docs/import-pipeline.md, invariant 4).
  *
  * Steps: feature checks (E019, E037) → user records (linked under the primary when a login method
  * is `isPrimary`, else one standalone recipe user per login method; time joined of a linked group =
@@ -25,6 +25,7 @@ import {
   type WriteResult,
 } from '#functions/domain/users/ports.js';
 import { TransientWriteError } from '#functions/domain/users/write.js';
+import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
 
 /** The parts of the app's effective configuration an import depends on. */
 export interface ImportConfig {
@@ -46,7 +47,7 @@ export interface ImportRequest {
   readonly user: ImportUser;
   readonly config: ImportConfig;
   /**
-   * Writes of other stores that must commit atomically with the user, e.g. the bulk worker's
+   * Writes of other stores that must commit atomically with the user, e.g. the import worker's
    * "delete my staged row". A staged row that fails is reported by its index in
    * `importedStagedRows`.
    */
@@ -137,7 +138,7 @@ function loginMethodRecord(lm: ImportLoginMethod): LoginMethodRecord {
   }
 }
 
-/** The user records an import creates (§5.3 steps 1–4), without password hashes yet. */
+/** The user records an import creates (login methods linked or not, time joined), without password hashes yet. */
 export function importRecords(user: ImportUser): UserRecord[] {
   const linked = user.loginMethods.some((lm) => lm.isPrimary);
   const groups = linked ? [user.loginMethods] : user.loginMethods.map((lm) => [lm]);
@@ -214,9 +215,14 @@ const failed = (errors: string[], extraWriteIndexes: number[] = []): ImportOutco
 const GROUP_ROUNDS = 3;
 
 /** Attempts when only the metadata guard failed (someone else changed that metadata meanwhile). */
-const METADATA_ATTEMPTS = 3;
+const METADATA_REREADS: RereadPolicy = {
+  attempts: 3,
+  exhausted: IMPORT_MESSAGES.metadataBusy,
+  // Nothing was written: the import worker returns the message, a later delivery tries again.
+  error: TransientWriteError,
+};
 
-/** The feature checks of §5.3 that need no storage (E019, E037); undefined when they pass. */
+/** The feature checks of an import that need no storage (E019, E037); undefined when they pass. */
 export function featureFailure(user: ImportUser, config: ImportConfig): ImportOutcome | undefined {
   if (user.loginMethods.some((lm) => lm.isPrimary) && !config.accountLinkingEnabled && !config.mfaEnabled) {
     return failed([IMPORT_MESSAGES.accountLinkingDisabled]);
@@ -312,7 +318,7 @@ export async function importUser(deps: ImportDeps, request: ImportRequest): Prom
 
   const stagedRows = companions?.importedStagedRows ?? [];
   const ownIds = new Set(records.map((r) => r.userId));
-  for (let attempt = 0; attempt < METADATA_ATTEMPTS; attempt++) {
+  return reread(METADATA_REREADS, async () => {
     const result = await deps.store.commit(write);
     if (result.ok) {
       const primary = records.find((r) => r.userId === user.id) ?? (records[0] as UserRecord);
@@ -329,8 +335,8 @@ export async function importUser(deps: ImportDeps, request: ImportRequest): Prom
       throw new Error(`import write failed on ${result.failed.map((e) => e.kind).join(', ')}`);
     }
     // Only the metadata guard failed: the commit re-reads the metadata and merges again.
-  }
-  throw new TransientWriteError(IMPORT_MESSAGES.metadataBusy);
+    return READ_AGAIN;
+  });
 }
 
 export interface GroupImportRequest {
@@ -338,7 +344,7 @@ export interface GroupImportRequest {
   readonly config: ImportConfig;
   readonly users: readonly ImportUser[];
   /**
-   * The users come from staged rows (the worker): each user's PROCESSING row (id = the user's id)
+   * The users come from staged rows (the import worker): each user's PROCESSING row (id = the user's id)
    * is deleted in the same transaction as the user.
    */
   readonly deleteStagedRows: boolean;
@@ -358,7 +364,7 @@ export interface GroupImportResult {
 }
 
 /**
- * The bulk worker's fast path: imports users TOGETHER, in as few transactions as the action limit
+ * The import worker's fast path: imports users TOGETHER, in as few transactions as the action limit
  * allows, each user's items written exactly as {@link importUser} writes them, with one update per
  * counter item per transaction instead of one per user (write units are what an import costs).
  *

@@ -74,7 +74,7 @@ export type ImportedHash =
  * which {@link verifyPassword} infers the scheme — or the error message to answer. Costs beyond
  * HASH_LIMITS and parameters the KDF cannot compute are refused here, so no accepted hash fails
  * or stalls at sign-in. Pure and cheap: no KDF runs. Applying it to a stored form returns that
- * form unchanged, so a staged row can be checked again by the worker.
+ * form unchanged, so a staged row can be checked again by the import worker.
  */
 export function normaliseImportedHash(algorithm: HashingAlgorithm, hash: string): ImportedHash {
   const formatError = HASH_FORMAT_ERRORS[algorithm];

@@ -20,10 +20,21 @@ import {
 } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { SessionSettings } from '#functions/config/index.js';
+import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
 import type { NewSigningKey, PublicJwk, StoredSigningKey } from './model.js';
 import type { SigningKeyStore } from './ports.js';
 
 const generateRsa = promisify(generateKeyPair);
+
+/**
+ * A due dynamic key is rotated, and the keys read again, at most this often; then the newest key
+ * there is signs (concurrent rotations of other Lambdas make one key between them).
+ */
+const ROTATION_REREADS: RereadPolicy<undefined> = {
+  attempts: 3,
+  exhausted: 'the dynamic signing key kept being due after rotating it',
+  orElse: () => undefined,
+};
 
 /** The reference core's overlap before a new dynamic key signs (60 s; a fifth of shorter intervals). */
 export function overlapMs(settings: SessionSettings): number {
@@ -174,23 +185,25 @@ export class KeyRing {
     kind: 'static' | 'refresh',
     make: () => Promise<{ kid: string; secret: Uint8Array; publicJwk?: PublicJwk }>,
   ): Promise<StoredSigningKey> {
-    for (let attempt = 0; attempt < 3; attempt++) {
+    return reread({ attempts: 3, exhausted: `the ${kind} key of the app could not be created` }, async (attempt) => {
       const found = (await this.keys(appId, attempt > 0)).find((k) => k.kind === kind);
       if (found) return found;
       const made = await make();
       await this.store.add(appId, { ...made, kind, generation: 0, createdAt: this.now() });
       // Whether this write or a concurrent one won, the stored key is the one to use: read it back.
-    }
-    throw new Error(`the ${kind} key of the app could not be created`);
+      return READ_AGAIN;
+    });
   }
 
   private async dynamicKey(appId: string, settings: SessionSettings): Promise<StoredSigningKey> {
     let keys = await this.keys(appId);
     if (dynamicKeyDue(keys, settings, this.now())) keys = await this.keys(appId, true);
-    for (let attempt = 0; attempt < 3 && dynamicKeyDue(keys, settings, this.now()); attempt++) {
+    await reread(ROTATION_REREADS, async () => {
+      if (!dynamicKeyDue(keys, settings, this.now())) return undefined;
       await this.rotate(appId, keys, settings);
       keys = await this.keys(appId, true);
-    }
+      return READ_AGAIN;
+    });
     const key = signingDynamicKey(keys, settings, this.now());
     if (!key) throw new Error('the app has no dynamic signing key');
     return key;

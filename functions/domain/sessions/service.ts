@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { SessionSettings } from '#functions/config/index.js';
 import { PUBLIC_TENANT_ID } from '#functions/contract/tenants.js';
 import { BadRequestError, ForbiddenError } from '#functions/shared/errors.js';
+import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
 import { externalIdOf } from '../users/model.js';
 import type { UserStore } from '../users/ports.js';
 import type { KeyRing } from './key-ring.js';
@@ -210,6 +211,11 @@ type VerifyResult =
   | { status: 'OK'; session: SessionJson; accessToken?: TokenJson }
   | { status: 'TRY_REFRESH_TOKEN' | 'UNAUTHORISED'; message: string };
 
+const PROMOTION_REREADS: RereadPolicy = {
+  attempts: 5,
+  exhausted: 'session promotion kept conflicting with concurrent refreshes',
+};
+
 /** `POST /recipe/session/verify`: promotes a refreshed session the first time its new access token is used. */
 export async function verifySession(deps: SessionDeps, appId: string, input: VerifyInput): Promise<VerifyResult> {
   let claims: AccessTokenClaims;
@@ -242,7 +248,7 @@ export async function verifySession(deps: SessionDeps, appId: string, input: Ver
     return { status: 'OK', session: sessionJson(tokenSession, claims.userData) };
   }
 
-  for (let attempt = 0; attempt < 5; attempt++) {
+  return reread(PROMOTION_REREADS, async (attempt) => {
     const session = attempt === 0 && stored ? stored : await deps.sessions.get(appId, claims.sessionHandle);
     if (!session) return unauthorised('Session missing in db');
     const promote =
@@ -258,7 +264,7 @@ export async function verifySession(deps: SessionDeps, appId: string, input: Ver
         expiresAt: deps.now() + deps.settings.refreshTokenValidityMs,
         useStaticKey: session.useStaticKey,
       });
-      if (!moved) continue;
+      if (!moved) return READ_AGAIN;
     }
     const now = deps.now();
     const token = await accessToken(
@@ -274,12 +280,16 @@ export async function verifySession(deps: SessionDeps, appId: string, input: Ver
       session.useStaticKey,
     );
     return { status: 'OK', session: sessionJson(tokenSession, session.userDataInJWT), accessToken: token };
-  }
-  throw new Error('session promotion kept conflicting with concurrent refreshes');
+  });
 }
 
 // ------------------------------------------------------------------------------------------------
 // Refresh
+
+const REFRESH_REREADS: RereadPolicy = {
+  attempts: 5,
+  exhausted: 'session refresh kept conflicting with concurrent refreshes',
+};
 
 export interface RefreshInput {
   readonly refreshToken: string;
@@ -304,7 +314,7 @@ export async function refreshSession(deps: SessionDeps, appId: string, input: Re
   }
   const hash1 = sha256Hex(input.refreshToken);
   const hash2 = sha256Hex(hash1);
-  for (let attempt = 0; attempt < 5; attempt++) {
+  return reread(REFRESH_REREADS, async () => {
     const session = await deps.sessions.get(appId, content.sessionHandle);
     const now = deps.now();
     if (!session || session.expiresAt < now) return unauthorised('Session missing in db or has expired');
@@ -317,7 +327,7 @@ export async function refreshSession(deps: SessionDeps, appId: string, input: Re
           expiresAt: session.expiresAt,
           useStaticKey,
         });
-        if (!kept) continue;
+        if (!kept) return READ_AGAIN;
       }
       const antiCsrfToken = input.enableAntiCsrf ? randomUUID() : null;
       const child = sealRefreshToken(appId, await deps.keys.refreshKey(appId), {
@@ -363,7 +373,7 @@ export async function refreshSession(deps: SessionDeps, appId: string, input: Re
         expiresAt: now + deps.settings.refreshTokenValidityMs,
         useStaticKey,
       });
-      continue;
+      return READ_AGAIN;
     }
 
     await deps.sessions.remove(appId, [session.handle]);
@@ -371,8 +381,7 @@ export async function refreshSession(deps: SessionDeps, appId: string, input: Re
       status: 'TOKEN_THEFT_DETECTED' as const,
       session: { handle: session.handle, userId: session.userId, recipeUserId: session.recipeUserId },
     };
-  }
-  throw new Error('session refresh kept conflicting with concurrent refreshes');
+  });
 }
 
 // ------------------------------------------------------------------------------------------------

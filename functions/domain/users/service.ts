@@ -8,6 +8,7 @@ import { normalisePhoneNumber } from '#functions/contract/phone-numbers.js';
 import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.js';
 import { ID_LIMITS } from '#functions/shared/id-limits.js';
 import { has, optionalBoolean, requiredString } from '#functions/shared/input.js';
+import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
 import {
   externalIdOf,
   FILTER_RECIPE_IDS,
@@ -375,6 +376,11 @@ export async function usersByAccountInfo(
 // ------------------------------------------------------------------------------------------------
 // Removal
 
+const USER_REMOVAL_REREADS: RereadPolicy = {
+  attempts: 5,
+  exhausted: 'user removal kept conflicting with concurrent changes',
+};
+
 /**
  * `POST /user/remove`. The whole user (all linked login methods) when `removeAllLinkedAccounts`
  * or when it has a single login method; else only the named recipe user's login method. Deletes
@@ -386,7 +392,7 @@ export async function removeUser(
   appId: string,
   input: { userId: string; removeAllLinkedAccounts: boolean },
 ): Promise<{ status: 'OK' }> {
-  for (let attempt = 0; attempt < 5; attempt++) {
+  return reread(USER_REMOVAL_REREADS, async () => {
     const found = await resolveUser(deps, appId, input.userId);
     if (!found) return { status: 'OK' };
     const { user, superTokensId } = found;
@@ -407,10 +413,9 @@ export async function removeUser(
     // User data first: an interrupted removal leaves the user, and removing again finishes it.
     await deps.store.purgeUserIdData(appId, dataIds);
     const result = await writePlan(deps.store, appId, { changes: [{ before: user, ...(after ? { after } : {}) }] });
-    if (result.ok) return { status: 'OK' };
     // The user changed since it was read (version guard): read again and retry.
-  }
-  throw new Error('user removal kept conflicting with concurrent changes');
+    return result.ok ? { status: 'OK' } : READ_AGAIN;
+  });
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -478,6 +483,11 @@ export function parseCreateMapping(body: Readonly<Record<string, unknown>>): Cre
   };
 }
 
+const MAPPING_REREADS: RereadPolicy = {
+  attempts: 5,
+  exhausted: 'user id mapping kept conflicting with concurrent changes',
+};
+
 /** `POST /recipe/userid/map`. */
 export async function createUserIdMapping(deps: UsersDeps, appId: string, input: CreateMappingInput) {
   const superTokensUserId = input.superTokensUserId.trim();
@@ -489,7 +499,7 @@ export async function createUserIdMapping(deps: UsersDeps, appId: string, input:
   const info = input.externalUserIdInfo?.trim();
   if (info === '') throw new BadRequestError("Field name 'externalUserIdInfo' cannot be an empty String");
 
-  for (let attempt = 0; attempt < 5; attempt++) {
+  return reread(MAPPING_REREADS, async () => {
     const user = await deps.store.getUserBySuperTokensId(appId, superTokensUserId);
     if (!user) return { status: 'UNKNOWN_SUPERTOKENS_USER_ID_ERROR' };
     const existingForUser = user.externalIds[superTokensUserId];
@@ -521,6 +531,6 @@ export async function createUserIdMapping(deps: UsersDeps, appId: string, input:
       throw new BadRequestError('Cannot create a userId mapping where the externalId is also a SuperTokens userID');
     }
     // externalId taken meanwhile, or the user changed: the next round reports or retries.
-  }
-  throw new Error('user id mapping kept conflicting with concurrent changes');
+    return READ_AGAIN;
+  });
 }

@@ -2,7 +2,7 @@ import type { CompanionWrites, UserStore, UserWritePlan, WriteResult } from './p
 
 /**
  * A write that kept failing for a transient reason (e.g. the metadata it merges kept changing):
- * nothing was written; the caller may retry later (the bulk worker returns the message to the queue).
+ * nothing was written; the caller may retry later (the import worker returns the message to the queue).
  */
 export class TransientWriteError extends Error {
   constructor(message = 'the user write kept failing for transient reasons (conflict, throttling or network)') {

@@ -3,7 +3,8 @@
  * apart: each login method's `plainTextPassword` and `passwordHash`, each TOTP device's
  * `secretKey`, by position. What stays in clear is what the status API may show.
  */
-import type { ImportUser } from '#functions/domain/bulk-import/types.js';
+import type { ClearImportUser } from '#functions/domain/bulk-import/staging-ports.js';
+import type { ImportTotpDevice, ImportUser } from '#functions/domain/bulk-import/types.js';
 
 /** By login method / TOTP device index (as a string, the JSON key). */
 export interface CredentialFields {
@@ -18,7 +19,10 @@ export interface CredentialFields {
 type Loose = Record<string, unknown>;
 
 /** The user without its credential fields, and those fields (undefined when it has none). */
-export function splitCredentials(user: ImportUser): { user: ImportUser; credentials: CredentialFields | undefined } {
+export function splitCredentials(user: ImportUser | ClearImportUser): {
+  user: ClearImportUser;
+  credentials: CredentialFields | undefined;
+} {
   const fields: CredentialFields = {};
   const put = (kind: keyof CredentialFields, index: number, value: unknown) => {
     if (typeof value !== 'string') return;
@@ -36,18 +40,19 @@ export function splitCredentials(user: ImportUser): { user: ImportUser; credenti
     put('t', i, secretKey);
     return rest;
   });
-  const stripped = { ...user, totpDevices, loginMethods } as unknown as ImportUser;
+  const stripped = { ...user, totpDevices, loginMethods } as unknown as ClearImportUser;
   return { user: stripped, credentials: Object.keys(fields).length > 0 ? fields : undefined };
 }
 
 /** The user with its credential fields put back. */
-export function joinCredentials(user: ImportUser, credentials: CredentialFields): ImportUser {
+export function joinCredentials(user: ClearImportUser, credentials: CredentialFields): ImportUser {
   const at = (kind: keyof CredentialFields, index: number) => credentials[kind]?.[String(index)];
   return {
     ...user,
     totpDevices: user.totpDevices.map((device, i) => {
       const secretKey = at('t', i);
-      return secretKey === undefined ? device : { ...device, secretKey };
+      // Validation requires a secret of every device: one without is passed on as stored.
+      return (secretKey === undefined ? device : { ...device, secretKey }) as ImportTotpDevice;
     }),
     loginMethods: user.loginMethods.map((lm, i) => {
       const plainTextPassword = at('p', i);

@@ -2,8 +2,8 @@
 import {
   STAGED_STATUS_VALUES,
   type StagedCursor,
+  type StagedRow,
   type StagedStatus,
-  type StagedUserRecord,
 } from '#functions/domain/bulk-import/staging-ports.js';
 import { stagedStatusIndexSortKey } from '../keys/staging.js';
 import { batchGetAll, forEachLimited, type Item, queryPage, type Table } from '../kit/index.js';
@@ -51,7 +51,7 @@ export async function list(
   table: Table,
   appId: string,
   query: { status?: StagedStatus; limit: number; from?: StagedCursor },
-): Promise<{ rows: StagedUserRecord[]; next?: StagedCursor }> {
+): Promise<{ rows: StagedRow[]; next?: StagedCursor }> {
   const partitions = statusPartitions(appId, query.status ? [query.status] : STAGED_STATUS_VALUES);
   const upTo = query.from ? stagedStatusIndexSortKey(query.from.createdAt, query.from.id) : undefined;
   const wanted = query.limit + 1;

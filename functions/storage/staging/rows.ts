@@ -3,7 +3,12 @@
  * the staged row, its per-status counter shards and the app's staging marker, each declared once
  * with its key and index entries.
  */
-import type { StagedStatus, StagedUserRecord } from '#functions/domain/bulk-import/staging-ports.js';
+import type {
+  ClaimedRow,
+  ClearImportUser,
+  StagedRow,
+  StagedStatus,
+} from '#functions/domain/bulk-import/staging-ports.js';
 import { STAGED_STATUS_VALUES } from '#functions/domain/bulk-import/staging-ports.js';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import {
@@ -95,16 +100,13 @@ export function newRowItem(appId: string, user: ImportUser, now: number, attribu
   );
 }
 
-/**
- * A row as the status API and the DLQ consumer see it: the user WITHOUT its credentials (they stay
- * sealed; only the import worker opens them, see sealing.ts). `user` replaces the row's own.
- */
-export function fromItem(item: Item, user?: ImportUser): StagedUserRecord {
+/** A row's fields but its user, in the order the store has always returned them. */
+function rowOf<U>(item: Item, user: U): Omit<StagedRow, 'user'> & { user: U } {
   return {
     appId: item.appId as string,
     id: item.id as string,
     status: item.status as StagedStatus,
-    user: user ?? splitCredentials(JSON.parse(item.user as string) as ImportUser).user,
+    user,
     ...(typeof item.errorMessage === 'string' ? { errorMessage: item.errorMessage } : {}),
     ...(typeof item.lastError === 'string' ? { lastError: item.lastError } : {}),
     ...(item.lastErrorKind === 'backpressure' || item.lastErrorKind === 'error'
@@ -113,6 +115,49 @@ export function fromItem(item: Item, user?: ImportUser): StagedUserRecord {
     createdAt: item.createdAt as number,
     updatedAt: item.updatedAt as number,
     sentAt: item.sentAt as number,
+  };
+}
+
+/**
+ * A row as the status API and the DLQ consumer see it: the user WITHOUT its credentials (they stay
+ * sealed; only the import worker opens them, see sealing.ts).
+ */
+export function fromItem(item: Item): StagedRow {
+  // A row written before credentials were sealed carried them in its clear JSON: left out too.
+  const stored = JSON.parse(item.user as string) as ImportUser | ClearImportUser;
+  return rowOf(item, splitCredentials(stored).user);
+}
+
+/** A claimed row: `user` is the row's user with its credentials opened (sealing.ts openUser). */
+export const claimedFromItem = (item: Item, user: ImportUser): ClaimedRow => rowOf(item, user);
+
+/**
+ * The row is in `status` (and, with `createdAt`, is the row staged then): the condition of every
+ * status change and every deletion of a row.
+ */
+export const statusIs = (status: StagedStatus, createdAt?: number) => ({
+  expression: `attribute_exists(PK) AND #st = :st${createdAt === undefined ? '' : ' AND #ca = :ca'}`,
+  names: { '#st': 'status', ...(createdAt === undefined ? {} : { '#ca': 'createdAt' }) },
+  values: { ':st': status, ...(createdAt === undefined ? {} : { ':ca': createdAt }) },
+});
+
+/** A transaction Delete of one row, if it is in `status` (and is the row staged at `createdAt`). */
+export function deleteIfStatus(
+  table: Table,
+  appId: string,
+  id: string,
+  status: StagedStatus,
+  createdAt?: number,
+): TransactItem {
+  const condition = statusIs(status, createdAt);
+  return {
+    Delete: {
+      TableName: table.name,
+      Key: stagedRow.key({ appId, id }),
+      ConditionExpression: condition.expression,
+      ExpressionAttributeNames: condition.names,
+      ExpressionAttributeValues: condition.values,
+    },
   };
 }
 

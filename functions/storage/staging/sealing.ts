@@ -7,6 +7,7 @@
  * so a typical staged user stays within one 1 KB write unit.
  */
 
+import type { ClearImportUser } from '#functions/domain/bulk-import/staging-ports.js';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { type KeyContext, type UnreadableReason, UnreadableSecretError } from '#functions/domain/credentials/ports.js';
 import { type Envelope, openWith, type SealingKey } from '../crypto/envelope.js';
@@ -101,9 +102,9 @@ export class StagedCredentials {
    * Throws UnreadableSecretError when they can never be opened.
    */
   async openUser(item: Item, where: { readonly appId: string; readonly id: string }): Promise<ImportUser> {
-    const user = JSON.parse(item.user as string) as ImportUser;
+    const stored = JSON.parse(item.user as string);
     const sealed = item[SEALED_ATTRIBUTE];
-    if (sealed === undefined) return user;
+    if (sealed === undefined) return stored as ImportUser;
     const { appId, id } = where;
     const keyId = item[DATA_KEY_ATTRIBUTE];
     if (!(sealed instanceof Uint8Array) || typeof keyId !== 'string') {
@@ -111,7 +112,7 @@ export class StagedCredentials {
     }
     const dataKey = await this.envelope().openingKey(await this.wrappedKey(appId, keyId), context(appId));
     const fields = JSON.parse(openWith(dataKey, sealed, associatedData(appId, id, keyId)).toString('utf8'));
-    return joinCredentials(user, fields as CredentialFields);
+    return joinCredentials(stored as ClearImportUser, fields as CredentialFields);
   }
 
   private wrappedKey(appId: string, keyId: string): Promise<Uint8Array> {

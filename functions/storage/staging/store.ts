@@ -1,27 +1,19 @@
 /**
  * The staged-users store (the bulk-import ports of functions/domain/bulk-import/staging-ports.ts)
  * for one table; the apps' staging markers live in `markers` (the base table). Its jobs live
- * beside it: rows.ts (items), lifecycle.ts (status changes), listing.ts (list, count),
+ * beside it: rows.ts (items and their conditions), insert.ts (inserting, its undo, the keyed
+ * insert), status.ts (claims, FAILED, removal), shard-writes.ts (the per-shard transactions both
+ * use), sealing.ts and credentials.ts (credentials at rest), listing.ts (list, count),
  * reconcile-scan.ts (the reconciler's reads), purge.ts (app deletion).
  */
 import type { StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import type { Envelope } from '../crypto/envelope.js';
 import type { Table } from '../kit/index.js';
-import { insertNewOnce } from './insert-once.js';
-import {
-  claim,
-  claimMany,
-  fail,
-  getRow,
-  insertNew,
-  markSent,
-  noteTransientError,
-  remove,
-  removeImported,
-} from './lifecycle.js';
+import { insertNew, insertNewOnce } from './insert.js';
 import { countOf, list } from './listing.js';
 import { pendingSentBefore } from './reconcile-scan.js';
 import { StagedCredentials } from './sealing.js';
+import { claim, claimMany, fail, getRow, markSent, noteTransientError, remove, removeImported } from './status.js';
 
 /**
  * The apps' staging markers live in `markers` (the base table). `envelope` seals the rows'
@@ -30,9 +22,10 @@ import { StagedCredentials } from './sealing.js';
  */
 export function createStagingStore(table: Table, markers: Table, envelope: () => Envelope): StagingStore {
   const sealing = new StagedCredentials(table, envelope);
+  const target = { table, markers, sealing };
   return {
-    insertNew: (appId, users, now) => insertNew(table, markers, sealing, appId, users, now),
-    insertNewOnce: (appId, users, now, once) => insertNewOnce(table, markers, sealing, appId, users, now, once),
+    insertNew: (appId, users, now) => insertNew(target, appId, users, now),
+    insertNewOnce: (appId, users, now, once) => insertNewOnce(target, appId, users, now, once),
     get: (appId, id) => getRow(table, appId, id),
     claim: (appId, id, now) => claim(table, sealing, appId, id, now),
     claimMany: (appId, ids, now) => claimMany(table, sealing, appId, ids, now),

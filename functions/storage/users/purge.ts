@@ -1,5 +1,6 @@
 /** Removing users in bulk: a whole app's (app deletion) and a deleted tenant's memberships. */
 import type { UserRecord } from '#functions/domain/users/model.js';
+import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
 import {
   appUsersIndexPartition,
   tenantUsersIndexPartition,
@@ -41,6 +42,13 @@ export async function purgeAppUsers(table: Table, appId: string): Promise<void> 
   }
 }
 
+/** A user that keeps changing under its rewrite is left for the next look at the tenant's users. */
+const TENANT_REMOVAL_REREADS: RereadPolicy<undefined> = {
+  attempts: 5,
+  exhausted: 'the user kept changing while the tenant was taken out of it: the next round looks again',
+  orElse: () => undefined,
+};
+
 /**
  * For tenant deletion: takes the tenant out of every user in it (Query of the tenant's GSI1
  * partition, then one guarded rewrite per user, which also frees the tenant's account infos and
@@ -59,9 +67,9 @@ export async function removeTenantFromUsers(table: Table, appId: string, tenantI
     if (userIds.length === 0) return;
     for (const id of userIds) rounds.set(id, (rounds.get(id) ?? 0) + 1);
     for (const user of await getUsers(table, appId, userIds)) {
-      for (let attempt = 0; attempt < 5; attempt++) {
+      await reread(TENANT_REMOVAL_REREADS, async (attempt) => {
         const current = attempt === 0 ? user : await getUserBySuperTokensId(table, appId, user.userId);
-        if (!current?.loginMethods.some((lm) => lm.tenantIds.includes(tenantId))) break;
+        if (!current?.loginMethods.some((lm) => lm.tenantIds.includes(tenantId))) return undefined;
         const after: UserRecord = {
           ...current,
           loginMethods: current.loginMethods.map((lm) => ({
@@ -72,8 +80,8 @@ export async function removeTenantFromUsers(table: Table, appId: string, tenantI
         };
         const write = new DynamoUserWrite(table, appId);
         write.add({ changes: [{ before: current, after }] });
-        if ((await write.commit()).ok) break;
-      }
+        return (await write.commit()).ok ? undefined : READ_AGAIN;
+      });
     }
     // GSI1 is eventually consistent: give it a moment before looking again.
     await sleep(50);

@@ -1,7 +1,7 @@
 /**
  * A user write: ONE TransactWriteItems call built by diffing the derived items of the user records
  * before and after (items.ts); uniqueness lives in conditional writes inside it, counters are
- * sharded ADD updates inside it, and the companion writes of other stores (the worker's staged-row
+ * sharded ADD updates inside it, and the companion writes of other stores (the import worker's staged-row
  * deletes) are composed into it here. A cancelled transaction is mapped back, by action index, to
  * the entities whose conditions failed.
  *
@@ -22,7 +22,7 @@ import { LINK_SK, USER_SK, userPartition } from '../keys/users.js';
 import { type Key, keyString, type Table, type TransactItem, transact } from '../kit/index.js';
 import { metadataMergeWrite } from '../metadata-store.js';
 import { roleExistsCheck, userRolePut } from '../role-store.js';
-import { importedRowDeletes } from '../staging/lifecycle.js';
+import { importedRowDeletes } from '../staging/status.js';
 import { sealTotpSecret, totpDevicePut } from '../totp-store.js';
 import { counterAttribute, counterDeltas, type DerivedItem, deriveItems, primaryKeys, userShard } from './items.js';
 

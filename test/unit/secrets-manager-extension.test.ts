@@ -12,7 +12,7 @@ import {
   EXTENSION_TOKEN_HEADER,
   SecretsExtensionError,
   secretsExtensionFetcher,
-} from '#functions/config/secrets-extension.js';
+} from '#functions/config/secrets-manager-extension.js';
 
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:auth-core/api-keys&x=1-AbC123';
 const TOKEN = 'IQoJb3JpZ2luX2VjEXAMPLE-session-token/+=';

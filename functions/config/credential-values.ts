@@ -5,7 +5,7 @@
  * - `api_keys` is stored as the SHA-256 digest of each key, `sha256:<64 hex>`, comma-separated in
  *   the keys' order (the API-key check compares digests anyway);
  * - the signer key is stored sealed (AES-256-GCM under the credentials key, see
- *   functions/storage/config-secrets.ts) with its digest beside it:
+ *   functions/storage/tenant-credentials.ts) with its digest beside it:
  *   `sealed:v1:<64 hex SHA-256 of the value>:<Base64 of the sealed bytes>`;
  * - list and get responses show fingerprints instead: `sha256:<first 16 hex of the SHA-256 of the
  *   value (UTF-8)>`, one per API key (comma-separated, in order), one for the signer key;

@@ -1,5 +1,5 @@
 /**
- * Credentials in a stored tenant record (forms: functions/config/secrets.ts and
+ * Credentials in a stored tenant record (forms: functions/config/credential-values.ts and
  * provider-secrets.ts): API keys become their digests, and the Firebase signer key and the
  * third-party providers' secrets are sealed, on every write of a tenant record — so a record
  * written before credentials were sealed is converted the next time it is written. A sealed signer

@@ -1,6 +1,6 @@
 /**
  * Credentials of a staged user and their removal from free text: error messages stored on a
- * staged row or written to a log never carry a password, a hash or a TOTP secret (design §6,
+ * staged row or written to a log never carry a password, a hash or a TOTP secret (docs/import-pipeline.md,
  * invariant 5), whatever error text a dependency produced.
  */
 import type { ImportUser } from './types.js';
