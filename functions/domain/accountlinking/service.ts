@@ -250,7 +250,14 @@ async function decideLink(deps: UsersDeps, appId: string, recipeId: string, prim
   const methods = [...recipe.user.loginMethods, ...primary.loginMethods];
   const checks = methods.flatMap((lm) => tenants.flatMap((tenantId) => accountInfoChecks(lm, tenantId)));
   const conflict = await conflictOf(deps, appId, checks, primary.userId);
-  if (conflict) return answer(conflict);
+  if (conflict) {
+    // A concurrent link of this recipe user makes its own account info look taken: when the recipe
+    // user was linked since it was read, answer as for a linked recipe user (as the reference, whose
+    // links are serialised, does).
+    const again = await known(deps, appId, recipeId);
+    if (again.user.isPrimaryUser && !recipe.user.isPrimaryUser) return decideLink(deps, appId, recipeId, primaryId);
+    return answer(conflict);
+  }
   return { kind: 'link', recipe: recipe.user, primary };
 }
 
