@@ -295,6 +295,7 @@ function localRuntimePaths(): Record<string, unknown> {
         responses: {
           '200': {
             description: 'docs/openapi/openapi.yaml as JSON.',
+            headers: { 'Cache-Control': { description: '`no-cache`.', schema: { const: 'no-cache' } } },
             content: {
               'application/json': {
                 schema: obj({ openapi: { const: '3.1.1' }, paths: anyObject }, ['openapi', 'paths']),

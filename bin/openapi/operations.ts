@@ -368,7 +368,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
       { name: 'thirdPartyId', schema: str },
       { name: 'thirdPartyUserId', schema: str },
       { name: 'webauthnCredentialId', schema: str },
-      { name: 'doUnionOfAccountInfo', schema: { enum: ['true', 'false'] } },
+      { name: 'doUnionOfAccountInfo', schema: { enum: ['true', 'false'] }, required: true },
     ],
     ok: okWith({ users: arr(USER) }),
   },

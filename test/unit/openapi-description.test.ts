@@ -113,3 +113,32 @@ describe('the committed description', () => {
     expect(validator.operationOf('GET', `/${'t'.repeat(65)}/recipe/roles`)).toMatch(/no path template/);
   });
 });
+
+describe('the exchange validator of the contract test', () => {
+  const json = { 'content-type': 'application/json; charset=utf-8' };
+  const signIn = (status: number, headers: Record<string, string>, text: string) =>
+    validator.validate({ method: 'POST', path: '/eu/recipe/signin', status, headers, text });
+
+  it('accepts the answers the description documents', () => {
+    expect(signIn(200, json, '{"status":"WRONG_CREDENTIALS_ERROR"}\n')).toEqual([]);
+    expect(signIn(401, { 'content-type': 'text/plain; charset=utf-8' }, 'Invalid API key\n')).toEqual([]);
+    expect(signIn(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '5' }, 'busy\n')).toEqual([]);
+  });
+
+  it('refuses an undocumented status name, a missing field, a wrong type, status or header', () => {
+    expect(signIn(200, json, '{"status":"SOMETHING_ELSE_ERROR"}')).not.toEqual([]);
+    expect(signIn(200, json, '{"status":"OK","recipeUserId":"u1"}')).not.toEqual([]);
+    expect(signIn(200, { 'content-type': 'text/plain' }, 'OK')).not.toEqual([]);
+    expect(signIn(404, { 'content-type': 'text/plain' }, 'Not found\n')).not.toEqual([]);
+    expect(signIn(503, { 'content-type': 'text/plain; charset=utf-8' }, 'busy\n')).not.toEqual([]);
+    expect(
+      validator.validate({
+        method: 'GET',
+        path: '/.well-known/jwks.json',
+        status: 200,
+        headers: json,
+        text: '{"keys":[{}]}',
+      }),
+    ).not.toEqual([]);
+  });
+});

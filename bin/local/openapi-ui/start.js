@@ -9,7 +9,6 @@ window.ui = window.SwaggerUIBundle({
   docExpansion: 'none',
   defaultModelsExpandDepth: 0,
   displayOperationId: false,
-  filter: true,
   tryItOutEnabled: false,
   // Nothing leaves the page: no validator badge (it would call an outside service).
   validatorUrl: null,
