@@ -92,6 +92,35 @@ const FIRST_FACTORS = described('The factors a user may sign in with first.', nu
 const tenantV2 = ref('TenantV2');
 const tenantLegacy = ref('TenantLegacy');
 
+/** Staging's answer: the staged users in request order (no `users` key for an empty request). */
+const STAGED = okWith(
+  {
+    users: arr(
+      obj(
+        {
+          userId: described("The external user id, else the staged row's id.", str),
+          loginMethods: arr(
+            obj(
+              {
+                recipeId: str,
+                userId: described('The SuperTokens user id the login method will get.', str),
+                tenants: strings,
+                email: str,
+                thirdpartyId: str,
+                thirdpartyUserId: str,
+                phoneNumber: str,
+              },
+              ['recipeId', 'userId', 'tenants'],
+            ),
+          ),
+        },
+        ['userId', 'loginMethods'],
+      ),
+    ),
+  },
+  ['users'],
+);
+
 const STAGED_USERS_EXTENSION =
   '`?dryRun=true` checks the users without staging them; `Idempotency-Key` stages a request at most once (README "Bulk import").';
 
@@ -254,7 +283,9 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     ],
     body: obj({ users: arr(ref('ImportUser')) }, ['users']),
     // Both are `OK`: staging's answer (no `dryRun` key) or, with `?dryRun=true`, the dry run's report.
-    ok: { anyOf: [{ ...okWith(), properties: { status: { const: 'OK' }, dryRun: false } }, ref('DryRunReport')] },
+    ok: {
+      anyOf: [{ ...STAGED, properties: { ...(STAGED.properties as object), dryRun: false } }, ref('DryRunReport')],
+    },
     okHeaders: {
       'Idempotency-Replayed': {
         description: '`true` when the answer is the replay of an earlier request with the same `Idempotency-Key`.',
@@ -729,6 +760,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
         timeCreated: int,
         userDataInJWT: anyObject,
         userDataInDatabase: anyJson,
+        useStaticKey: bool,
       }),
       status('UNAUTHORISED', { message: str }),
     ],
@@ -874,6 +906,7 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
       thirdParty: obj({ enabled: bool, providers: arr(ref('ProviderConfig')) }, ['enabled', 'providers']),
       passwordless: obj({ enabled: bool }, ['enabled']),
       coreConfig: anyObject,
+      firstFactors: strings,
     },
     ['tenantId', 'emailPassword', 'thirdParty', 'passwordless', 'coreConfig'],
   ),
