@@ -9,6 +9,7 @@ import {
   anyObject,
   arr,
   bool,
+  closed,
   described,
   int,
   nullable,
@@ -91,6 +92,26 @@ const FIRST_FACTORS = described('The factors a user may sign in with first.', nu
 
 const tenantV2 = ref('TenantV2');
 const tenantLegacy = ref('TenantLegacy');
+const PROVIDERS = arr(ref('ProviderConfig'));
+/** A tenant as `…/tenant/v2` and the v2 lists show it. */
+const TENANT_V2: Record<string, Schema> = {
+  tenantId: str,
+  thirdParty: closed(obj({ providers: PROVIDERS }, ['providers'])),
+  coreConfig: anyObject,
+  firstFactors: strings,
+  requiredSecondaryFactors: strings,
+};
+const TENANT_V2_OPTIONAL = ['firstFactors', 'requiredSecondaryFactors'];
+/** A tenant in the legacy view (CDI < 5.1 routes). */
+const TENANT_LEGACY: Record<string, Schema> = {
+  tenantId: str,
+  emailPassword: closed(obj({ enabled: bool }, ['enabled'])),
+  thirdParty: closed(obj({ enabled: bool, providers: PROVIDERS }, ['enabled', 'providers'])),
+  passwordless: closed(obj({ enabled: bool }, ['enabled'])),
+  coreConfig: anyObject,
+  firstFactors: strings,
+};
+const TENANT_LEGACY_OPTIONAL = ['firstFactors'];
 
 /** Staging's answer: the staged users in request order (no `users` key for an empty request). */
 const STAGED = okWith(
@@ -199,13 +220,13 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'tenant-get-v2': {
     tag: 'Apps and tenants',
     summary: 'The tenant of the path',
-    ok: [{ allOf: [tenantV2, okWith()] }, tenantNotFound],
+    ok: [okWith(TENANT_V2, TENANT_V2_OPTIONAL), tenantNotFound],
     difference: '`api_keys` and the Firebase signer key are shown as fingerprints (README "Credentials at rest").',
   },
   'tenant-get': {
     tag: 'Apps and tenants',
     summary: 'The tenant of the path (legacy view)',
-    ok: [{ allOf: [tenantLegacy, okWith()] }, tenantNotFound],
+    ok: [okWith(TENANT_LEGACY, TENANT_LEGACY_OPTIONAL), tenantNotFound],
     difference: '`api_keys` and the Firebase signer key are shown as fingerprints (README "Credentials at rest").',
   },
   'tenant-list-v2': {
@@ -829,41 +850,47 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
 
 /** Shared schemas the operations refer to (`#/components/schemas/<name>`). */
 export const SCHEMAS: Readonly<Record<string, Schema>> = {
-  User: obj(
-    {
-      id: str,
-      isPrimaryUser: bool,
-      tenantIds: strings,
-      timeJoined: int,
-      emails: strings,
-      phoneNumbers: strings,
-      thirdParty: arr(obj({ id: str, userId: str }, ['id', 'userId'])),
-      webauthn: obj({ credentialIds: strings }, ['credentialIds']),
-      loginMethods: arr(ref('LoginMethod')),
-    },
-    ['id', 'isPrimaryUser', 'tenantIds', 'timeJoined', 'emails', 'phoneNumbers', 'thirdParty', 'loginMethods'],
+  User: closed(
+    obj(
+      {
+        id: str,
+        isPrimaryUser: bool,
+        tenantIds: strings,
+        timeJoined: int,
+        emails: strings,
+        phoneNumbers: strings,
+        thirdParty: arr(closed(obj({ id: str, userId: str }, ['id', 'userId']))),
+        webauthn: closed(obj({ credentialIds: strings }, ['credentialIds'])),
+        loginMethods: arr(ref('LoginMethod')),
+      },
+      ['id', 'isPrimaryUser', 'tenantIds', 'timeJoined', 'emails', 'phoneNumbers', 'thirdParty', 'loginMethods'],
+    ),
   ),
-  LoginMethod: obj(
-    {
-      recipeId: { enum: ['emailpassword', 'thirdparty', 'passwordless', 'webauthn'] },
-      recipeUserId: str,
-      tenantIds: strings,
-      email: str,
-      phoneNumber: str,
-      thirdParty: obj({ id: str, userId: str }, ['id', 'userId']),
-      verified: bool,
-      timeJoined: int,
-    },
-    ['recipeId', 'recipeUserId', 'tenantIds', 'verified', 'timeJoined'],
+  LoginMethod: closed(
+    obj(
+      {
+        recipeId: { enum: ['emailpassword', 'thirdparty', 'passwordless', 'webauthn'] },
+        recipeUserId: str,
+        tenantIds: strings,
+        email: str,
+        phoneNumber: str,
+        thirdParty: closed(obj({ id: str, userId: str }, ['id', 'userId'])),
+        verified: bool,
+        timeJoined: int,
+      },
+      ['recipeId', 'recipeUserId', 'tenantIds', 'verified', 'timeJoined'],
+    ),
   ),
-  Token: obj({ token: str, expiry: int, createdTime: int }, ['token', 'expiry', 'createdTime']),
-  SessionInfo: obj({ handle: str, userId: str, recipeUserId: str, userDataInJWT: anyObject, tenantId: str }, [
-    'handle',
-    'userId',
-    'recipeUserId',
-    'userDataInJWT',
-    'tenantId',
-  ]),
+  Token: closed(obj({ token: str, expiry: int, createdTime: int }, ['token', 'expiry', 'createdTime'])),
+  SessionInfo: closed(
+    obj({ handle: str, userId: str, recipeUserId: str, userDataInJWT: anyObject, tenantId: str }, [
+      'handle',
+      'userId',
+      'recipeUserId',
+      'userDataInJWT',
+      'tenantId',
+    ]),
+  ),
   Jwk: obj({ kty: str, kid: str, n: str, e: str, alg: str, use: str }, ['kty', 'kid']),
   PasswordlessDevice: obj(
     {
@@ -889,26 +916,17 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
     },
     ['thirdPartyId'],
   ),
-  TenantV2: obj(
-    {
-      tenantId: str,
-      thirdParty: obj({ providers: arr(ref('ProviderConfig')) }, ['providers']),
-      coreConfig: anyObject,
-      firstFactors: strings,
-      requiredSecondaryFactors: strings,
-    },
-    ['tenantId', 'thirdParty', 'coreConfig'],
+  TenantV2: closed(
+    obj(
+      TENANT_V2,
+      Object.keys(TENANT_V2).filter((k) => !TENANT_V2_OPTIONAL.includes(k)),
+    ),
   ),
-  TenantLegacy: obj(
-    {
-      tenantId: str,
-      emailPassword: obj({ enabled: bool }, ['enabled']),
-      thirdParty: obj({ enabled: bool, providers: arr(ref('ProviderConfig')) }, ['enabled', 'providers']),
-      passwordless: obj({ enabled: bool }, ['enabled']),
-      coreConfig: anyObject,
-      firstFactors: strings,
-    },
-    ['tenantId', 'emailPassword', 'thirdParty', 'passwordless', 'coreConfig'],
+  TenantLegacy: closed(
+    obj(
+      TENANT_LEGACY,
+      Object.keys(TENANT_LEGACY).filter((k) => !TENANT_LEGACY_OPTIONAL.includes(k)),
+    ),
   ),
   ImportUser: described(
     'One user to import (README "The import payload").',

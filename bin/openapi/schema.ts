@@ -27,16 +27,21 @@ export function obj(properties: Record<string, Schema>, required: readonly strin
   };
 }
 
-/** A `{status: "<name>", …}` answer; every listed property is present. */
+/** An object of exactly these properties: what the core answers, no key more. */
+export const closed = (schema: Schema): Schema => ({ ...schema, additionalProperties: false });
+
+/** A `{status: "<name>", …}` answer of exactly these keys; each is present unless listed optional. */
 export function status(
   name: string,
   properties: Record<string, Schema> = {},
   optional: readonly string[] = [],
 ): Schema {
-  return obj({ status: { const: name }, ...properties }, [
-    'status',
-    ...Object.keys(properties).filter((key) => !optional.includes(key)),
-  ]);
+  return closed(
+    obj({ status: { const: name }, ...properties }, [
+      'status',
+      ...Object.keys(properties).filter((key) => !optional.includes(key)),
+    ]),
+  );
 }
 
 /** The `OK` answer with these properties (all present unless listed optional). */
