@@ -68,10 +68,20 @@ const accountInfoConflict = status('ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER
   primaryUserId: str,
   description: str,
 });
-const alreadyLinkedElsewhere = status('RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR', {
+/** A recipe user that is part of another user already (creating a primary user). */
+const linkedToPrimary = status('RECIPE_USER_ID_ALREADY_LINKED_WITH_PRIMARY_USER_ID_ERROR', {
   primaryUserId: str,
   description: str,
 });
+/** 402 of the routes that make primary users or link (the app's `account_linking_enabled` switch off). */
+const LINKING_OFF = {
+  '402': {
+    description:
+      '`Account linking feature is not enabled for this app. Please contact support to enable it.` (`account_linking_enabled` and `mfa_enabled` are off for the app; a licence in the reference).',
+    content: { 'text/plain': { schema: str } },
+  },
+};
+const UNKNOWN_RECIPE_USER = 'An unknown recipe user id is 400 `Unknown user ID provided`.';
 const unknownUser = status('UNKNOWN_USER_ID_ERROR');
 const tenantNotFound = status('TENANT_NOT_FOUND_ERROR');
 const sessionTokens = {
@@ -476,7 +486,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
       status('EMAIL_CHANGE_NOT_ALLOWED_ERROR', { reason: str }),
       status('PHONE_NUMBER_ALREADY_EXISTS_ERROR'),
       status('PHONE_NUMBER_CHANGE_NOT_ALLOWED_ERROR', { reason: str }),
-      status('PASSWORD_POLICY_VIOLATED_ERROR', { failureReason: str }),
     ],
   },
 
@@ -520,32 +529,30 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
       'email',
     ]),
     ok: [userAnswer({ createdNewUser: bool }), status('EMAIL_CHANGE_NOT_ALLOWED_ERROR', { reason: str })],
-    forbidden: ['Thirdparty login not enabled for tenant'],
+    forbidden: ['ThirdParty login not enabled for tenant'],
   },
   'accountlinking-primary-check': {
     tag: 'Account linking',
     summary: 'Whether a recipe user could become a primary user',
+    description: UNKNOWN_RECIPE_USER,
     query: [recipeUserId],
-    ok: [okWith({ wasAlreadyAPrimaryUser: bool }), unknownUser, alreadyLinkedElsewhere, accountInfoConflict],
+    ok: [okWith({ wasAlreadyAPrimaryUser: bool }), linkedToPrimary, accountInfoConflict],
   },
   'accountlinking-primary': {
     tag: 'Account linking',
     summary: 'Make a recipe user a primary user',
+    description: UNKNOWN_RECIPE_USER,
     body: obj({ recipeUserId: str }, ['recipeUserId']),
-    ok: [
-      okWith({ wasAlreadyAPrimaryUser: bool, user: USER }),
-      unknownUser,
-      alreadyLinkedElsewhere,
-      accountInfoConflict,
-    ],
+    ok: [okWith({ wasAlreadyAPrimaryUser: bool, user: USER }), linkedToPrimary, accountInfoConflict],
+    more: LINKING_OFF,
   },
   'accountlinking-link-check': {
     tag: 'Account linking',
     summary: 'Whether a recipe user could be linked to a primary user',
+    description: UNKNOWN_RECIPE_USER,
     query: [recipeUserId, { name: 'primaryUserId', schema: str, required: true }],
     ok: [
       okWith({ accountsAlreadyLinked: bool }),
-      unknownUser,
       status('RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR', {
         primaryUserId: str,
         description: str,
@@ -557,10 +564,10 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'accountlinking-link': {
     tag: 'Account linking',
     summary: 'Link a recipe user to a primary user',
+    description: UNKNOWN_RECIPE_USER,
     body: obj({ recipeUserId: str, primaryUserId: str }, ['recipeUserId', 'primaryUserId']),
     ok: [
       okWith({ accountsAlreadyLinked: bool, user: USER }),
-      unknownUser,
       status('RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR', {
         primaryUserId: str,
         description: str,
@@ -569,12 +576,14 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
       accountInfoConflict,
       status('INPUT_USER_IS_NOT_A_PRIMARY_USER'),
     ],
+    more: LINKING_OFF,
   },
   'accountlinking-unlink': {
     tag: 'Account linking',
     summary: 'Unlink a recipe user from its primary user',
+    description: UNKNOWN_RECIPE_USER,
     body: obj({ recipeUserId: str }, ['recipeUserId']),
-    ok: [okWith({ wasRecipeUserDeleted: bool, wasLinked: bool }), unknownUser],
+    ok: okWith({ wasRecipeUserDeleted: bool, wasLinked: bool }),
   },
 
   'passwordless-code-create': {
