@@ -1,5 +1,5 @@
 /**
- * The API description and its reference page, served by the local runtime only (docs/api.md):
+ * The API description and its reference page, served by the local runtime only (docs/api-description.md):
  * `GET /openapi.json` (docs/openapi/openapi.yaml as JSON), `GET /openapi.html` (Swagger UI
  * rendering it) and the page's files under `/openapi-ui/`. No API key, no prefixes: the
  * description is the same for every app. Swagger UI is served from node_modules (swagger-ui-dist),

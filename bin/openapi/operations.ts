@@ -123,6 +123,9 @@ const TENANT_LEGACY: Record<string, Schema> = {
 };
 const TENANT_LEGACY_OPTIONAL = ['firstFactors'];
 
+/** A staged user's status (`IMPORTED` users leave staging). */
+const STAGED_STATUS: Schema = { enum: ['NEW', 'PROCESSING', 'FAILED'] };
+
 /** Staging's answer: the staged users in request order (no `users` key for an empty request). */
 const STAGED = okWith(
   {
@@ -351,16 +354,38 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     tag: 'Bulk import',
     summary: 'Staged users, newest first (credentials omitted)',
     query: [
-      { name: 'status', schema: { enum: ['NEW', 'PROCESSING', 'FAILED'] } },
+      { name: 'status', schema: STAGED_STATUS },
       { name: 'limit', schema: { type: 'string', pattern: '^-?[0-9]+$' } },
       { name: 'paginationToken', schema: str },
     ],
-    ok: okWith({ users: arr(anyObject), nextPaginationToken: str }, ['nextPaginationToken']),
+    ok: okWith(
+      {
+        users: arr(
+          obj(
+            {
+              id: str,
+              externalUserId: str,
+              userMetadata: anyObject,
+              loginMethods: arr(anyObject),
+              status: STAGED_STATUS,
+              errorMessage: str,
+              createdAt: int,
+              updatedAt: int,
+            },
+            ['id', 'loginMethods', 'status', 'createdAt', 'updatedAt'],
+          ),
+        ),
+        nextPaginationToken: str,
+      },
+      ['nextPaginationToken'],
+    ),
+    difference:
+      'Staged credentials are never returned: `plainTextPassword`, `passwordHash` and TOTP `secretKey` are left out (README "Bulk import").',
   },
   'bulk-import-users-count': {
     tag: 'Bulk import',
     summary: 'How many users are staged',
-    query: [{ name: 'status', schema: { enum: ['NEW', 'PROCESSING', 'FAILED'] } }],
+    query: [{ name: 'status', schema: STAGED_STATUS }],
     ok: okWith({ count: int }),
   },
   'bulk-import-users-remove': {
