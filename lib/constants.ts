@@ -45,6 +45,14 @@ export const IMPORT_MAX_RECEIVE_COUNT = MANIFEST_MAX_RECEIVE_COUNT;
  */
 export const IMPORT_DLQ_RETENTION_DAYS = 14;
 
+/**
+ * The Node.js major version every function runs on (Lambda's `nodejs<major>.x`) and its bundles
+ * are built for (esbuild `node<major>`). The local runtime and the tests run on any Node.js the
+ * package's `engines` field accepts (README "Quick start"); test/infra/node-runtime.test.ts keeps
+ * the runtime, the bundler target and that field in agreement.
+ */
+export const LAMBDA_NODE_MAJOR = 24;
+
 /** Defaults for a route function when the manifest entry sets none. */
 export const DEFAULT_ROUTE_TIMEOUT_SECONDS = 10;
 export const DEFAULT_ROUTE_MEMORY_MB = 1024;

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { API_GATEWAY_BODY_BYTES, LAMBDA_PAYLOAD_BYTES } from '#functions/http/body.js';
 import { type DispatchResult, dispatch } from './dispatch.js';
+import { localOnlyAnswer } from './openapi.js';
 import { crossSiteRefusal, type RequestGuard, requestGuard } from './request-guard.js';
 import type { RawRequest, Router } from './router.js';
 import { FunctionTimeoutError } from './timeouts.js';
@@ -162,7 +163,8 @@ export function createLocalHttpServer(options: LocalHttpServerOptions): LocalHtt
     }
     let result: DispatchResult;
     try {
-      result = await dispatch(router, raw);
+      // The API description and its page (bin/local/openapi.ts): this runtime's own, not a route.
+      result = localOnlyAnswer(raw.method, raw.url.split('?', 1)[0] ?? '/') ?? (await dispatch(router, raw));
     } catch (error) {
       // What API Gateway (HTTP API) answers when the function fails: throws, cannot load, crashes,
       // or runs past its timeout (docs/safe-defaults.md, "No hung request").

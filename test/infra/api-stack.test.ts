@@ -76,11 +76,11 @@ describe('route functions', () => {
     expect(sorted(functions.map((f) => f.routeId))).toEqual(sorted(ROUTES.map((r) => r.id)));
   });
 
-  it('runs Node.js 22 on ARM64 with the manifest timeout and memory', () => {
+  it('runs Node.js 24 on ARM64 with the manifest timeout and memory', () => {
     for (const fn of functions) {
       const route = routeById.get(fn.routeId)!;
       expect(fn.properties).toMatchObject({
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
         Timeout: route.timeoutSeconds ?? DEFAULT_ROUTE_TIMEOUT_SECONDS,

@@ -118,11 +118,11 @@ describe('worker functions', () => {
     expect(sorted(functions.map((f) => f.routeId))).toEqual(sorted(WORKERS.map((w) => w.id)));
   });
 
-  it('runs Node.js 22 on ARM64 with the manifest timeout and memory', () => {
+  it('runs Node.js 24 on ARM64 with the manifest timeout and memory', () => {
     for (const fn of functions) {
       const worker = workerById.get(fn.routeId)!;
       expect(fn.properties, fn.routeId).toMatchObject({
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
         Timeout: worker.timeoutSeconds,

@@ -1,0 +1,1007 @@
+/**
+ * What each route of the manifest (functions/routes.ts) takes and answers, for the API description
+ * (bin/openapi/build.ts writes docs/openapi/openapi.yaml from the manifest and this table). The
+ * answers are those of the handlers under functions/http/<id>/ and their domain code; the contract
+ * test (test/e2e/openapi-contract.test.ts) holds them to what the running core sends.
+ */
+import {
+  anyJson,
+  anyObject,
+  arr,
+  bool,
+  closed,
+  described,
+  int,
+  nullable,
+  obj,
+  okWith,
+  ref,
+  type Schema,
+  status,
+  str,
+  strings,
+} from './schema.js';
+
+export interface QueryParameter {
+  readonly name: string;
+  readonly schema: Schema;
+  readonly required?: boolean;
+  readonly description?: string;
+  /** This project's own parameter (not the reference's): what it does. */
+  readonly extension?: string;
+}
+
+export interface OperationSpec {
+  readonly tag: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly query?: readonly QueryParameter[];
+  /** The JSON request body (POST and PUT). */
+  readonly body?: Schema;
+  /** The 200 answer's JSON body: alternatives become `oneOf`. */
+  readonly ok: Schema | readonly Schema[];
+  /** Further answers (status → response), e.g. 400 JSON bodies, 409. */
+  readonly more?: Readonly<Record<string, Record<string, unknown>>>;
+  /** Extra headers of the request (e.g. `Idempotency-Key`, `rid`). */
+  readonly headers?: readonly (QueryParameter & { readonly extension?: string })[];
+  /** Headers of the 200 answer. */
+  readonly okHeaders?: Readonly<Record<string, Record<string, unknown>>>;
+  /** This project's own behaviour beside the reference's, for `x-auth-core-extension`. */
+  readonly extension?: string;
+  /** Where this core's answer deliberately differs from the reference's. */
+  readonly difference?: string;
+  /** 403 answers besides the pipeline's (the route's own refusals), by message. */
+  readonly forbidden?: readonly string[];
+}
+
+const userId = { name: 'userId', schema: str, required: true } as const;
+const recipeUserId = { name: 'recipeUserId', schema: str, required: true } as const;
+
+const USER = ref('User');
+const userAnswer = (extra: Record<string, Schema> = {}) => okWith({ user: USER, recipeUserId: str, ...extra });
+const passwordlessCodeErrors = [
+  status('INCORRECT_USER_INPUT_CODE_ERROR', { failedCodeInputAttemptCount: int, maximumCodeInputAttempts: int }),
+  status('EXPIRED_USER_INPUT_CODE_ERROR', { failedCodeInputAttemptCount: int, maximumCodeInputAttempts: int }),
+  status('RESTART_FLOW_ERROR'),
+];
+const accountInfoConflict = status('ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR', {
+  primaryUserId: str,
+  description: str,
+});
+/** A recipe user that is part of another user already (creating a primary user). */
+const linkedToPrimary = status('RECIPE_USER_ID_ALREADY_LINKED_WITH_PRIMARY_USER_ID_ERROR', {
+  primaryUserId: str,
+  description: str,
+});
+/** 402 of the routes that make primary users or link (the app's `account_linking_enabled` switch off). */
+const LINKING_OFF = {
+  '402': {
+    description:
+      '`Account linking feature is not enabled for this app. Please contact support to enable it.` (`account_linking_enabled` and `mfa_enabled` are off for the app; a licence in the reference).',
+    content: { 'text/plain': { schema: str } },
+  },
+};
+const UNKNOWN_RECIPE_USER = 'An unknown recipe user id is 400 `Unknown user ID provided`.';
+const unknownUser = status('UNKNOWN_USER_ID_ERROR');
+const tenantNotFound = status('TENANT_NOT_FOUND_ERROR');
+const sessionTokens = {
+  accessToken: ref('Token'),
+  refreshToken: ref('Token'),
+  antiCsrfToken: str,
+  session: ref('SessionInfo'),
+};
+const sessionHandle = { sessionHandle: str };
+
+/** The request-body `coreConfig` and its keys (README "Configuration"). */
+const coreConfig = described(
+  'Configuration keys of the app or tenant (README "Configuration"); `dynamodb_table_name` (an app on a table of its own) and the hashing keys are this project\'s.',
+  anyObject,
+);
+
+const FIRST_FACTORS = described('The factors a user may sign in with first.', nullable(strings));
+
+const tenantV2 = ref('TenantV2');
+const tenantLegacy = ref('TenantLegacy');
+const PROVIDERS = arr(ref('ProviderConfig'));
+/** A tenant as `…/tenant/v2` and the v2 lists show it. */
+const TENANT_V2: Record<string, Schema> = {
+  tenantId: str,
+  thirdParty: closed(obj({ providers: PROVIDERS }, ['providers'])),
+  coreConfig: anyObject,
+  firstFactors: strings,
+  requiredSecondaryFactors: strings,
+};
+const TENANT_V2_OPTIONAL = ['firstFactors', 'requiredSecondaryFactors'];
+/** A tenant in the legacy view (CDI < 5.1 routes). */
+const TENANT_LEGACY: Record<string, Schema> = {
+  tenantId: str,
+  emailPassword: closed(obj({ enabled: bool }, ['enabled'])),
+  thirdParty: closed(obj({ enabled: bool, providers: PROVIDERS }, ['enabled', 'providers'])),
+  passwordless: closed(obj({ enabled: bool }, ['enabled'])),
+  coreConfig: anyObject,
+  firstFactors: strings,
+};
+const TENANT_LEGACY_OPTIONAL = ['firstFactors'];
+
+/** A staged user's status (`IMPORTED` users leave staging). */
+const STAGED_STATUS: Schema = { enum: ['NEW', 'PROCESSING', 'FAILED'] };
+
+/** Staging's answer: the staged users in request order (no `users` key for an empty request). */
+const STAGED = okWith(
+  {
+    users: arr(
+      obj(
+        {
+          userId: described("The external user id, else the staged row's id.", str),
+          loginMethods: arr(
+            obj(
+              {
+                recipeId: str,
+                userId: described('The SuperTokens user id the login method will get.', str),
+                tenants: strings,
+                email: str,
+                thirdpartyId: str,
+                thirdpartyUserId: str,
+                phoneNumber: str,
+              },
+              ['recipeId', 'userId', 'tenants'],
+            ),
+          ),
+        },
+        ['userId', 'loginMethods'],
+      ),
+    ),
+  },
+  ['users'],
+);
+
+const STAGED_USERS_EXTENSION =
+  '`?dryRun=true` checks the users without staging them; `Idempotency-Key` stages a request at most once (README "Bulk import").';
+
+export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
+  apiversion: {
+    tag: 'Core',
+    summary: 'The CDI versions this core speaks',
+    ok: obj({ versions: strings }, ['versions']),
+    description: "Needs no `cdi-version` header. Every version up to the app's `max_cdi_version`; no `status` key.",
+  },
+
+  'app-put-v2': {
+    tag: 'Apps and tenants',
+    summary: 'Create or update an app',
+    body: obj({ appId: str, coreConfig, firstFactors: FIRST_FACTORS, requiredSecondaryFactors: nullable(strings) }, [
+      'appId',
+    ]),
+    ok: okWith({ createdNew: bool }),
+    forbidden: ['You must use the public or same app to add/update an app'],
+  },
+  'app-put': {
+    tag: 'Apps and tenants',
+    summary: 'Create or update an app (legacy input)',
+    description:
+      'Deprecated since CDI 5.1: `emailPasswordEnabled`, `thirdPartyEnabled`, `passwordlessEnabled` instead of first factors.',
+    body: obj(
+      { appId: str, emailPasswordEnabled: bool, thirdPartyEnabled: bool, passwordlessEnabled: bool, coreConfig },
+      ['appId'],
+    ),
+    ok: okWith({ createdNew: bool }),
+    forbidden: ['You must use the public or same app to add/update an app'],
+  },
+  'app-list-v2': {
+    tag: 'Apps and tenants',
+    summary: 'Every app and its tenants',
+    ok: okWith({ apps: arr(obj({ appId: str, tenants: arr(tenantV2) }, ['appId', 'tenants'])) }),
+    difference: 'Providers\' secrets and `api_keys` are shown as fingerprints (README "Credentials at rest").',
+    forbidden: ['Only the public tenantId and public appId is allowed to list all apps'],
+  },
+  'app-list': {
+    tag: 'Apps and tenants',
+    summary: 'Every app and its tenants (legacy view)',
+    ok: okWith({ apps: arr(obj({ appId: str, tenants: arr(tenantLegacy) }, ['appId', 'tenants'])) }),
+    difference: 'Providers\' secrets and `api_keys` are shown as fingerprints (README "Credentials at rest").',
+    forbidden: ['Only the public tenantId and public appId is allowed to list all apps'],
+  },
+  'app-remove': {
+    tag: 'Apps and tenants',
+    summary: 'Remove an app and everything it owns',
+    body: obj({ appId: str }, ['appId']),
+    ok: okWith({ didExist: bool }),
+    forbidden: [
+      'Cannot delete the public app, use remove connection uri domain API instead',
+      'Only the public tenantId and public appId is allowed to delete an app',
+    ],
+  },
+  'tenant-put-v2': {
+    tag: 'Apps and tenants',
+    summary: 'Create or update a tenant',
+    body: obj({ tenantId: str, coreConfig, firstFactors: FIRST_FACTORS, requiredSecondaryFactors: nullable(strings) }, [
+      'tenantId',
+    ]),
+    ok: okWith({ createdNew: bool }),
+    forbidden: ['You must use the public or same tenant to add/update a tenant'],
+  },
+  'tenant-put': {
+    tag: 'Apps and tenants',
+    summary: 'Create or update a tenant (legacy input)',
+    body: obj(
+      { tenantId: str, emailPasswordEnabled: bool, thirdPartyEnabled: bool, passwordlessEnabled: bool, coreConfig },
+      ['tenantId'],
+    ),
+    ok: okWith({ createdNew: bool }),
+    forbidden: ['You must use the public or same tenant to add/update a tenant'],
+  },
+  'tenant-get-v2': {
+    tag: 'Apps and tenants',
+    summary: 'The tenant of the path',
+    ok: [okWith(TENANT_V2, TENANT_V2_OPTIONAL), tenantNotFound],
+    difference: '`api_keys` and the Firebase signer key are shown as fingerprints (README "Credentials at rest").',
+  },
+  'tenant-get': {
+    tag: 'Apps and tenants',
+    summary: 'The tenant of the path (legacy view)',
+    ok: [okWith(TENANT_LEGACY, TENANT_LEGACY_OPTIONAL), tenantNotFound],
+    difference: '`api_keys` and the Firebase signer key are shown as fingerprints (README "Credentials at rest").',
+  },
+  'tenant-list-v2': {
+    tag: 'Apps and tenants',
+    summary: 'Every tenant of the app',
+    ok: okWith({ tenants: arr(tenantV2) }),
+    forbidden: ['Only the public tenantId is allowed to list all tenants associated with this app'],
+  },
+  'tenant-list': {
+    tag: 'Apps and tenants',
+    summary: 'Every tenant of the app (legacy view)',
+    ok: okWith({ tenants: arr(tenantLegacy) }),
+    forbidden: ['Only the public tenantId is allowed to list all tenants associated with this app'],
+  },
+  'tenant-remove': {
+    tag: 'Apps and tenants',
+    summary: 'Remove a tenant',
+    body: obj({ tenantId: str }, ['tenantId']),
+    ok: okWith({ didExist: bool }),
+    forbidden: [
+      'Cannot delete public tenant, use remove app API instead',
+      'Only the public tenantId is allowed to delete a tenant',
+    ],
+  },
+  'thirdparty-config-put': {
+    tag: 'Apps and tenants',
+    summary: 'Add or replace a third-party provider of the tenant',
+    body: obj({ config: ref('ProviderConfig'), skipValidation: bool }, ['config']),
+    ok: okWith({ createdNew: bool }),
+    difference:
+      'A secret sent back as the fingerprint a response showed keeps the stored secret (README "Credentials at rest").',
+  },
+  'thirdparty-config-remove': {
+    tag: 'Apps and tenants',
+    summary: 'Remove a third-party provider of the tenant',
+    body: obj({ thirdPartyId: str }, ['thirdPartyId']),
+    ok: okWith({ didConfigExist: bool }),
+  },
+
+  'bulk-import-import': {
+    tag: 'Bulk import',
+    summary: 'Import one user now (lazy import)',
+    body: ref('ImportUser'),
+    ok: okWith({ user: USER }),
+    more: {
+      '400': {
+        description: 'The user is invalid or could not be imported: `{"errors": […]}`, or a plain-text message.',
+        content: {
+          'application/json': { schema: obj({ errors: strings }, ['errors']) },
+          'text/plain': { schema: str },
+        },
+      },
+    },
+    difference:
+      'Legacy hashes (PHPASS, SCRYPT, FIREBASE_SCRYPT among them) are accepted and bounded (README "Password hashes").',
+  },
+  'bulk-import-users-add': {
+    tag: 'Bulk import',
+    summary: 'Stage users for the import worker (up to 10,000 per request)',
+    query: [
+      {
+        name: 'dryRun',
+        schema: { type: 'string', pattern: '^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$' },
+        description: '`true`: check the users against the app without staging them.',
+        extension: 'Dry run (README "Checking a request first: `?dryRun=true`").',
+      },
+    ],
+    headers: [
+      {
+        name: 'Idempotency-Key',
+        schema: { type: 'string', minLength: 1, maxLength: 255 },
+        description: 'Stage this request at most once: a repeat with the same key and body replays the first answer.',
+        extension: 'Idempotent staging (README "Sending a request again safely: `Idempotency-Key`").',
+      },
+    ],
+    body: obj({ users: arr(ref('ImportUser')) }, ['users']),
+    // Both are `OK`: staging's answer (no `dryRun` key) or, with `?dryRun=true`, the dry run's report.
+    ok: {
+      anyOf: [{ ...STAGED, properties: { ...(STAGED.properties as object), dryRun: false } }, ref('DryRunReport')],
+    },
+    okHeaders: {
+      'Idempotency-Replayed': {
+        description: '`true` when the answer is the replay of an earlier request with the same `Idempotency-Key`.',
+        schema: { type: 'string', const: 'true' },
+        'x-auth-core-extension': true,
+      },
+    },
+    more: {
+      '400': {
+        description:
+          'Invalid users: `{"error": "Data has missing or invalid fields. …", "users": [{"index", "errors"}]}`, too many users (`{"error"}`), or a plain-text message.',
+        content: {
+          'application/json': {
+            schema: obj({ error: str, users: arr(obj({ index: int, errors: strings }, ['index', 'errors'])) }, [
+              'error',
+            ]),
+          },
+          'text/plain': { schema: str },
+        },
+      },
+      '409': {
+        description:
+          'A request with the same `Idempotency-Key` is being staged right now; retry after `Retry-After` seconds.',
+        headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
+        content: { 'text/plain': { schema: str } },
+        'x-auth-core-extension': true,
+      },
+    },
+    extension: STAGED_USERS_EXTENSION,
+  },
+  'bulk-import-users-list': {
+    tag: 'Bulk import',
+    summary: 'Staged users, newest first (credentials omitted)',
+    query: [
+      { name: 'status', schema: STAGED_STATUS },
+      { name: 'limit', schema: { type: 'string', pattern: '^-?[0-9]+$' } },
+      { name: 'paginationToken', schema: str },
+    ],
+    ok: okWith(
+      {
+        users: arr(
+          obj(
+            {
+              id: str,
+              externalUserId: str,
+              userMetadata: anyObject,
+              loginMethods: arr(anyObject),
+              status: STAGED_STATUS,
+              errorMessage: str,
+              createdAt: int,
+              updatedAt: int,
+            },
+            ['id', 'loginMethods', 'status', 'createdAt', 'updatedAt'],
+          ),
+        ),
+        nextPaginationToken: str,
+      },
+      ['nextPaginationToken'],
+    ),
+    difference:
+      'Staged credentials are never returned: `plainTextPassword`, `passwordHash` and TOTP `secretKey` are left out (README "Bulk import").',
+  },
+  'bulk-import-users-count': {
+    tag: 'Bulk import',
+    summary: 'How many users are staged',
+    query: [{ name: 'status', schema: STAGED_STATUS }],
+    ok: okWith({ count: int }),
+  },
+  'bulk-import-users-remove': {
+    tag: 'Bulk import',
+    summary: 'Remove staged users by id',
+    body: obj({ ids: strings }, ['ids']),
+    ok: obj({ deletedIds: strings, invalidIds: strings }, ['deletedIds', 'invalidIds']),
+    description: 'No `status` key, as in the reference.',
+  },
+
+  signin: {
+    tag: 'Email and password',
+    summary: 'Sign in with email and password',
+    body: obj({ email: str, password: str }, ['email', 'password']),
+    ok: [userAnswer(), status('WRONG_CREDENTIALS_ERROR')],
+    difference:
+      'A legacy or weaker hash is replaced with the app\'s algorithm after a successful sign-in; a failed sign-in takes at least a dummy verify\'s time (README "Sign-in timing").',
+  },
+  signup: {
+    tag: 'Email and password',
+    summary: 'Sign up with email and password',
+    body: obj({ email: str, password: str }, ['email', 'password']),
+    ok: [userAnswer(), status('EMAIL_ALREADY_EXISTS_ERROR')],
+  },
+  'user-get': {
+    tag: 'Users',
+    summary: 'A user by recipe user id, primary user id or external id',
+    query: [userId],
+    ok: [okWith({ user: USER }), status('UNKNOWN_USER_ID_ERROR')],
+  },
+  'user-remove': {
+    tag: 'Users',
+    summary: 'Remove a user (and its sessions)',
+    body: obj({ userId: str, removeAllLinkedAccounts: bool }, ['userId']),
+    ok: okWith(),
+  },
+  'users-list': {
+    tag: 'Users',
+    summary: 'Users of the tenant, a page at a time',
+    query: [
+      { name: 'timeJoinedOrder', schema: { enum: ['ASC', 'DESC'] } },
+      { name: 'limit', schema: { type: 'string', pattern: '^-?[0-9]+$' } },
+      { name: 'paginationToken', schema: str },
+      { name: 'includeRecipeIds', schema: str, description: 'Comma-separated recipe ids.' },
+      { name: 'query', schema: str },
+      { name: 'email', schema: str },
+      { name: 'phoneNumber', schema: str },
+      { name: 'provider', schema: str },
+    ],
+    ok: okWith({ users: arr(USER), nextPaginationToken: str }, ['nextPaginationToken']),
+  },
+  'users-count': {
+    tag: 'Users',
+    summary: 'How many users the tenant (or the app) has',
+    query: [
+      { name: 'includeRecipeIds', schema: str, description: 'Comma-separated recipe ids.' },
+      { name: 'includeAllTenants', schema: { enum: ['true', 'false'] } },
+    ],
+    ok: okWith({ count: int }),
+  },
+  'users-by-accountinfo': {
+    tag: 'Users',
+    summary: 'Users with an email, phone number or third-party id',
+    query: [
+      { name: 'email', schema: str },
+      { name: 'phoneNumber', schema: str },
+      { name: 'thirdPartyId', schema: str },
+      { name: 'thirdPartyUserId', schema: str },
+      { name: 'webauthnCredentialId', schema: str },
+      { name: 'doUnionOfAccountInfo', schema: { enum: ['true', 'false'] }, required: true },
+    ],
+    ok: okWith({ users: arr(USER) }),
+  },
+  'userid-map-get': {
+    tag: 'Users',
+    summary: 'The user id mapping of an id',
+    query: [userId, { name: 'userIdType', schema: { enum: ['SUPERTOKENS', 'EXTERNAL', 'ANY'] } }],
+    ok: [
+      okWith({ superTokensUserId: str, externalUserId: str, externalUserIdInfo: str }, ['externalUserIdInfo']),
+      status('UNKNOWN_MAPPING_ERROR'),
+    ],
+  },
+  'userid-map-create': {
+    tag: 'Users',
+    summary: 'Map a user id to an external id',
+    body: obj({ superTokensUserId: str, externalUserId: str, externalUserIdInfo: str, force: bool }, [
+      'superTokensUserId',
+      'externalUserId',
+    ]),
+    ok: [
+      okWith(),
+      status('UNKNOWN_SUPERTOKENS_USER_ID_ERROR'),
+      status('USER_ID_MAPPING_ALREADY_EXISTS_ERROR', {
+        doesSuperTokensUserIdExist: bool,
+        doesExternalUserIdExist: bool,
+      }),
+    ],
+  },
+
+  'password-reset-token': {
+    tag: 'Email and password',
+    summary: 'A password reset token',
+    body: obj({ userId: str, email: str }, ['userId', 'email']),
+    ok: [okWith({ token: str }), unknownUser],
+  },
+  'password-reset-token-consume': {
+    tag: 'Email and password',
+    summary: 'Use a password reset token',
+    body: obj({ token: str, method: { const: 'token' } }, ['token']),
+    ok: [okWith({ userId: str, email: str }), status('RESET_PASSWORD_INVALID_TOKEN_ERROR')],
+  },
+  'recipe-user-put': {
+    tag: 'Email and password',
+    summary: "Update a user's email, password or phone number",
+    description:
+      'The `rid` header picks the recipe: `passwordless` updates email and/or phone number; any other (the SDK sends `emailpassword`) email and/or password.',
+    headers: [{ name: 'rid', schema: str, description: 'The recipe: `emailpassword` or `passwordless`.' }],
+    body: obj({ recipeUserId: str, email: nullable(str), password: str, phoneNumber: nullable(str) }, ['recipeUserId']),
+    ok: [
+      okWith(),
+      unknownUser,
+      status('EMAIL_ALREADY_EXISTS_ERROR'),
+      status('EMAIL_CHANGE_NOT_ALLOWED_ERROR', { reason: str }),
+      status('PHONE_NUMBER_ALREADY_EXISTS_ERROR'),
+      status('PHONE_NUMBER_CHANGE_NOT_ALLOWED_ERROR', { reason: str }),
+    ],
+  },
+
+  'email-verify-token': {
+    tag: 'Email verification',
+    summary: 'An email verification token',
+    body: obj({ userId: str, email: str }, ['userId', 'email']),
+    ok: [okWith({ token: str }), status('EMAIL_ALREADY_VERIFIED_ERROR')],
+  },
+  'email-verify': {
+    tag: 'Email verification',
+    summary: 'Verify an email with a token',
+    body: obj({ method: { const: 'token' }, token: str }, ['method', 'token']),
+    ok: [okWith({ userId: str, email: str }), status('EMAIL_VERIFICATION_INVALID_TOKEN_ERROR')],
+  },
+  'email-verify-get': {
+    tag: 'Email verification',
+    summary: 'Whether an email of a user id is verified',
+    query: [userId, { name: 'email', schema: str, required: true }],
+    ok: okWith({ isVerified: bool }),
+  },
+  'email-verify-token-remove': {
+    tag: 'Email verification',
+    summary: 'Remove the verification tokens of a user id and email',
+    body: obj({ userId: str, email: str }, ['userId', 'email']),
+    ok: okWith(),
+  },
+  'email-verify-remove': {
+    tag: 'Email verification',
+    summary: 'Mark an email of a user id as not verified',
+    body: obj({ userId: str, email: str }, ['userId', 'email']),
+    ok: okWith(),
+  },
+
+  'thirdparty-signinup': {
+    tag: 'Third party',
+    summary: 'Sign in or up with a third-party account',
+    body: obj({ thirdPartyId: str, thirdPartyUserId: str, email: obj({ id: str, isVerified: bool }, ['id']) }, [
+      'thirdPartyId',
+      'thirdPartyUserId',
+      'email',
+    ]),
+    ok: [userAnswer({ createdNewUser: bool }), status('EMAIL_CHANGE_NOT_ALLOWED_ERROR', { reason: str })],
+    forbidden: ['ThirdParty login not enabled for tenant'],
+  },
+  'accountlinking-primary-check': {
+    tag: 'Account linking',
+    summary: 'Whether a recipe user could become a primary user',
+    description: UNKNOWN_RECIPE_USER,
+    query: [recipeUserId],
+    ok: [okWith({ wasAlreadyAPrimaryUser: bool }), linkedToPrimary, accountInfoConflict],
+  },
+  'accountlinking-primary': {
+    tag: 'Account linking',
+    summary: 'Make a recipe user a primary user',
+    description: UNKNOWN_RECIPE_USER,
+    body: obj({ recipeUserId: str }, ['recipeUserId']),
+    ok: [okWith({ wasAlreadyAPrimaryUser: bool, user: USER }), linkedToPrimary, accountInfoConflict],
+    more: LINKING_OFF,
+  },
+  'accountlinking-link-check': {
+    tag: 'Account linking',
+    summary: 'Whether a recipe user could be linked to a primary user',
+    description: UNKNOWN_RECIPE_USER,
+    query: [recipeUserId, { name: 'primaryUserId', schema: str, required: true }],
+    ok: [
+      okWith({ accountsAlreadyLinked: bool }),
+      status('RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR', {
+        primaryUserId: str,
+        description: str,
+      }),
+      accountInfoConflict,
+      status('INPUT_USER_IS_NOT_A_PRIMARY_USER'),
+    ],
+  },
+  'accountlinking-link': {
+    tag: 'Account linking',
+    summary: 'Link a recipe user to a primary user',
+    description: UNKNOWN_RECIPE_USER,
+    body: obj({ recipeUserId: str, primaryUserId: str }, ['recipeUserId', 'primaryUserId']),
+    ok: [
+      okWith({ accountsAlreadyLinked: bool, user: USER }),
+      status('RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR', {
+        primaryUserId: str,
+        description: str,
+        user: USER,
+      }),
+      accountInfoConflict,
+      status('INPUT_USER_IS_NOT_A_PRIMARY_USER'),
+    ],
+    more: LINKING_OFF,
+  },
+  'accountlinking-unlink': {
+    tag: 'Account linking',
+    summary: 'Unlink a recipe user from its primary user',
+    description: UNKNOWN_RECIPE_USER,
+    body: obj({ recipeUserId: str }, ['recipeUserId']),
+    ok: okWith({ wasRecipeUserDeleted: bool, wasLinked: bool }),
+  },
+
+  'passwordless-code-create': {
+    tag: 'Passwordless',
+    summary: 'A new passwordless device and code, or a new code for a device',
+    body: obj({ email: str, phoneNumber: str, deviceId: str, userInputCode: str }),
+    ok: [
+      okWith({
+        preAuthSessionId: str,
+        codeId: str,
+        deviceId: str,
+        userInputCode: str,
+        linkCode: str,
+        timeCreated: int,
+        codeLifetime: int,
+      }),
+      status('RESTART_FLOW_ERROR'),
+      status('USER_INPUT_CODE_ALREADY_USED_ERROR'),
+    ],
+    forbidden: ['Passwordless login not enabled for tenant'],
+  },
+  'passwordless-code-consume': {
+    tag: 'Passwordless',
+    summary: 'Use a passwordless code: sign in or up',
+    body: obj(
+      { preAuthSessionId: str, deviceId: str, userInputCode: str, linkCode: str, createRecipeUserIfNotExists: bool },
+      ['preAuthSessionId'],
+    ),
+    ok: [
+      okWith({ createdNewUser: bool, user: USER, recipeUserId: str, consumedDevice: ref('PasswordlessDevice') }, [
+        'user',
+        'recipeUserId',
+        'createdNewUser',
+      ]),
+      ...passwordlessCodeErrors,
+    ],
+  },
+  'passwordless-code-check': {
+    tag: 'Passwordless',
+    summary: 'Check a passwordless code without using it',
+    body: obj({ preAuthSessionId: str, deviceId: str, userInputCode: str, linkCode: str }, ['preAuthSessionId']),
+    ok: [okWith({ consumedDevice: ref('PasswordlessDevice') }), ...passwordlessCodeErrors],
+  },
+  'passwordless-code-remove': {
+    tag: 'Passwordless',
+    summary: 'Remove a passwordless code',
+    body: obj({ codeId: str, preAuthSessionId: str }),
+    ok: okWith(),
+  },
+  'passwordless-codes-remove': {
+    tag: 'Passwordless',
+    summary: 'Remove every passwordless code of an email or phone number',
+    body: obj({ email: str, phoneNumber: str }),
+    ok: okWith(),
+  },
+  'passwordless-codes-list': {
+    tag: 'Passwordless',
+    summary: 'Passwordless devices and their codes',
+    query: [
+      { name: 'email', schema: str },
+      { name: 'phoneNumber', schema: str },
+      { name: 'deviceId', schema: str },
+      { name: 'preAuthSessionId', schema: str },
+    ],
+    ok: okWith({ devices: arr(ref('PasswordlessDevice')) }),
+  },
+
+  'role-put': {
+    tag: 'Roles',
+    summary: 'Create a role or add permissions to it',
+    body: obj({ role: str, permissions: strings }, ['role']),
+    ok: okWith({ createdNewRole: bool }),
+  },
+  'role-remove': {
+    tag: 'Roles',
+    summary: 'Remove a role and all its assignments',
+    body: obj({ role: str }, ['role']),
+    ok: okWith({ didRoleExist: bool }),
+  },
+  'roles-list': {
+    tag: 'Roles',
+    summary: 'Every role of the app',
+    query: [{ name: 'permission', schema: str }],
+    ok: okWith({ roles: strings }),
+  },
+  'role-permissions': {
+    tag: 'Roles',
+    summary: 'The permissions of a role',
+    query: [{ name: 'role', schema: str, required: true }],
+    ok: [okWith({ permissions: strings }), status('UNKNOWN_ROLE_ERROR')],
+  },
+  'role-users': {
+    tag: 'Roles',
+    summary: 'User ids with a role in the tenant',
+    query: [{ name: 'role', schema: str, required: true }],
+    ok: [okWith({ users: strings }), status('UNKNOWN_ROLE_ERROR')],
+  },
+  'user-role-put': {
+    tag: 'Roles',
+    summary: 'Give a user id a role in the tenant',
+    body: obj({ userId: str, role: str }, ['userId', 'role']),
+    ok: [okWith({ didUserAlreadyHaveRole: bool }), status('UNKNOWN_ROLE_ERROR')],
+  },
+  'user-role-remove': {
+    tag: 'Roles',
+    summary: 'Take a role from a user id in the tenant',
+    body: obj({ userId: str, role: str }, ['userId', 'role']),
+    ok: [okWith({ didUserHaveRole: bool }), status('UNKNOWN_ROLE_ERROR')],
+  },
+  'user-roles-get': {
+    tag: 'Roles',
+    summary: 'The roles of a user id in the tenant',
+    query: [userId],
+    ok: okWith({ roles: strings }),
+  },
+  'metadata-get': {
+    tag: 'User metadata',
+    summary: 'The metadata of a user id (`{}` when none)',
+    query: [userId],
+    ok: okWith({ metadata: anyObject }),
+  },
+  'metadata-put': {
+    tag: 'User metadata',
+    summary: "Shallow-merge an update into a user id's metadata (`null` deletes a key)",
+    body: obj({ userId: str, metadataUpdate: anyObject }, ['userId', 'metadataUpdate']),
+    ok: okWith({ metadata: anyObject }),
+  },
+  'metadata-remove': {
+    tag: 'User metadata',
+    summary: 'Remove the metadata of a user id',
+    body: obj({ userId: str }, ['userId']),
+    ok: okWith(),
+  },
+  'totp-devices-list': {
+    tag: 'TOTP',
+    summary: 'The TOTP devices of a user id (never their secrets)',
+    query: [userId],
+    ok: okWith({
+      devices: arr(obj({ name: str, period: int, skew: int, verified: bool }, ['name', 'period', 'skew', 'verified'])),
+    }),
+  },
+
+  'session-create': {
+    tag: 'Sessions',
+    summary: 'A new session and its tokens',
+    body: obj(
+      {
+        userId: str,
+        userDataInJWT: anyObject,
+        userDataInDatabase: anyObject,
+        enableAntiCsrf: bool,
+        useDynamicSigningKey: bool,
+      },
+      ['userId', 'userDataInJWT', 'userDataInDatabase', 'enableAntiCsrf'],
+    ),
+    ok: okWith(sessionTokens, ['antiCsrfToken']),
+  },
+  'session-verify': {
+    tag: 'Sessions',
+    summary: 'The session of an access token',
+    body: obj(
+      { accessToken: str, antiCsrfToken: str, doAntiCsrfCheck: bool, enableAntiCsrf: bool, checkDatabase: bool },
+      ['accessToken', 'doAntiCsrfCheck', 'enableAntiCsrf'],
+    ),
+    ok: [
+      okWith({ session: ref('SessionInfo'), accessToken: ref('Token') }, ['accessToken']),
+      status('UNAUTHORISED', { message: str }),
+      status('TRY_REFRESH_TOKEN', { message: str }),
+    ],
+  },
+  'session-refresh': {
+    tag: 'Sessions',
+    summary: 'New tokens for a refresh token',
+    body: obj({ refreshToken: str, antiCsrfToken: str, enableAntiCsrf: bool, useDynamicSigningKey: bool }, [
+      'refreshToken',
+      'enableAntiCsrf',
+    ]),
+    ok: [
+      okWith(sessionTokens, ['antiCsrfToken']),
+      status('UNAUTHORISED', { message: str }),
+      status('TOKEN_THEFT_DETECTED', { session: obj({ handle: str, userId: str, recipeUserId: str, tenantId: str }) }),
+    ],
+  },
+  'session-regenerate': {
+    tag: 'Sessions',
+    summary: 'An access token with a new payload and the old expiry',
+    body: obj({ accessToken: str, userDataInJWT: anyObject }, ['accessToken']),
+    ok: [
+      okWith({ session: ref('SessionInfo'), accessToken: ref('Token') }, ['accessToken']),
+      status('UNAUTHORISED', { message: str }),
+    ],
+  },
+  'session-get': {
+    tag: 'Sessions',
+    summary: "A session's users, payload, data and expiry",
+    query: [{ name: 'sessionHandle', schema: str, required: true }],
+    ok: [
+      okWith({
+        sessionHandle: str,
+        userId: str,
+        recipeUserId: str,
+        tenantId: str,
+        expiry: int,
+        timeCreated: int,
+        userDataInJWT: anyObject,
+        userDataInDatabase: anyJson,
+        useStaticKey: bool,
+      }),
+      status('UNAUTHORISED', { message: str }),
+    ],
+  },
+  'session-user': {
+    tag: 'Sessions',
+    summary: "Handles of a user's live sessions",
+    query: [
+      userId,
+      { name: 'fetchAcrossAllTenants', schema: { enum: ['true', 'false'] } },
+      { name: 'fetchSessionsForAllLinkedAccounts', schema: { enum: ['true', 'false'] } },
+    ],
+    ok: okWith({ sessionHandles: strings }),
+  },
+  'session-remove': {
+    tag: 'Sessions',
+    summary: "Revoke a user's sessions or the given handles",
+    body: obj({
+      userId: str,
+      sessionHandles: strings,
+      revokeAcrossAllTenants: bool,
+      revokeSessionsForLinkedAccounts: bool,
+    }),
+    ok: okWith({ sessionHandlesRevoked: strings }),
+  },
+  'session-data-put': {
+    tag: 'Sessions',
+    summary: "Replace a session's data",
+    body: obj({ ...sessionHandle, userDataInDatabase: anyObject }, ['sessionHandle', 'userDataInDatabase']),
+    ok: [okWith(), status('UNAUTHORISED', { message: str })],
+  },
+  'jwt-data-put': {
+    tag: 'Sessions',
+    summary: "Replace the access-token payload of a session's next tokens",
+    body: obj({ ...sessionHandle, userDataInJWT: anyObject }, ['sessionHandle', 'userDataInJWT']),
+    ok: [okWith(), status('UNAUTHORISED', { message: str })],
+  },
+  'jwks-public': {
+    tag: 'JWT',
+    summary: "The app's public signing keys (no API key needed)",
+    ok: obj({ keys: arr(ref('Jwk')) }, ['keys']),
+    okHeaders: {
+      'Cache-Control': {
+        description: 'Cacheable until the next key is due: `max-age=<seconds>, must-revalidate`.',
+        schema: { type: 'string', pattern: '^max-age=[0-9]+, must-revalidate$' },
+      },
+    },
+  },
+  'jwt-jwks': {
+    tag: 'JWT',
+    summary: "The app's public signing keys",
+    ok: okWith({ keys: arr(ref('Jwk')) }),
+  },
+  'jwt-create': {
+    tag: 'JWT',
+    summary: "A JWT signed with the app's key",
+    body: obj({ algorithm: str, jwksDomain: str, payload: anyObject, validity: int, useStaticSigningKey: bool }, [
+      'algorithm',
+      'jwksDomain',
+      'payload',
+      'validity',
+    ]),
+    ok: [okWith({ jwt: str }), status('UNSUPPORTED_ALGORITHM_ERROR')],
+  },
+};
+
+/** Shared schemas the operations refer to (`#/components/schemas/<name>`). */
+export const SCHEMAS: Readonly<Record<string, Schema>> = {
+  User: closed(
+    obj(
+      {
+        id: str,
+        isPrimaryUser: bool,
+        tenantIds: strings,
+        timeJoined: int,
+        emails: strings,
+        phoneNumbers: strings,
+        thirdParty: arr(closed(obj({ id: str, userId: str }, ['id', 'userId']))),
+        webauthn: closed(obj({ credentialIds: strings }, ['credentialIds'])),
+        loginMethods: arr(ref('LoginMethod')),
+      },
+      ['id', 'isPrimaryUser', 'tenantIds', 'timeJoined', 'emails', 'phoneNumbers', 'thirdParty', 'loginMethods'],
+    ),
+  ),
+  LoginMethod: closed(
+    obj(
+      {
+        recipeId: { enum: ['emailpassword', 'thirdparty', 'passwordless', 'webauthn'] },
+        recipeUserId: str,
+        tenantIds: strings,
+        email: str,
+        phoneNumber: str,
+        thirdParty: closed(obj({ id: str, userId: str }, ['id', 'userId'])),
+        verified: bool,
+        timeJoined: int,
+      },
+      ['recipeId', 'recipeUserId', 'tenantIds', 'verified', 'timeJoined'],
+    ),
+  ),
+  Token: closed(obj({ token: str, expiry: int, createdTime: int }, ['token', 'expiry', 'createdTime'])),
+  SessionInfo: closed(
+    obj({ handle: str, userId: str, recipeUserId: str, userDataInJWT: anyObject, tenantId: str }, [
+      'handle',
+      'userId',
+      'recipeUserId',
+      'userDataInJWT',
+      'tenantId',
+    ]),
+  ),
+  Jwk: obj({ kty: str, kid: str, n: str, e: str, alg: str, use: str }, ['kty', 'kid']),
+  PasswordlessDevice: obj(
+    {
+      preAuthSessionId: str,
+      failedCodeInputAttemptCount: int,
+      email: str,
+      phoneNumber: str,
+      codes: arr(obj({ codeId: str, timeCreated: int, codeLifetime: int }, ['codeId', 'timeCreated', 'codeLifetime'])),
+    },
+    ['preAuthSessionId', 'failedCodeInputAttemptCount'],
+  ),
+  ProviderConfig: obj(
+    {
+      thirdPartyId: str,
+      name: str,
+      clients: arr(obj({ clientType: str, clientId: str, clientSecret: str, scope: nullable(strings) }, ['clientId'])),
+      authorizationEndpoint: str,
+      tokenEndpoint: str,
+      userInfoEndpoint: str,
+      jwksURI: str,
+      oidcDiscoveryEndpoint: str,
+      requireEmail: bool,
+    },
+    ['thirdPartyId'],
+  ),
+  TenantV2: closed(
+    obj(
+      TENANT_V2,
+      Object.keys(TENANT_V2).filter((k) => !TENANT_V2_OPTIONAL.includes(k)),
+    ),
+  ),
+  TenantLegacy: closed(
+    obj(
+      TENANT_LEGACY,
+      Object.keys(TENANT_LEGACY).filter((k) => !TENANT_LEGACY_OPTIONAL.includes(k)),
+    ),
+  ),
+  ImportUser: described(
+    'One user to import (README "The import payload").',
+    obj(
+      {
+        externalUserId: str,
+        userMetadata: anyObject,
+        userRoles: arr(obj({ role: str, tenantIds: strings }, ['role'])),
+        totpDevices: arr(obj({ secretKey: str, period: int, skew: int, deviceName: str }, ['secretKey'])),
+        loginMethods: arr(
+          obj(
+            {
+              recipeId: { enum: ['emailpassword', 'thirdparty', 'passwordless'] },
+              tenantIds: strings,
+              isVerified: bool,
+              isPrimary: bool,
+              timeJoinedInMSSinceEpoch: int,
+              email: str,
+              passwordHash: str,
+              hashingAlgorithm: described(
+                'BCRYPT, ARGON2, FIREBASE_SCRYPT and this project\'s legacy algorithms (README "Password hashes").',
+                str,
+              ),
+              plainTextPassword: str,
+              thirdPartyId: str,
+              thirdPartyUserId: str,
+              phoneNumber: str,
+            },
+            ['recipeId'],
+          ),
+        ),
+      },
+      ['loginMethods'],
+    ),
+  ),
+  DryRunReport: described(
+    'What a dry run found: how many users would be imported, and why the others would not (index in `users`).',
+    okWith({
+      dryRun: { const: true },
+      wouldImport: int,
+      conflicts: arr(obj({ index: int, externalUserId: str, errors: strings }, ['index', 'errors'])),
+    }),
+  ),
+};

@@ -1,0 +1,731 @@
+/**
+ * The API description (docs/openapi/openapi.yaml) against the running core: the local runtime as
+ * a real process (`npm start`'s), with API keys, account linking and MFA on, is sent at least one
+ * request per operation of the description — every route of the manifest under each of the four
+ * prefix forms, the `$default` paths and the runtime's own /openapi.json and /openapi.html — and
+ * every response it gives (setup calls included) is validated against the description: status,
+ * content type, the headers it declares, and the body with a JSON Schema 2020-12 validator
+ * (test/helpers/openapi.ts). The test ends by checking that every operation was exercised, and
+ * that every route answered 200 at least once.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_ONLY_PATHS, LOCAL_PATHS } from '../../bin/local/openapi.js';
+import { LOCAL_RUNTIME_PATHS } from '../../bin/openapi/build.js';
+import { ROUTES } from '../../functions/routes.js';
+import { LocalProcess, removeDir } from '../helpers/local-process.js';
+import { type Exchange, FORMS, type Form, openApiValidator } from '../helpers/openapi.js';
+
+const API_KEY = 'contract-test-key-0123456789';
+const validator = openApiValidator();
+
+let core: LocalProcess;
+const exchanges: Exchange[] = [];
+const problems: string[] = [];
+
+interface SendOptions {
+  readonly body?: unknown;
+  readonly rawBody?: Buffer | string;
+  readonly headers?: Record<string, string>;
+  readonly query?: Record<string, string>;
+  /** Send without the API key. */
+  readonly noKey?: boolean;
+  /** The status the scenario expects (checked besides the description). */
+  readonly expect?: number;
+}
+
+interface Reply {
+  readonly status: number;
+  readonly text: string;
+  readonly json: any;
+  readonly headers: Headers;
+}
+
+/** Sends one request to the core, records it and validates the answer against the description. */
+async function send(method: string, path: string, options: SendOptions = {}): Promise<Reply> {
+  const query = options.query ? `?${new URLSearchParams(options.query)}` : '';
+  const headers: Record<string, string> = { ...(options.noKey ? {} : { 'api-key': API_KEY }), ...options.headers };
+  let body: Buffer | string | undefined = options.rawBody;
+  if (body === undefined && options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await core.fetch(`${path}${query}`, { method, headers, body });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const exchange: Exchange = {
+    method,
+    path,
+    status: response.status,
+    headers: Object.fromEntries(response.headers),
+    text,
+    requestHeaders: headers,
+    // A JSON body the core accepted must be one the description accepts.
+    ...(options.body !== undefined ? { requestBody: JSON.stringify(options.body) } : {}),
+  };
+  exchanges.push(exchange);
+  for (const problem of validator.validate(exchange))
+    problems.push(`${method} ${path}${query} → ${response.status}: ${problem}`);
+  if (options.expect !== undefined && response.status !== options.expect) {
+    problems.push(
+      `${method} ${path}${query} answered ${response.status}, expected ${options.expect}: ${text.slice(0, 300)}`,
+    );
+  }
+  return { status: response.status, text, json, headers: response.headers };
+}
+
+const APP = 'oa-contract';
+const TENANT = 'oa-t1';
+const ALL_FACTORS = ['emailpassword', 'thirdparty', 'otp-email', 'otp-phone', 'link-email', 'link-phone'];
+
+/** One prefix form's view: where app-wide and tenant routes are called, and unique names. */
+class Ctx {
+  constructor(readonly form: Form) {}
+  get appId(): string {
+    return this.form === 'bare' || this.form === 'tenant' ? 'public' : APP;
+  }
+  get tenantId(): string {
+    return this.form === 'tenant' || this.form === 'app-tenant' ? TENANT : 'public';
+  }
+  private prefix(tenantSegment: string): string {
+    const app = this.form === 'app' || this.form === 'app-tenant' ? `/appid-${APP}` : '';
+    const tenant = this.form === 'tenant' || this.form === 'app-tenant' ? `/${tenantSegment}` : '';
+    return `${app}${tenant}`;
+  }
+  /** A path of an app-wide route: in the tenant forms the tenant segment is `public`. */
+  appPath(path: string): string {
+    return `${this.prefix('public')}${path}`;
+  }
+  /** A path of a tenant route: in the tenant forms the tenant segment is the test tenant. */
+  tenantPath(path: string): string {
+    return `${this.prefix(TENANT)}${path}`;
+  }
+  app(method: string, path: string, options?: SendOptions): Promise<Reply> {
+    return send(method, this.appPath(path), options);
+  }
+  tenant(method: string, path: string, options?: SendOptions): Promise<Reply> {
+    return send(method, this.tenantPath(path), options);
+  }
+  /** A name unique to this form (and `what`). */
+  name(what: string): string {
+    return `${what}-${this.form}`;
+  }
+  email(what: string): string {
+    return `${what}-${this.form}@example.com`;
+  }
+  async signUp(what: string): Promise<{ id: string; email: string }> {
+    const email = this.email(what);
+    const reply = await this.tenant('POST', '/recipe/signup', {
+      body: { email, password: 'correct horse battery' },
+      expect: 200,
+    });
+    return { id: reply.json.user.id, email };
+  }
+  async session(userId: string): Promise<any> {
+    const reply = await this.tenant('POST', '/recipe/session', {
+      body: { userId, userDataInJWT: { role: 'reader' }, userDataInDatabase: { cart: 1 }, enableAntiCsrf: true },
+      expect: 200,
+    });
+    return reply.json;
+  }
+}
+
+type Scenario = (c: Ctx) => Promise<void>;
+
+const BCRYPT_HASH = '$2a$10$GdJB9E9ce7G/H/5IYhrD0ON1CuVEmUoh/i7ewcot4ZStgHd83Ahbe';
+
+/** At least one request per manifest route, run under each prefix form. */
+const SCENARIOS: Record<string, Scenario> = {
+  apiversion: async (c) => {
+    await c.app('GET', '/apiversion', { expect: 200 });
+  },
+  fallback: async (c) => {
+    await c.tenant('GET', '/', { noKey: true, expect: 200 });
+    await c.tenant('GET', '/hello', { noKey: true, expect: 200 });
+  },
+  'app-put-v2': async (c) => {
+    await c.app('PUT', '/recipe/multitenancy/app/v2', {
+      body: { appId: c.appId === 'public' ? c.name('oa-made') : APP, coreConfig: {} },
+      expect: 200,
+    });
+  },
+  'app-put': async (c) => {
+    await c.app('PUT', '/recipe/multitenancy/app', {
+      body: { appId: c.appId === 'public' ? c.name('oa-legacy') : APP, emailPasswordEnabled: true },
+      headers: { 'cdi-version': '4.0' },
+      expect: 200,
+    });
+  },
+  'app-list-v2': async (c) => {
+    await c.app('GET', '/recipe/multitenancy/app/list/v2', { expect: c.appId === 'public' ? 200 : 403 });
+  },
+  'app-list': async (c) => {
+    await c.app('GET', '/recipe/multitenancy/app/list', { expect: c.appId === 'public' ? 200 : 403 });
+  },
+  'app-remove': async (c) => {
+    if (c.appId === 'public') {
+      const doomed = c.name('oa-doomed');
+      await c.app('PUT', '/recipe/multitenancy/app/v2', { body: { appId: doomed }, expect: 200 });
+      await c.app('POST', '/recipe/multitenancy/app/remove', { body: { appId: doomed }, expect: 200 });
+    } else {
+      await c.app('POST', '/recipe/multitenancy/app/remove', { body: { appId: 'other' }, expect: 403 });
+    }
+  },
+  'tenant-put-v2': async (c) => {
+    await c.tenant('PUT', '/recipe/multitenancy/tenant/v2', {
+      body: {
+        tenantId: c.tenantId,
+        firstFactors: ALL_FACTORS,
+        // The base (public app, public tenant) config is the deployment's: `Cannot modify base config`.
+        ...(c.form === 'bare' ? {} : { coreConfig: { password_reset_token_lifetime: 3600000 } }),
+      },
+      expect: 200,
+    });
+  },
+  'tenant-put': async (c) => {
+    await c.tenant('PUT', '/recipe/multitenancy/tenant', {
+      body: { tenantId: c.tenantId, emailPasswordEnabled: true, thirdPartyEnabled: true, passwordlessEnabled: true },
+      headers: { 'cdi-version': '4.0' },
+      expect: 200,
+    });
+  },
+  'tenant-get-v2': async (c) => {
+    await c.tenant('GET', '/recipe/multitenancy/tenant/v2', { expect: 200 });
+  },
+  'tenant-get': async (c) => {
+    await c.tenant('GET', '/recipe/multitenancy/tenant', { headers: { 'cdi-version': '4.0' }, expect: 200 });
+    await c.tenant('GET', '/recipe/multitenancy/tenant', { expect: 200 });
+  },
+  'tenant-list-v2': async (c) => {
+    await c.tenant('GET', '/recipe/multitenancy/tenant/list/v2', { expect: c.tenantId === 'public' ? 200 : 403 });
+  },
+  'tenant-list': async (c) => {
+    await c.tenant('GET', '/recipe/multitenancy/tenant/list', {
+      headers: { 'cdi-version': '4.0' },
+      expect: c.tenantId === 'public' ? 200 : 403,
+    });
+  },
+  'tenant-remove': async (c) => {
+    if (c.tenantId === 'public') {
+      const doomed = c.name('oa-gone');
+      await c.tenant('PUT', '/recipe/multitenancy/tenant/v2', { body: { tenantId: doomed }, expect: 200 });
+      await c.tenant('POST', '/recipe/multitenancy/tenant/remove', { body: { tenantId: doomed }, expect: 200 });
+    } else {
+      await c.tenant('POST', '/recipe/multitenancy/tenant/remove', { body: { tenantId: 'x' }, expect: 403 });
+    }
+  },
+  'thirdparty-config-put': async (c) => {
+    await c.tenant('PUT', '/recipe/multitenancy/config/thirdparty', {
+      body: {
+        config: {
+          thirdPartyId: 'custom-oa',
+          name: 'Custom',
+          clients: [{ clientId: 'client-1', clientSecret: 'secret-1', scope: ['email'] }],
+          authorizationEndpoint: 'https://idp.example.com/authorize',
+          tokenEndpoint: 'https://idp.example.com/token',
+        },
+      },
+      expect: 200,
+    });
+  },
+  'thirdparty-config-remove': async (c) => {
+    await c.tenant('POST', '/recipe/multitenancy/config/thirdparty/remove', {
+      body: { thirdPartyId: 'custom-oa' },
+      expect: 200,
+    });
+  },
+  'bulk-import-import': async (c) => {
+    await c.app('POST', '/bulk-import/import', {
+      body: {
+        externalUserId: c.name('lazy'),
+        userMetadata: { plan: 'gold' },
+        totpDevices: [{ secretKey: 'JBSWY3DPEHPK3PXP', period: 30, skew: 1, deviceName: 'phone' }],
+        loginMethods: [
+          {
+            recipeId: 'emailpassword',
+            email: c.email('lazy'),
+            passwordHash: BCRYPT_HASH,
+            hashingAlgorithm: 'BCRYPT',
+            isVerified: true,
+            isPrimary: true,
+            tenantIds: [c.tenantId],
+          },
+          {
+            recipeId: 'thirdparty',
+            email: c.email('lazy'),
+            thirdPartyId: 'google',
+            thirdPartyUserId: c.name('lazy-g'),
+            tenantIds: [c.tenantId],
+          },
+          { recipeId: 'passwordless', phoneNumber: '+14155550100', tenantIds: [c.tenantId] },
+        ],
+      },
+      expect: 200,
+    });
+    await c.app('POST', '/bulk-import/import', { body: { loginMethods: [] }, expect: 400 });
+  },
+  signin: async (c) => {
+    const user = await c.signUp('signin');
+    await c.tenant('POST', '/recipe/signin', {
+      body: { email: user.email, password: 'correct horse battery' },
+      expect: 200,
+    });
+    await c.tenant('POST', '/recipe/signin', { body: { email: user.email, password: 'wrong' }, expect: 200 });
+  },
+  signup: async (c) => {
+    await c.signUp('signup');
+    await c.tenant('POST', '/recipe/signup', {
+      body: { email: c.email('signup'), password: 'another' },
+      expect: 200,
+    });
+  },
+  'user-get': async (c) => {
+    const user = await c.signUp('get');
+    await c.app('GET', '/user/id', { query: { userId: user.id }, expect: 200 });
+    await c.app('GET', '/user/id', { query: { userId: 'nobody' }, expect: 200 });
+  },
+  'user-remove': async (c) => {
+    const user = await c.signUp('remove');
+    await c.app('POST', '/user/remove', { body: { userId: user.id }, expect: 200 });
+  },
+  'users-list': async (c) => {
+    await c.signUp('list');
+    await c.tenant('GET', '/users', { query: { limit: '1' }, expect: 200 });
+  },
+  'users-count': async (c) => {
+    await c.tenant('GET', '/users/count', { query: { includeRecipeIds: 'emailpassword' }, expect: 200 });
+  },
+  'users-by-accountinfo': async (c) => {
+    const user = await c.signUp('byinfo');
+    await c.tenant('GET', '/users/by-accountinfo', {
+      query: { email: user.email, doUnionOfAccountInfo: 'false' },
+      expect: 200,
+    });
+  },
+  'userid-map-create': async (c) => {
+    const user = await c.signUp('mapped');
+    await c.app('POST', '/recipe/userid/map', {
+      body: { superTokensUserId: user.id, externalUserId: c.name('ext'), externalUserIdInfo: 'legacy' },
+      expect: 200,
+    });
+  },
+  'userid-map-get': async (c) => {
+    await c.app('GET', '/recipe/userid/map', { query: { userId: c.name('ext'), userIdType: 'EXTERNAL' }, expect: 200 });
+    await c.app('GET', '/recipe/userid/map', { query: { userId: 'nobody', userIdType: 'ANY' }, expect: 200 });
+  },
+  'password-reset-token': async (c) => {
+    const user = await c.signUp('reset');
+    await c.tenant('POST', '/recipe/user/password/reset/token', {
+      body: { userId: user.id, email: user.email },
+      expect: 200,
+    });
+  },
+  'password-reset-token-consume': async (c) => {
+    const user = await c.signUp('consume');
+    const token = await c.tenant('POST', '/recipe/user/password/reset/token', {
+      body: { userId: user.id, email: user.email },
+      expect: 200,
+    });
+    await c.tenant('POST', '/recipe/user/password/reset/token/consume', {
+      body: { token: token.json.token },
+      expect: 200,
+    });
+    await c.tenant('POST', '/recipe/user/password/reset/token/consume', {
+      body: { token: token.json.token },
+      expect: 200,
+    });
+  },
+  'recipe-user-put': async (c) => {
+    const user = await c.signUp('update');
+    await c.app('PUT', '/recipe/user', {
+      body: { recipeUserId: user.id, password: 'a new password' },
+      headers: { rid: 'emailpassword' },
+      expect: 200,
+    });
+  },
+  'email-verify-token': async (c) => {
+    const user = await c.signUp('evtoken');
+    await c.tenant('POST', '/recipe/user/email/verify/token', {
+      body: { userId: user.id, email: user.email },
+      expect: 200,
+    });
+  },
+  'email-verify': async (c) => {
+    const user = await c.signUp('verify');
+    const token = await c.tenant('POST', '/recipe/user/email/verify/token', {
+      body: { userId: user.id, email: user.email },
+      expect: 200,
+    });
+    await c.tenant('POST', '/recipe/user/email/verify', {
+      body: { method: 'token', token: token.json.token },
+      expect: 200,
+    });
+    await c.tenant('POST', '/recipe/user/email/verify/token', {
+      body: { userId: user.id, email: user.email },
+      expect: 200,
+    });
+  },
+  'email-verify-get': async (c) => {
+    const user = await c.signUp('isverified');
+    await c.app('GET', '/recipe/user/email/verify', { query: { userId: user.id, email: user.email }, expect: 200 });
+  },
+  'email-verify-token-remove': async (c) => {
+    const user = await c.signUp('evremove');
+    await c.tenant('POST', '/recipe/user/email/verify/token/remove', {
+      body: { userId: user.id, email: user.email },
+      expect: 200,
+    });
+  },
+  'email-verify-remove': async (c) => {
+    const user = await c.signUp('unverify');
+    await c.app('POST', '/recipe/user/email/verify/remove', {
+      body: { userId: user.id, email: user.email },
+      expect: 200,
+    });
+  },
+  'thirdparty-signinup': async (c) => {
+    await c.tenant('POST', '/recipe/signinup', {
+      body: { thirdPartyId: 'google', thirdPartyUserId: c.name('g'), email: { id: c.email('tp'), isVerified: true } },
+      expect: 200,
+    });
+  },
+  'accountlinking-primary-check': async (c) => {
+    const user = await c.signUp('pcheck');
+    await c.app('GET', '/recipe/accountlinking/user/primary/check', { query: { recipeUserId: user.id }, expect: 200 });
+  },
+  'accountlinking-primary': async (c) => {
+    const user = await c.signUp('primary');
+    await c.app('POST', '/recipe/accountlinking/user/primary', { body: { recipeUserId: user.id }, expect: 200 });
+  },
+  'accountlinking-link-check': async (c) => {
+    const a = await c.signUp('lcheck-a');
+    const b = await c.signUp('lcheck-b');
+    await c.app('GET', '/recipe/accountlinking/user/link/check', {
+      query: { recipeUserId: b.id, primaryUserId: a.id },
+      expect: 200,
+    });
+  },
+  'accountlinking-link': async (c) => {
+    const a = await c.signUp('link-a');
+    const b = await c.tenant('POST', '/recipe/signinup', {
+      body: {
+        thirdPartyId: 'github',
+        thirdPartyUserId: c.name('gh'),
+        email: { id: c.email('link-b'), isVerified: true },
+      },
+      expect: 200,
+    });
+    await c.app('POST', '/recipe/accountlinking/user/primary', { body: { recipeUserId: a.id }, expect: 200 });
+    await c.app('POST', '/recipe/accountlinking/user/link', {
+      body: { recipeUserId: b.json.recipeUserId, primaryUserId: a.id },
+      expect: 200,
+    });
+  },
+  'accountlinking-unlink': async (c) => {
+    const a = await c.signUp('unlink-a');
+    await c.app('POST', '/recipe/accountlinking/user/unlink', { body: { recipeUserId: a.id }, expect: 200 });
+  },
+  'passwordless-code-create': async (c) => {
+    await c.tenant('POST', '/recipe/signinup/code', { body: { email: c.email('pl-create') }, expect: 200 });
+  },
+  'passwordless-code-consume': async (c) => {
+    const code = await c.tenant('POST', '/recipe/signinup/code', {
+      body: { email: c.email('pl-consume') },
+      expect: 200,
+    });
+    await c.tenant('POST', '/recipe/signinup/code/consume', {
+      body: { preAuthSessionId: code.json.preAuthSessionId, deviceId: code.json.deviceId, userInputCode: 'wrong1' },
+      expect: 200,
+    });
+    await c.tenant('POST', '/recipe/signinup/code/consume', {
+      body: { preAuthSessionId: code.json.preAuthSessionId, linkCode: code.json.linkCode },
+      expect: 200,
+    });
+  },
+  'passwordless-code-check': async (c) => {
+    const code = await c.tenant('POST', '/recipe/signinup/code', {
+      body: { phoneNumber: '+14155550142' },
+      expect: 200,
+    });
+    await c.tenant('POST', '/recipe/signinup/code/check', {
+      body: {
+        preAuthSessionId: code.json.preAuthSessionId,
+        deviceId: code.json.deviceId,
+        userInputCode: code.json.userInputCode,
+      },
+      expect: 200,
+    });
+  },
+  'passwordless-code-remove': async (c) => {
+    const code = await c.tenant('POST', '/recipe/signinup/code', {
+      body: { email: c.email('pl-remove') },
+      expect: 200,
+    });
+    await c.tenant('POST', '/recipe/signinup/code/remove', { body: { codeId: code.json.codeId }, expect: 200 });
+  },
+  'passwordless-codes-remove': async (c) => {
+    await c.tenant('POST', '/recipe/signinup/codes/remove', { body: { email: c.email('pl-create') }, expect: 200 });
+  },
+  'passwordless-codes-list': async (c) => {
+    await c.tenant('POST', '/recipe/signinup/code', { body: { email: c.email('pl-list') }, expect: 200 });
+    await c.tenant('GET', '/recipe/signinup/codes', { query: { email: c.email('pl-list') }, expect: 200 });
+  },
+  'bulk-import-users-add': async (c) => {
+    const users = [
+      {
+        externalUserId: c.name('staged'),
+        loginMethods: [{ recipeId: 'emailpassword', email: c.email('staged'), plainTextPassword: 'secret staged' }],
+      },
+    ];
+    await c.tenant('POST', '/bulk-import/users', {
+      body: { users },
+      query: { dryRun: 'true' },
+      expect: c.tenantId === 'public' ? 200 : 403,
+    });
+    await c.tenant('POST', '/bulk-import/users', {
+      body: { users },
+      headers: { 'Idempotency-Key': c.name('chunk-0') },
+      expect: c.tenantId === 'public' ? 200 : 403,
+    });
+    await c.tenant('POST', '/bulk-import/users', {
+      body: { users: [{ loginMethods: [] }] },
+      expect: c.tenantId === 'public' ? 400 : 403,
+    });
+  },
+  'bulk-import-users-list': async (c) => {
+    await c.app('GET', '/bulk-import/users', { query: { limit: '10' }, expect: 200 });
+  },
+  'bulk-import-users-count': async (c) => {
+    await c.app('GET', '/bulk-import/users/count', { query: { status: 'NEW' }, expect: 200 });
+  },
+  'bulk-import-users-remove': async (c) => {
+    await c.tenant('POST', '/bulk-import/users/remove', {
+      body: { ids: ['00000000-0000-4000-8000-000000000000'] },
+      expect: c.tenantId === 'public' ? 200 : 403,
+    });
+  },
+  'role-put': async (c) => {
+    await c.app('PUT', '/recipe/role', { body: { role: 'oa-reader', permissions: ['read'] }, expect: 200 });
+  },
+  'role-remove': async (c) => {
+    await c.app('PUT', '/recipe/role', { body: { role: c.name('doomed-role') }, expect: 200 });
+    await c.app('POST', '/recipe/role/remove', { body: { role: c.name('doomed-role') }, expect: 200 });
+  },
+  'roles-list': async (c) => {
+    await c.app('GET', '/recipe/roles', { expect: 200 });
+  },
+  'role-permissions': async (c) => {
+    await c.app('PUT', '/recipe/role', { body: { role: 'oa-reader', permissions: ['read'] }, expect: 200 });
+    await c.app('GET', '/recipe/role/permissions', { query: { role: 'oa-reader' }, expect: 200 });
+    await c.app('GET', '/recipe/role/permissions', { query: { role: 'no-such-role' }, expect: 200 });
+  },
+  'role-users': async (c) => {
+    await c.tenant('GET', '/recipe/role/users', { query: { role: 'oa-reader' }, expect: 200 });
+  },
+  'user-role-put': async (c) => {
+    await c.app('PUT', '/recipe/role', { body: { role: 'oa-reader', permissions: ['read'] }, expect: 200 });
+    await c.tenant('PUT', '/recipe/user/role', {
+      body: { userId: c.name('role-holder'), role: 'oa-reader' },
+      expect: 200,
+    });
+  },
+  'user-role-remove': async (c) => {
+    await c.tenant('POST', '/recipe/user/role/remove', {
+      body: { userId: c.name('role-holder'), role: 'oa-reader' },
+      expect: 200,
+    });
+  },
+  'user-roles-get': async (c) => {
+    await c.tenant('GET', '/recipe/user/roles', { query: { userId: c.name('role-holder') }, expect: 200 });
+  },
+  'metadata-get': async (c) => {
+    await c.app('GET', '/recipe/user/metadata', { query: { userId: c.name('meta') }, expect: 200 });
+  },
+  'metadata-put': async (c) => {
+    await c.app('PUT', '/recipe/user/metadata', {
+      body: { userId: c.name('meta'), metadataUpdate: { plan: 'gold', gone: null } },
+      expect: 200,
+    });
+  },
+  'metadata-remove': async (c) => {
+    await c.app('POST', '/recipe/user/metadata/remove', { body: { userId: c.name('meta') }, expect: 200 });
+  },
+  'totp-devices-list': async (c) => {
+    await c.app('GET', '/recipe/totp/device/list', { query: { userId: c.name('lazy') }, expect: 200 });
+  },
+  'session-create': async (c) => {
+    await c.session(c.name('session-user'));
+  },
+  'session-verify': async (c) => {
+    const s = await c.session(c.name('verify-user'));
+    await c.app('POST', '/recipe/session/verify', {
+      body: {
+        accessToken: s.accessToken.token,
+        antiCsrfToken: s.antiCsrfToken,
+        doAntiCsrfCheck: true,
+        enableAntiCsrf: true,
+        checkDatabase: true,
+      },
+      expect: 200,
+    });
+    await c.app('POST', '/recipe/session/verify', {
+      body: { accessToken: 'not.a.jwt', doAntiCsrfCheck: false, enableAntiCsrf: false, checkDatabase: false },
+      expect: 200,
+    });
+  },
+  'session-refresh': async (c) => {
+    const s = await c.session(c.name('refresh-user'));
+    const refreshed = await c.app('POST', '/recipe/session/refresh', {
+      body: {
+        refreshToken: s.refreshToken.token,
+        antiCsrfToken: s.antiCsrfToken,
+        enableAntiCsrf: true,
+        useDynamicSigningKey: true,
+      },
+      expect: 200,
+    });
+    await c.app('POST', '/recipe/session/refresh', {
+      body: {
+        refreshToken: refreshed.json.refreshToken.token,
+        antiCsrfToken: s.antiCsrfToken,
+        enableAntiCsrf: true,
+        useDynamicSigningKey: true,
+      },
+      expect: 200,
+    });
+    await c.app('POST', '/recipe/session/refresh', {
+      body: {
+        refreshToken: s.refreshToken.token,
+        antiCsrfToken: s.antiCsrfToken,
+        enableAntiCsrf: true,
+        useDynamicSigningKey: true,
+      },
+      expect: 200,
+    });
+  },
+  'session-regenerate': async (c) => {
+    const s = await c.session(c.name('regen-user'));
+    await c.app('POST', '/recipe/session/regenerate', {
+      body: { accessToken: s.accessToken.token, userDataInJWT: { role: 'writer' } },
+      expect: 200,
+    });
+  },
+  'session-get': async (c) => {
+    const s = await c.session(c.name('get-user'));
+    await c.app('GET', '/recipe/session', { query: { sessionHandle: s.session.handle }, expect: 200 });
+    await c.app('GET', '/recipe/session', { query: { sessionHandle: 'no-such-handle' }, expect: 200 });
+  },
+  'session-user': async (c) => {
+    await c.session(c.name('listed-user'));
+    await c.tenant('GET', '/recipe/session/user', {
+      query: { userId: c.name('listed-user'), fetchAcrossAllTenants: 'false' },
+      expect: 200,
+    });
+  },
+  'session-remove': async (c) => {
+    const s = await c.session(c.name('revoked-user'));
+    await c.tenant('POST', '/recipe/session/remove', { body: { sessionHandles: [s.session.handle] }, expect: 200 });
+  },
+  'session-data-put': async (c) => {
+    const s = await c.session(c.name('data-user'));
+    await c.app('PUT', '/recipe/session/data', {
+      body: { sessionHandle: s.session.handle, userDataInDatabase: { cart: 2 } },
+      expect: 200,
+    });
+  },
+  'jwt-data-put': async (c) => {
+    const s = await c.session(c.name('jwtdata-user'));
+    await c.app('PUT', '/recipe/jwt/data', {
+      body: { sessionHandle: s.session.handle, userDataInJWT: { role: 'x' } },
+      expect: 200,
+    });
+  },
+  'jwks-public': async (c) => {
+    await c.app('GET', '/.well-known/jwks.json', { noKey: true, expect: 200 });
+  },
+  'jwt-jwks': async (c) => {
+    await c.app('GET', '/recipe/jwt/jwks', { expect: 200 });
+  },
+  'jwt-create': async (c) => {
+    await c.app('POST', '/recipe/jwt', {
+      body: { algorithm: 'RS256', jwksDomain: 'https://api.example.com', payload: { role: 'admin' }, validity: 60 },
+      expect: 200,
+    });
+  },
+};
+
+beforeAll(async () => {
+  core = await LocalProcess.start({
+    args: ['--in-memory'],
+    env: { API_KEYS: API_KEY, ACCOUNT_LINKING_ENABLED: 'true', MFA_ENABLED: 'true' },
+  });
+  await core.waitUntilReady();
+  // The test app, and the test tenant in the public app and in it.
+  await send('PUT', '/recipe/multitenancy/app/v2', {
+    body: { appId: APP, coreConfig: { account_linking_enabled: true, mfa_enabled: true } },
+    expect: 200,
+  });
+  for (const prefix of ['', `/appid-${APP}`]) {
+    await send('PUT', `${prefix}/recipe/multitenancy/tenant/v2`, {
+      body: { tenantId: TENANT, firstFactors: ALL_FACTORS },
+      expect: 200,
+    });
+  }
+});
+
+afterAll(async () => {
+  await core?.dispose();
+  if (core) removeDir(core.dataDir);
+});
+
+describe('the description against the running core', () => {
+  it('has a scenario for every route of the manifest', () => {
+    expect(Object.keys(SCENARIOS).sort()).toEqual(ROUTES.map((r) => r.id).sort());
+  });
+
+  it.each(FORMS)('answers every route under the %s prefix form as described', async (form) => {
+    const c = new Ctx(form);
+    for (const [route, scenario] of Object.entries(SCENARIOS)) {
+      try {
+        await scenario(c);
+      } catch (error) {
+        problems.push(`${route} (${form}): ${(error as Error).message}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('serves the description and its page as described, without an API key', async () => {
+    for (const path of LOCAL_RUNTIME_PATHS) await send('GET', path, { noKey: true, expect: 200 });
+    // The page's own files (not API operations, so not in the description): served, no key needed.
+    for (const path of LOCAL_ONLY_PATHS.filter((p) => p.startsWith(LOCAL_PATHS.assets))) {
+      const response = await core.fetch(path);
+      expect(response.status, path).toBe(200);
+      expect(response.headers.get('content-type'), path).toMatch(/^text\/(javascript|css)/);
+    }
+    const served = await send('GET', '/openapi.json', { noKey: true, expect: 200 });
+    expect(served.json).toEqual(validator.description);
+    // Another method is no operation of the description: the core's 405.
+    const post = await core.fetch('/openapi.json', { method: 'POST' });
+    expect([post.status, await post.text()]).toEqual([405, 'Method not supported\n']);
+    expect(problems).toEqual([]);
+  });
+
+  it('exercised every operation of the description, and every route answered 200 at least once', () => {
+    const exercised = new Set<string>();
+    const answered200 = new Set<string>();
+    for (const exchange of exchanges) {
+      const op = validator.operationOf(exchange.method, exchange.path);
+      if (typeof op === 'string') continue;
+      exercised.add(`${op.method} ${op.template}`);
+      if (exchange.status === 200) answered200.add(op.operation['x-route-id'] ?? `${op.method} ${op.template}`);
+    }
+    const missing = validator.operations().filter((key) => !exercised.has(key));
+    expect(missing).toEqual([]);
+    expect(ROUTES.map((r) => r.id).filter((id) => !answered200.has(id))).toEqual([]);
+  });
+});
