@@ -1,11 +1,17 @@
 /** Validation of coreConfig overrides (spec §1.6) and of the base config. */
+
+import { isLoopbackHost } from '#functions/contract/loopback-host.js';
 import { compareVersions, SUPPORTED_CDI_VERSIONS } from '#functions/shared/cdi.js';
 import { ENV } from '#functions/shared/env.js';
 import { BadRequestError } from '#functions/shared/errors.js';
 import { HASH_LIMITS } from '#functions/shared/hash-limits.js';
 import { isStorableNumber, jsonBytes, STORABLE_NUMBER_RULE } from '#functions/shared/storable.js';
-import { isLoopbackHost } from '#functions/contract/loopback-host.js';
-import { apiKeyDigestsHex, comparableConfigValue, isApiKeyDigest, parseSealedConfigValue } from './credential-values.js';
+import {
+  apiKeyDigestsHex,
+  comparableConfigValue,
+  isApiKeyDigest,
+  parseSealedConfigValue,
+} from './credential-values.js';
 import { CANONICAL_KEYS, type ConfigValues, layeredConfig, layerValues, type TypedConfig } from './layers.js';
 import { configKeyDefinition } from './registry.js';
 import { hasConfigType, typeErrorMessage } from './values.js';
@@ -208,7 +214,12 @@ function hookProblem(c: TypedConfig): string | undefined {
   if (secret !== undefined && !parseSealedConfigValue(secret) && secret.length < HOOK_SECRET_MIN_LENGTH) {
     return `'password_migration_hook_secret' must be at least ${HOOK_SECRET_MIN_LENGTH} characters long`;
   }
-  const timeoutProblem = between(c, 'password_migration_hook_timeout_ms', HOOK_TIMEOUT_BOUNDS.min, HOOK_TIMEOUT_BOUNDS.max);
+  const timeoutProblem = between(
+    c,
+    'password_migration_hook_timeout_ms',
+    HOOK_TIMEOUT_BOUNDS.min,
+    HOOK_TIMEOUT_BOUNDS.max,
+  );
   if (timeoutProblem !== undefined) return timeoutProblem;
   if (url !== undefined && url.trim() !== '' && secret === undefined) {
     return "'password_migration_hook_secret' must be set when 'password_migration_hook_url' is set";
