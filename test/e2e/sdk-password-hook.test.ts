@@ -1,13 +1,23 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import supertokens, { RecipeUserId } from 'supertokens-node';
 import EmailPassword from 'supertokens-node/recipe/emailpassword';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashForStore, startLegacyEndpoint } from '../../bin/examples/legacy-password-endpoint.mjs';
 import { signatureHeader } from '../../functions/domain/password-hook/protocol.js';
 import type { LocalProcess } from '../helpers/local-process.js';
-import { coreCaller, createApp, initSdk, startRuntime, stopRuntime } from './migrate-helpers.js';
+import {
+  coreCaller,
+  createApp,
+  initSdk,
+  readNdjson,
+  runCommand,
+  startRuntime,
+  stopRuntime,
+} from './migrate-helpers.js';
 
 /**
  * Users imported pending the password-migration hook (docs/password-migration-hook.md), signed in
@@ -334,6 +344,26 @@ describe('password-migration hook through supertokens-node', () => {
     const genuine = await send(SECRET);
     expect(genuine.status).toBe(200);
     expect(await genuine.json()).toEqual({ status: 'PASSWORD_MATCH' });
+  });
+
+  it('`auth-core pending` writes the users still pending as NDJSON', async () => {
+    const out = join(dir as string, 'pending.ndjson');
+    const result = await runCommand([
+      'pending',
+      '--app',
+      APP_ID,
+      '--core',
+      runtime!.url,
+      '--api-key',
+      API_KEY,
+      '--out',
+      out,
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const rows = readNdjson(readFileSync(out, 'utf8'));
+    expect(rows).toEqual([{ userId: 'legacy-single-3', email: 'outage@example.com', timeJoined: expect.any(Number) }]);
+    expect(result.stderr).toContain('1 pending users written');
+    expect(`${result.stdout}${result.stderr}`.includes(API_KEY)).toBe(false);
   });
 
   it('never writes a password or the hook secret to the runtime output', () => {
