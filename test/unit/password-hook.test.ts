@@ -16,6 +16,7 @@ import {
   signatureHeader,
   verifySignature,
 } from '#functions/domain/password-hook/protocol.js';
+import { counterDeltas, deriveItems } from '#functions/storage/users/items.js';
 import { checkSignature } from '../../bin/examples/legacy-password-endpoint.mjs';
 
 const SECRET = 'a-hook-secret-of-at-least-32-characters';
@@ -279,5 +280,48 @@ describe('hook check', () => {
     expect(breaker.tryAcquire()).toBe(false);
     breaker.record('answered');
     expect(breaker.tryAcquire()).toBe(true);
+  });
+});
+
+describe('pending login methods in storage', () => {
+  const pending = {
+    userId: 'u1',
+    isPrimaryUser: false,
+    timeJoined: 1_700_000_000_000,
+    loginMethods: [
+      {
+        recipeId: 'emailpassword' as const,
+        recipeUserId: 'u1',
+        tenantIds: ['public'],
+        timeJoined: 1_700_000_000_000,
+        verified: false,
+        email: 'ada@example.com',
+        passwordMigration: 'hook' as const,
+      },
+    ],
+    externalIds: { u1: { externalUserId: 'legacy-42' } },
+    version: 1,
+  };
+  const migrated = {
+    ...pending,
+    version: 2,
+    loginMethods: [{ ...pending.loginMethods[0], passwordMigration: undefined, passwordHash: '$2b$10$x' }],
+  };
+
+  it('a pending method owns a list entry (with the id the API shows) and counts as pending', () => {
+    const entries = deriveItems('a', pending).filter((d) => d.item.entityType === 'PASSWORD_PENDING');
+    expect(entries).toHaveLength(1);
+    expect(entries[0]?.key.PK).toMatch(/^APP#a#PWPENDING#\d+$/);
+    expect(entries[0]?.item).toMatchObject({ userId: 'legacy-42', email: 'ada@example.com' });
+    const created = [...counterDeltas('a', [{ after: pending }]).values()].find((e) => e.key.SK === 'APP');
+    expect(created?.deltas.get('pwPending')).toBe(1);
+  });
+
+  it('storing a hash removes the entry and the pending count in the same write', () => {
+    const { passwordMigration: _p, ...hashed } = migrated.loginMethods[0] as Record<string, unknown>;
+    const after = { ...migrated, loginMethods: [hashed as (typeof pending.loginMethods)[number]] };
+    expect(deriveItems('a', after).some((d) => d.item.entityType === 'PASSWORD_PENDING')).toBe(false);
+    const change = [...counterDeltas('a', [{ before: pending, after }]).values()];
+    expect(change.map((e) => Object.fromEntries(e.deltas))).toEqual([{ pwPending: -1 }]);
   });
 });
