@@ -5,6 +5,7 @@
  * `GET /password-migration/status` and `GET /password-migration/pending` (500 a page).
  */
 import { closeSync, writeSync } from 'node:fs';
+import { pagedUsers } from './admin.js';
 import type { CoreClient } from './core-client.js';
 import { coreError } from './errors.js';
 import { openPrivate } from './private-file.js';
@@ -18,22 +19,10 @@ export interface PendingUser {
 
 /** Every pending user, page after page. */
 export async function* pendingUsers(client: CoreClient): AsyncGenerator<PendingUser> {
-  let token: string | undefined;
-  do {
-    const query = `?limit=500${token ? `&paginationToken=${encodeURIComponent(token)}` : ''}`;
-    const reply = client.checked(
-      await client.request('GET', client.appPath(`/password-migration/pending${query}`)),
-      'listing pending users',
-    );
-    const page = reply.json as { users?: unknown; nextPaginationToken?: unknown } | undefined;
-    if (reply.status !== 200 || !Array.isArray(page?.users)) {
-      throw coreError(`unexpected answer listing pending users: ${reply.status} ${excerpt(reply.text, 200)}`);
-    }
-    for (const user of page.users as PendingUser[]) {
-      yield { userId: user.userId, email: user.email, timeJoined: user.timeJoined };
-    }
-    token = typeof page.nextPaginationToken === 'string' ? page.nextPaginationToken : undefined;
-  } while (token);
+  for await (const entry of pagedUsers(client, '/password-migration/pending', 'pending users')) {
+    const user = entry as PendingUser;
+    yield { userId: user.userId, email: user.email, timeJoined: user.timeJoined };
+  }
 }
 
 /** The app's counters: users still pending, and users the hook migrated. */
