@@ -52,20 +52,40 @@ describe('hook configuration', () => {
     );
   });
 
-  it('any string as a URL is accepted only as https or loopback http, and never throws', () => {
+  it('any string as a URL is accepted only as https or loopback http, and never throws', { timeout: 30_000 }, () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.webUrl()), (url) => {
-        const found = hookUrlProblem(url);
-        const parsed = URL.canParse(url) ? new URL(url) : undefined;
-        const fine =
-          parsed !== undefined &&
-          parsed.username === '' &&
-          parsed.password === '' &&
-          (parsed.protocol === 'https:' ||
-            (parsed.protocol === 'http:' && /^(127\.\d+\.\d+\.\d+|localhost\.?|\[::1\])$/.test(parsed.hostname)));
-        expect(found === undefined, url).toBe(fine);
-        if (found !== undefined) expect(found).toContain('password_migration_hook_url');
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc
+            .tuple(
+              fc.constantFrom('http', 'https', 'ftp', 'HTTP', 'file'),
+              fc.constantFrom(
+                '127.0.0.1',
+                '127.1',
+                'localhost',
+                '[::1]',
+                'legacy.example.com',
+                '10.0.0.1',
+                'u:p@127.0.0.1',
+              ),
+              fc.string({ maxLength: 12 }),
+            )
+            .map(([scheme, host, rest]) => `${scheme}://${host}/${rest}`),
+        ),
+        (url) => {
+          const found = hookUrlProblem(url);
+          const parsed = URL.canParse(url) ? new URL(url) : undefined;
+          const fine =
+            parsed !== undefined &&
+            parsed.username === '' &&
+            parsed.password === '' &&
+            (parsed.protocol === 'https:' ||
+              (parsed.protocol === 'http:' && /^(127\.\d+\.\d+\.\d+|localhost\.?|\[::1\])$/.test(parsed.hostname)));
+          expect(found === undefined, url).toBe(fine);
+          if (found !== undefined) expect(found).toContain('password_migration_hook_url');
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -323,5 +343,25 @@ describe('pending login methods in storage', () => {
     expect(deriveItems('a', after).some((d) => d.item.entityType === 'PASSWORD_PENDING')).toBe(false);
     const change = [...counterDeltas('a', [{ before: pending, after }]).values()];
     expect(change.map((e) => Object.fromEntries(e.deltas))).toEqual([{ pwPending: -1 }]);
+  });
+});
+
+describe('hook check when the secret cannot be opened', () => {
+  it('ends a half-open probe, so the breaker does not wait for it forever', async () => {
+    const { ports, breaker, advance } = scripted([
+      { kind: 'answer', status: 200, body: '{"status":"PASSWORD_MATCH"}' },
+    ]);
+    for (let i = 0; i < BREAKER_SETTINGS.failuresToOpen; i++) breaker.record('unavailable');
+    advance(BREAKER_SETTINGS.coolDownMs);
+    const failing = {
+      ...ports,
+      secret: async (): Promise<string> => {
+        throw new Error('key service down');
+      },
+    };
+    await expect(checkPasswordWithHook(failing, FIELDS)).rejects.toThrow('key service down');
+    expect(breaker.state()).toBe('open');
+    advance(BREAKER_SETTINGS.coolDownMs);
+    expect((await checkPasswordWithHook(ports, FIELDS)).verdict).toEqual({ kind: 'match' });
   });
 });

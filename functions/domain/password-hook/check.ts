@@ -58,7 +58,14 @@ export async function checkPasswordWithHook(
     ports.observe?.(verdict, 0);
     return { verdict, retryAfterSeconds: ports.breaker.retryAfterSeconds() };
   }
-  const secret = await ports.secret();
+  let secret: string;
+  try {
+    secret = await ports.secret();
+  } catch (error) {
+    // A half-open breaker's probe must end either way, or the breaker would wait for it forever.
+    ports.breaker.record('unavailable');
+    throw error;
+  }
   const timestamp = ports.epochSeconds();
   const body = hookRequestBody({ ...fields, timestamp });
   const headers = { 'Content-Type': 'application/json', [SIGNATURE_HEADER]: signatureHeader(secret, timestamp, body) };
