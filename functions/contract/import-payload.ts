@@ -45,11 +45,6 @@ export interface WireLoginMethod {
   passwordHash?: string;
   hashingAlgorithm?: HashingAlgorithm;
   plainTextPassword?: string;
-  /**
-   * This core's extension (docs/password-migration-hook.md): instead of a hash or a password, the
-   * password stays with the legacy system and the user's first sign-in checks it through the app's
-   * password-migration hook.
-   */
   passwordMigration?: 'hook';
   thirdPartyId?: string;
   thirdPartyUserId?: string;
