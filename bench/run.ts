@@ -16,7 +16,8 @@
  * per tenth of a large import, 7 verify time at each hash cost bound, 8 bundle size and import
  * time vs a document-client-only bundle, 9 the migration command (conversion speed and memory;
  * `migrate` vs posting the same users directly), 10 sign-in with a session and refresh, 11 failed sign-ins' timing (unknown email vs
- * wrong password vs legacy digest vs Argon2 with an empty password).
+ * wrong password vs legacy digest vs Argon2 with an empty password), 12 first sign-in of a user pending the
+ * password-migration hook vs a bare call of the reference legacy endpoint.
  */
 import { WORKERS } from '#functions/workers.js';
 import { loadInProcess } from './lib/in-process.js';
@@ -30,6 +31,7 @@ import { costModel, recordImport, unitNotes } from './measurements/cost-model.js
 import { hashBoundsRun } from './measurements/hash-bounds.js';
 import { memoryRun } from './measurements/memory.js';
 import { commandVsDirect, conversionRun } from './measurements/migrate-command.js';
+import { hookRun, prepareHook } from './measurements/password-hook.js';
 import { hashingPool, plainImportRun, runtimeBcryptCost } from './measurements/plain-import.js';
 import { prepareSessions, recordSessionUnits, sessionsRun } from './measurements/sessions.js';
 import { hashFormats, prepareSignIn, signInRun } from './measurements/signin.js';
@@ -42,7 +44,8 @@ const quick = args.has('--quick');
 const onlyArg = process.argv.slice(2).find((a) => a.startsWith('--only='));
 const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : undefined;
 /** Whether measurement `n` runs (`--only=1` and `--only=2` both mean the staging + import pair). */
-const want = (n: 1 | 3 | 4 | 6 | 7 | 8 | 9 | 10 | 11) => !only || only.has(String(n)) || (n === 1 && only.has('2'));
+const want = (n: 1 | 3 | 4 | 6 | 7 | 8 | 9 | 10 | 11 | 12) =>
+  !only || only.has(String(n)) || (n === 1 && only.has('2'));
 const SIZES = quick
   ? {
       stageUsers: 200,
@@ -327,6 +330,34 @@ async function main(): Promise<void> {
           summary: summarise([upgradeUnits.next.writeUnits]),
         },
       );
+    }
+
+    // 12. First sign-in of a user pending the password-migration hook vs a bare call of the endpoint.
+    if (want(12)) await passwordHook();
+    async function passwordHook() {
+      const count = SIZES.signInRequests;
+      log(`12. password-migration hook: ${count} first sign-ins per run vs bare calls of the reference endpoint`);
+      const cost = await runtimeBcryptCost(SIZES.runtimeEnv);
+      const bench = await prepareHook(runtime, count, plan.warmup + plan.runs);
+      let run = 0;
+      try {
+        const hookRuns = await measure('hook', plan, () => hookRun(runtime, bench, run++, count, cost), log);
+        results.passwordHook = { requestsPerRun: count, bcryptCost: cost, runs: hookRuns };
+        rows.push(
+          ...summaryRows('12. Password-migration hook, first sign-in', hookRuns, [
+            ['sign-in p50', 'ms', 'pendingP50'],
+            ['sign-in p99', 'ms', 'pendingP99'],
+            ['bare endpoint call p50', 'ms', 'bareP50'],
+            ['bare endpoint call p99', 'ms', 'bareP99'],
+            ['one hash at the app cost, p50', 'ms', 'hashP50'],
+            ['sign-in ÷ bare, p50', '×', 'ratioP50'],
+            ['sign-in ÷ bare, p99', '×', 'ratioP99'],
+            ['(sign-in − hash) ÷ bare, p50', '×', 'overheadRatioP50', '≤ 1.2 plus one hash'],
+          ]),
+        );
+      } finally {
+        await bench.close();
+      }
     }
 
     // 10. Failed sign-ins: unknown email vs wrong password vs legacy digest vs Argon2 empty password.

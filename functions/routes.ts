@@ -126,6 +126,9 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('users-by-accountinfo', 'GET', '/users/by-accountinfo', READ),
   route('userid-map-get', 'GET', '/recipe/userid/map', READ),
   route('userid-map-create', 'POST', '/recipe/userid/map', WRITE),
+  // Cutover readiness of the password-migration hook (docs/password-migration-hook.md)
+  route('password-migration-status', 'GET', '/password-migration/status', READ),
+  route('password-migration-pending', 'GET', '/password-migration/pending', READ),
 
   // Password reset, account updates, email verification (docs/password-reset-and-verification.md)
   route('password-reset-token', 'POST', '/recipe/user/password/reset/token', WRITE),

@@ -9,7 +9,7 @@ import {
   ComparisonOperator,
   type IMetric,
   MathExpression,
-  type Metric,
+  Metric,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -17,6 +17,7 @@ import { Operation } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
+import { METRIC, METRICS_NAMESPACE, SERVICE_DIMENSION } from '#functions/shared/metric-names.js';
 
 /** Evaluation period of every alarm. */
 export const ALARM_PERIOD = Duration.minutes(5);
@@ -38,6 +39,13 @@ export const THRESHOLDS = {
   tableThrottledRequests: 1,
   /** DynamoDB system errors (HTTP 500, retried by the SDK), per period. */
   tableSystemErrors: 10,
+  /**
+   * Share of password-migration hook checks that found the legacy system unavailable, percent, in
+   * 2 consecutive periods (with ≥ hookMinChecks checks): pending users cannot sign in meanwhile.
+   */
+  hookUnavailablePercent: 10,
+  /** Hook checks in a period below which the unavailable rate is not judged. */
+  hookMinChecks: 10,
 } as const;
 
 /** Table operations the functions call (their throttles and system errors are alarmed; ≤ 10 metrics per alarm). */
@@ -83,6 +91,39 @@ export function notifyingAlarm(scope: Construct, id: string, topic: ITopic, prop
   alarm.addAlarmAction(action);
   alarm.addOkAction(action);
   return alarm;
+}
+
+/**
+ * The password-migration hook's "unavailable" rate (docs/password-migration-hook.md): unavailable
+ * checks over all checks, judged only with enough checks in the period.
+ */
+export function passwordHookAlarm(scope: Construct, topic: ITopic, metricsService: string): Alarm {
+  const count = (metricName: string) =>
+    new Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName,
+      dimensionsMap: { [SERVICE_DIMENSION]: metricsService },
+      statistic: 'Sum',
+      period: ALARM_PERIOD,
+    });
+  const usingMetrics = {
+    ok: count(METRIC.passwordHookMatch),
+    no: count(METRIC.passwordHookMismatch),
+    down: count(METRIC.passwordHookUnavailable),
+  };
+  const rate = new MathExpression({
+    expression: `IF((ok + no + down) >= ${THRESHOLDS.hookMinChecks}, 100 * down / (ok + no + down), 0)`,
+    usingMetrics,
+    period: ALARM_PERIOD,
+    label: 'hook unavailable %',
+  });
+  return notifyingAlarm(scope, 'PasswordHookUnavailableAlarm', topic, {
+    description: `Over ${THRESHOLDS.hookUnavailablePercent} % of password-migration hook checks found the legacy system unavailable for 10 minutes (pending users get 503; see docs/password-migration-hook.md)`,
+    metric: rate,
+    threshold: THRESHOLDS.hookUnavailablePercent,
+    evaluationPeriods: 2,
+    comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+  });
 }
 
 /** The sum of one Lambda metric over `functions` (≤ 10), as one alarmable series. */

@@ -8,7 +8,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { ENV } from '#functions/shared/env.js';
 import type { WorkerDefinition } from '#functions/workers.js';
-import { functionAlarms } from './alarms.js';
+import { functionAlarms, passwordHookAlarm } from './alarms.js';
 import type { ImportQueue } from './constructs/import-queue.js';
 import { MigrationDashboard } from './constructs/migration-dashboard.js';
 import { ServiceFunction } from './constructs/service-function.js';
@@ -123,6 +123,7 @@ export class WorkersStack extends Stack {
         throttlesExpected: worker.reservedConcurrency === 1,
       })),
     );
+    passwordHookAlarm(this, props.alarmTopic, props.metricsService);
     const importWorker = props.workers.find((w) => w.source.kind === 'import-queue');
     if (importWorker) {
       new MigrationDashboard(this, 'MigrationDashboard', {

@@ -1,10 +1,10 @@
 /**
- * The two credentials a coreConfig can hold — `api_keys` and `firebase_password_hashing_signer_key`
- * — and how they are stored, compared and shown (README "Credentials at rest"):
+ * The credentials a coreConfig can hold — `api_keys`, `firebase_password_hashing_signer_key` and
+ * `password_migration_hook_secret` — and how they are stored, compared and shown (README "Credentials at rest"):
  *
  * - `api_keys` is stored as the SHA-256 digest of each key, `sha256:<64 hex>`, comma-separated in
  *   the keys' order (the API-key check compares digests anyway);
- * - the signer key is stored sealed (AES-256-GCM under the credentials key, see
+ * - the signer key and the hook secret are stored sealed (AES-256-GCM under the credentials key, see
  *   functions/storage/tenant-credentials.ts) with its digest beside it:
  *   `sealed:v1:<64 hex SHA-256 of the value>:<Base64 of the sealed bytes>`;
  * - list and get responses show fingerprints instead: `sha256:<first 16 hex of the SHA-256 of the
@@ -23,8 +23,12 @@ import type { ConfigValues } from './layers.js';
 
 export const API_KEYS_KEY = 'api_keys';
 export const SIGNER_KEY_KEY = 'firebase_password_hashing_signer_key';
+/** The password-migration hook's signing secret (docs/password-migration-hook.md): sealed like the signer key. */
+export const HOOK_SECRET_KEY = 'password_migration_hook_secret';
 /** The coreConfig keys whose values are credentials. */
-export const SECRET_CONFIG_KEYS: readonly string[] = [API_KEYS_KEY, SIGNER_KEY_KEY];
+export const SECRET_CONFIG_KEYS: readonly string[] = [API_KEYS_KEY, SIGNER_KEY_KEY, HOOK_SECRET_KEY];
+/** The secret keys stored sealed (every credential but the API keys, which are stored as digests). */
+export const SEALED_CONFIG_KEYS: readonly string[] = [SIGNER_KEY_KEY, HOOK_SECRET_KEY];
 
 const DIGEST = /^sha256:([0-9a-f]{64})$/;
 const SEALED = /^sealed:v1:([0-9a-f]{64}):([A-Za-z0-9+/]+={0,2})$/;
@@ -84,7 +88,7 @@ export function secretDigestHex(value: string): string {
 export function comparableConfigValue(key: string, value: unknown): unknown {
   if (typeof value !== 'string') return value;
   if (key === API_KEYS_KEY) return apiKeyDigestsHex(value).join(',');
-  if (key === SIGNER_KEY_KEY) return secretDigestHex(value);
+  if (SEALED_CONFIG_KEYS.includes(key)) return secretDigestHex(value);
   return value;
 }
 

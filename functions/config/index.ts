@@ -8,7 +8,7 @@
  * - `reference-doc.ts`: the README's configuration reference.
  */
 import { availableParallelism } from 'node:os';
-import { apiKeyDigestsHex } from './credential-values.js';
+import { apiKeyDigestsHex, HOOK_SECRET_KEY } from './credential-values.js';
 import { type ConfigValues, layeredConfig } from './layers.js';
 import type { ConfigScalar } from './registry.js';
 
@@ -24,10 +24,12 @@ export {
 export {
   API_KEYS_KEY,
   formatSealedConfigValue,
+  HOOK_SECRET_KEY,
   parseApiKeys,
   parseSealedConfigValue,
   presentCoreConfig,
   resolveSecretUpdate,
+  SEALED_CONFIG_KEYS,
   SECRET_CONFIG_KEYS,
   SIGNER_KEY_KEY,
   secretDigestHex,
@@ -93,6 +95,11 @@ export interface EffectiveConfig {
   /** The Firebase signer key as stored; `firebaseSignerKeySet` says whether one is configured. */
   readonly firebaseSignerKey: ConfigSecret | undefined;
   readonly firebaseSignerKeySet: boolean;
+  /**
+   * The app's password-migration hook (docs/password-migration-hook.md), when its URL is set; the
+   * secret as stored (sealed), opened only to sign a request.
+   */
+  readonly passwordMigrationHook: PasswordMigrationHookSettings | undefined;
   readonly accountLinkingEnabled: boolean;
   readonly mfaEnabled: boolean;
   /**
@@ -110,6 +117,13 @@ export interface EffectiveConfig {
     /** undefined = no pause between rounds. */
     readonly sleepBetweenRoundsMs: number | undefined;
   };
+}
+
+/** `password_migration_hook_url`, `…_secret` (as stored) and `…_timeout_ms`. */
+export interface PasswordMigrationHookSettings {
+  readonly url: string;
+  readonly secret: ConfigSecret | undefined;
+  readonly timeoutMs: number;
 }
 
 /** The session and signing-key keys of an app, in milliseconds. */
@@ -145,6 +159,8 @@ export function resolveEffectiveConfig(
   };
   const sleep = layered.get('bulk_migration_sleep_between_rounds_in_batch_ms');
   const signerKey = str('firebase_password_hashing_signer_key');
+  const hookUrl = str('password_migration_hook_url');
+  const hookSecret = str(HOOK_SECRET_KEY);
   return {
     values: Object.freeze(Object.fromEntries(layered)),
     apiKeyDigests: apiKeyDigestsHex(str('api_keys')).map((hex) => Buffer.from(hex, 'hex')),
@@ -158,6 +174,14 @@ export function resolveEffectiveConfig(
     argon2HashingPoolSize: num('argon2_hashing_pool_size', 1),
     firebaseSignerKey: signerKey === undefined ? undefined : { stored: signerKey, appId },
     firebaseSignerKeySet: signerKey !== undefined && signerKey.trim() !== '',
+    passwordMigrationHook:
+      hookUrl === undefined || hookUrl.trim() === ''
+        ? undefined
+        : {
+            url: hookUrl,
+            secret: hookSecret === undefined ? undefined : { stored: hookSecret, appId },
+            timeoutMs: num('password_migration_hook_timeout_ms', 3000),
+          },
     accountLinkingEnabled: layered.get('account_linking_enabled') === true,
     mfaEnabled: layered.get('mfa_enabled') === true,
     appTableName: str('dynamodb_table_name'),

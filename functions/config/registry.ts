@@ -99,6 +99,30 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
       "Base64 signer key of the app's Firebase project; needed to import and verify Firebase scrypt hashes. Stored encrypted; responses show a fingerprint (see Credentials at rest).",
   },
   {
+    key: 'password_migration_hook_url',
+    type: 'String',
+    level: 'app',
+    default: null,
+    description:
+      'This core\'s password-migration hook: the legacy system\'s endpoint that checks the password of a user imported with `"passwordMigration": "hook"` at that user\'s first sign-in. `https` only; `http` only to a loopback host (`127.0.0.0/8`, `[::1]`, `localhost`), for testing. Imports of pending users need it. See docs/password-migration-hook.md.',
+  },
+  {
+    key: 'password_migration_hook_secret',
+    type: 'String',
+    level: 'app',
+    default: null,
+    description:
+      'Shared secret (≥ 32 characters) the core signs each hook request with (`X-Auth-Core-Signature`, HMAC-SHA-256). Stored encrypted; responses show a fingerprint (see Credentials at rest). See docs/password-migration-hook.md.',
+  },
+  {
+    key: 'password_migration_hook_timeout_ms',
+    type: 'int',
+    level: 'app',
+    default: 3000,
+    description:
+      'Budget of one hook check in milliseconds (100 … 5000), a retry of a refused connection included; past it the sign-in answers 503 with `Retry-After`. See docs/password-migration-hook.md.',
+  },
+  {
     key: 'bulk_migration_parallelism',
     type: 'int',
     level: 'app',

@@ -1,10 +1,17 @@
 /** Validation of coreConfig overrides (spec §1.6) and of the base config. */
+
+import { isLoopbackHost } from '#functions/contract/loopback-host.js';
 import { compareVersions, SUPPORTED_CDI_VERSIONS } from '#functions/shared/cdi.js';
 import { ENV } from '#functions/shared/env.js';
 import { BadRequestError } from '#functions/shared/errors.js';
 import { HASH_LIMITS } from '#functions/shared/hash-limits.js';
 import { isStorableNumber, jsonBytes, STORABLE_NUMBER_RULE } from '#functions/shared/storable.js';
-import { apiKeyDigestsHex, comparableConfigValue, isApiKeyDigest } from './credential-values.js';
+import {
+  apiKeyDigestsHex,
+  comparableConfigValue,
+  isApiKeyDigest,
+  parseSealedConfigValue,
+} from './credential-values.js';
 import { CANONICAL_KEYS, type ConfigValues, layeredConfig, layerValues, type TypedConfig } from './layers.js';
 import { configKeyDefinition } from './registry.js';
 import { hasConfigType, typeErrorMessage } from './values.js';
@@ -174,7 +181,51 @@ const VALUE_RULES: readonly ((config: TypedConfig) => string | undefined)[] = [
       ? "'dynamodb_table_name_prefix' must be 1 to 254 characters, each a letter, a digit, '_', '-' or '.'"
       : undefined;
   },
+  hookProblem,
 ];
+
+/** The shortest `password_migration_hook_secret` (characters). */
+export const HOOK_SECRET_MIN_LENGTH = 32;
+/** The bounds of `password_migration_hook_timeout_ms`. */
+export const HOOK_TIMEOUT_BOUNDS = { min: 100, max: 5000 } as const;
+
+/**
+ * `password_migration_hook_url`: an absolute `https:` URL, or `http:` to a loopback host (the
+ * password travels in the request body). No credentials in the URL (they would be logged with it).
+ */
+export function hookUrlProblem(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  const message =
+    "'password_migration_hook_url' must be an https:// URL (http:// only to a loopback host: 127.0.0.1, [::1], localhost), without a user name or password";
+  if (!URL.canParse(url)) return message;
+  const parsed = new URL(url);
+  if (parsed.username !== '' || parsed.password !== '') return message;
+  if (parsed.protocol === 'https:') return undefined;
+  return parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname) ? undefined : message;
+}
+
+/** The hook's three keys together (docs/password-migration-hook.md "Configuration"). */
+function hookProblem(c: TypedConfig): string | undefined {
+  const url = stringOf(c, 'password_migration_hook_url');
+  const urlProblem = hookUrlProblem(url);
+  if (urlProblem !== undefined) return urlProblem;
+  const secret = stringOf(c, 'password_migration_hook_secret');
+  // A stored (sealed) value was checked before it was sealed.
+  if (secret !== undefined && !parseSealedConfigValue(secret) && secret.length < HOOK_SECRET_MIN_LENGTH) {
+    return `'password_migration_hook_secret' must be at least ${HOOK_SECRET_MIN_LENGTH} characters long`;
+  }
+  const timeoutProblem = between(
+    c,
+    'password_migration_hook_timeout_ms',
+    HOOK_TIMEOUT_BOUNDS.min,
+    HOOK_TIMEOUT_BOUNDS.max,
+  );
+  if (timeoutProblem !== undefined) return timeoutProblem;
+  if (url !== undefined && url.trim() !== '' && secret === undefined) {
+    return "'password_migration_hook_secret' must be set when 'password_migration_hook_url' is set";
+  }
+  return undefined;
+}
 
 /** The first value-rule failure of a complete config, or undefined. */
 export function valueRuleProblem(config: TypedConfig): string | undefined {

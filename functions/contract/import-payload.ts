@@ -45,6 +45,7 @@ export interface WireLoginMethod {
   passwordHash?: string;
   hashingAlgorithm?: HashingAlgorithm;
   plainTextPassword?: string;
+  passwordMigration?: 'hook';
   thirdPartyId?: string;
   thirdPartyUserId?: string;
   /** Stored as normalisePhoneNumber (phone-numbers.ts) makes it. */

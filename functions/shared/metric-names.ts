@@ -38,6 +38,20 @@ export const METRIC = {
   importThrottled: 'ImportThrottled',
   /** Staging requests answered 503 with Retry-After because the table throttled within the request's budget. */
   stagingThrottled: 'StagingThrottled',
+  /** Password-migration hook checks that answered "match" (sign-in route; docs/password-migration-hook.md). */
+  passwordHookMatch: 'PasswordHookMatch',
+  /** Password-migration hook checks that answered "mismatch". */
+  passwordHookMismatch: 'PasswordHookMismatch',
+  /** Password-migration hook checks that found the legacy system unavailable (503; the breaker's refusals included). */
+  passwordHookUnavailable: 'PasswordHookUnavailable',
 } as const;
+
+/** Durations (unit: Milliseconds, one data point per call). */
+export const LATENCY_METRIC = {
+  /** How long one password-migration hook check took (calls the breaker refused are not counted). */
+  passwordHookLatency: 'PasswordHookLatency',
+} as const;
+
+export type LatencyMetricName = (typeof LATENCY_METRIC)[keyof typeof LATENCY_METRIC];
 
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];

@@ -8,7 +8,7 @@
  * `POWERTOOLS_METRICS_DISABLED=true` silences them (the tests do).
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { METRIC, METRICS_ENV, METRICS_NAMESPACE, type MetricName } from './metric-names.js';
+import { type LatencyMetricName, METRIC, METRICS_ENV, METRICS_NAMESPACE, type MetricName } from './metric-names.js';
 
 /** Counts to emit together, by metric name (zero or absent counts are left out). */
 export type MetricCounts = Partial<Record<MetricName, number>>;
@@ -38,6 +38,16 @@ export function recordMetrics(counts: MetricCounts): void {
   if (entries.length === 0) return;
   const m = instance();
   for (const [name, value] of entries) m.addMetric(name, MetricUnit.Count, value);
+  m.publishStoredMetrics();
+}
+
+/** Emits one EMF document with `counts` and one duration (Milliseconds), e.g. a hook call's. */
+export function recordLatency(name: LatencyMetricName, ms: number, counts: MetricCounts = {}): void {
+  const m = instance();
+  for (const [metric, value] of Object.entries(counts)) {
+    if (KNOWN.has(metric) && typeof value === 'number' && value > 0) m.addMetric(metric, MetricUnit.Count, value);
+  }
+  m.addMetric(name, MetricUnit.Milliseconds, Math.max(0, ms));
   m.publishStoredMetrics();
 }
 

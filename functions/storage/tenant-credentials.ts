@@ -14,6 +14,7 @@ import {
   mapProviderSecretsAsync,
   type ProviderSecretSlot,
   parseSealedConfigValue,
+  SEALED_CONFIG_KEYS,
   SIGNER_KEY_KEY,
   sha256Hex,
   storedApiKeys,
@@ -33,15 +34,12 @@ export async function encodeConfigSecrets(
   const out: Record<string, unknown> = { ...coreConfig };
   const apiKeys = coreConfig[API_KEYS_KEY];
   if (typeof apiKeys === 'string') out[API_KEYS_KEY] = storedApiKeys(apiKeys);
-  const signer = coreConfig[SIGNER_KEY_KEY];
-  // A blank key configures nothing (imports refuse Firebase hashes as without one): nothing to seal.
-  if (typeof signer === 'string' && signer.trim() !== '' && !parseSealedConfigValue(signer)) {
-    const sealed = await envelope().sealInline(
-      Buffer.from(signer, 'utf8'),
-      context(appId),
-      associatedData(appId, SIGNER_KEY_KEY),
-    );
-    out[SIGNER_KEY_KEY] = formatSealedConfigValue(sha256Hex(signer), sealed);
+  for (const key of SEALED_CONFIG_KEYS) {
+    const value = coreConfig[key];
+    // A blank key configures nothing (imports refuse Firebase hashes as without one): nothing to seal.
+    if (typeof value !== 'string' || value.trim() === '' || parseSealedConfigValue(value)) continue;
+    const sealed = await envelope().sealInline(Buffer.from(value, 'utf8'), context(appId), associatedData(appId, key));
+    out[key] = formatSealedConfigValue(sha256Hex(value), sealed);
   }
   return out;
 }
@@ -50,11 +48,16 @@ export async function encodeConfigSecrets(
  * The signer key in clear: opened when sealed (for the app it is bound to), as is when stored in
  * clear. Throws UnreadableSecretError when it can never be opened.
  */
-export async function openSignerKey(secret: ConfigSecret, envelope: () => Envelope): Promise<string> {
+export function openSignerKey(secret: ConfigSecret, envelope: () => Envelope): Promise<string> {
+  return openConfigSecret(SIGNER_KEY_KEY, secret, envelope);
+}
+
+/** A sealed coreConfig credential (`key`, one of SEALED_CONFIG_KEYS) in clear, as {@link openSignerKey}. */
+export async function openConfigSecret(key: string, secret: ConfigSecret, envelope: () => Envelope): Promise<string> {
   const sealed = parseSealedConfigValue(secret.stored);
   if (!sealed) return secret.stored;
   const appId = secret.appId ?? '';
-  const clear = await envelope().openInline(sealed.sealed, context(appId), associatedData(appId, SIGNER_KEY_KEY));
+  const clear = await envelope().openInline(sealed.sealed, context(appId), associatedData(appId, key));
   return clear.toString('utf8');
 }
 

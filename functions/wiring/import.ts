@@ -33,6 +33,7 @@ export async function importValidationContext(
     features: { accountLinking: config.accountLinkingEnabled, mfa: config.mfaEnabled },
     // Only whether one is set: import validation never needs the (sealed) key itself.
     firebaseSignerKeyConfigured: config.firebaseSignerKeySet,
+    passwordMigrationHookConfigured: config.passwordMigrationHook !== undefined,
     stagedImportProblem: (user) => stagedImportProblem({ store: userStoreOf(table) }, appId, user),
   };
 }

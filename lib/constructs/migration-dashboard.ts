@@ -11,7 +11,14 @@ import {
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { METRIC, METRICS_NAMESPACE, type MetricName, SERVICE_DIMENSION } from '#functions/shared/metric-names.js';
+import {
+  LATENCY_METRIC,
+  type LatencyMetricName,
+  METRIC,
+  METRICS_NAMESPACE,
+  type MetricName,
+  SERVICE_DIMENSION,
+} from '#functions/shared/metric-names.js';
 import { TABLE_SCHEMA } from '#functions/storage/table.js';
 import { TABLE_OPERATIONS } from '../alarms.js';
 import type { ImportQueue } from './import-queue.js';
@@ -42,12 +49,12 @@ export class MigrationDashboard extends Construct {
 
   constructor(scope: Construct, id: string, props: MigrationDashboardProps) {
     super(scope, id);
-    const custom = (name: MetricName, label: string): Metric =>
+    const custom = (name: MetricName | LatencyMetricName, label: string, statistic: string = Stats.SUM): Metric =>
       new Metric({
         namespace: METRICS_NAMESPACE,
         metricName: name,
         dimensionsMap: { [SERVICE_DIMENSION]: props.metricsService },
-        statistic: Stats.SUM,
+        statistic,
         period: MINUTE,
         label,
       });
@@ -170,6 +177,29 @@ export class MigrationDashboard extends Construct {
             statistic: Stats.SUM,
             label: 'read throttle events',
           }),
+        ],
+        width: WIDTH,
+        height: HEIGHT,
+      }),
+    );
+    // The password-migration hook (docs/password-migration-hook.md): what the legacy system answers
+    // at first sign-ins, and how long it takes (the app's budget is at most 5,000 ms).
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Password-migration hook (checks per minute)',
+        left: [
+          custom(METRIC.passwordHookMatch, 'match (migrated)'),
+          custom(METRIC.passwordHookMismatch, 'mismatch (wrong password)'),
+          custom(METRIC.passwordHookUnavailable, 'unavailable (503, user stays pending)'),
+        ],
+        width: WIDTH,
+        height: HEIGHT,
+      }),
+      new GraphWidget({
+        title: 'Password-migration hook latency (ms)',
+        left: [
+          custom(LATENCY_METRIC.passwordHookLatency, 'p50', Stats.p(50)),
+          custom(LATENCY_METRIC.passwordHookLatency, 'p99', Stats.p(99)),
         ],
         width: WIDTH,
         height: HEIGHT,

@@ -148,9 +148,9 @@ describe('derived items', () => {
     const created = counterDeltas('a', [{ after: linked }]);
     const shard = shardOf('u1');
     expect([...created.values()].map((e) => [e.key.SK, [...e.deltas]])).toEqual([
-      ['APP', [[7, 1]]],
-      ['TENANT#public', [[7, 1]]],
-      ['TENANT#t1', [[7, 1]]],
+      ['APP', [['m7', 1]]],
+      ['TENANT#public', [['m7', 1]]],
+      ['TENANT#t1', [['m7', 1]]],
     ]);
     expect([...created.values()].every((e) => e.key.PK === `APP#a#UCOUNT#${shard}`)).toBe(true);
     expect(counterDeltas('a', [{ before: linked, after: { ...linked, version: 2 } }]).size).toBe(0);

@@ -29,22 +29,29 @@ export interface FailedRow {
   readonly [key: string]: unknown;
 }
 
-/** Every FAILED row of the app, all pages (500 a page), newest first. */
-export async function* failedRows(client: CoreClient): AsyncGenerator<FailedRow> {
+/**
+ * Every entry of a paged list of the app (`{users, nextPaginationToken?}`, 500 a page): `path`,
+ * with or without a query; `what` names the list in errors.
+ */
+export async function* pagedUsers(client: CoreClient, path: string, what: string): AsyncGenerator<unknown> {
   let token: string | undefined;
   do {
-    const query = `?status=FAILED&limit=500${token ? `&paginationToken=${encodeURIComponent(token)}` : ''}`;
-    const reply = client.checked(
-      await client.request('GET', client.appPath(`/bulk-import/users${query}`)),
-      'listing FAILED rows',
-    );
+    const query = `${path}${path.includes('?') ? '&' : '?'}limit=500${token ? `&paginationToken=${encodeURIComponent(token)}` : ''}`;
+    const reply = client.checked(await client.request('GET', client.appPath(query)), `listing ${what}`);
     const page = reply.json as { users?: unknown; nextPaginationToken?: unknown } | undefined;
     if (reply.status !== 200 || !Array.isArray(page?.users)) {
-      throw coreError(`unexpected answer listing FAILED rows: ${reply.status} ${excerpt(reply.text, 200)}`);
+      throw coreError(`unexpected answer listing ${what}: ${reply.status} ${excerpt(reply.text, 200)}`);
     }
-    for (const row of page.users as FailedRow[]) if (typeof row?.id === 'string') yield row;
+    yield* page.users as unknown[];
     token = typeof page.nextPaginationToken === 'string' ? page.nextPaginationToken : undefined;
   } while (token);
+}
+
+/** Every FAILED row of the app, all pages (500 a page), newest first. */
+export async function* failedRows(client: CoreClient): AsyncGenerator<FailedRow> {
+  for await (const row of pagedUsers(client, '/bulk-import/users?status=FAILED', 'FAILED rows')) {
+    if (typeof (row as FailedRow | undefined)?.id === 'string') yield row as FailedRow;
+  }
 }
 
 export interface RemovalResult {

@@ -1,6 +1,6 @@
 /**
  * `npx auth-core`: the migration command (README "Migrating users"). Commands: `migrate`, `status`,
- * `failures`. Progress and messages go to stderr, the summary to stdout; exit statuses are in
+ * `failures`, `pending`. Progress and messages go to stderr, the summary to stdout; exit statuses are in
  * errors.ts.
  */
 import { basename, dirname, join } from 'node:path';
@@ -11,6 +11,7 @@ import { CoreClient } from './core-client.js';
 import { CliError, EXIT } from './errors.js';
 import { MAX_BATCH_SIZE, type MigrateSummary, migrate } from './migrate/migrate.js';
 import { summaryLines } from './migrate/summary.js';
+import { exportPending, pendingCounts } from './pending.js';
 import { Progress, type ProgressMode } from './progress.js';
 import { REDACTED, redact, registerSecret, shownArgument } from './redact.js';
 import { parseProviderMap } from './sources/common.js';
@@ -199,6 +200,21 @@ coreOptions(program.command('failures').description('every FAILED staged user of
         process.exitCode = EXIT.someNotImported;
       }
     }
+  });
+
+coreOptions(
+  program
+    .command('pending')
+    .description('users still pending the password-migration hook, as NDJSON (docs/password-migration-hook.md)'),
+)
+  .option('--out <file>', 'write the users to a file instead of stdout')
+  .action(async (flags: CoreFlags & { out?: string }) => {
+    const client = clientFor(flags);
+    const rows = await exportPending(client, flags.out);
+    const { pending, migrated } = await pendingCounts(client);
+    process.stderr.write(
+      `${rows} pending users written to ${flags.out ?? 'stdout'} (the core counts ${pending} pending, ${migrated} migrated by the hook)\n`,
+    );
   });
 
 try {

@@ -15,5 +15,6 @@ export {
   type WireTotpDevice,
   type WireUserRole,
 } from '../../../functions/contract/import-payload.js';
+export { isLoopbackHost } from '../../../functions/contract/loopback-host.js';
 export { e164PhoneNumber, normalisePhoneNumber } from '../../../functions/contract/phone-numbers.js';
 export { PUBLIC_TENANT_ID } from '../../../functions/contract/tenants.js';

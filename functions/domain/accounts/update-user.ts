@@ -7,7 +7,7 @@
  * email is verified only if (id, new email) was, and the old email keeps its state.
  */
 
-import type { UserRecord } from '../users/model.js';
+import type { LoginMethodRecord, UserRecord } from '../users/model.js';
 import type { PasswordPorts } from '../users/service.js';
 import { writePlan } from '../users/write.js';
 import { type AccountsDeps, methodOf, ownerOf, WRITE_ATTEMPTS, withMethod } from './deps.js';
@@ -52,7 +52,8 @@ export async function updateEmailOrPassword(
     const newEmail = input.email !== undefined && input.email !== method.email ? input.email : undefined;
     const account = newEmail === undefined ? undefined : await verificationMove(deps, appId, user, ownerId, newEmail);
     const after = withMethod(user, ownerId, (lm) => ({
-      ...lm,
+      // A new password completes a migration pending the hook (docs/password-migration-hook.md).
+      ...(passwordHash !== undefined ? withoutPendingMark(lm) : lm),
       ...(newEmail !== undefined ? { email: newEmail, verified: account?.newVerified ?? false } : {}),
       ...(passwordHash !== undefined ? { passwordHash } : {}),
     }));
@@ -78,6 +79,12 @@ export async function updateEmailOrPassword(
     // The user or a verified-email item changed since it was read: decide again.
   }
   throw new Error('the user kept changing while it was being updated');
+}
+
+/** A login method without its "pending the password-migration hook" mark. */
+function withoutPendingMark(lm: LoginMethodRecord): LoginMethodRecord {
+  const { passwordMigration: _pending, ...rest } = lm;
+  return rest;
 }
 
 /**

@@ -53,6 +53,8 @@ export interface EmailPasswordImportLoginMethod extends ImportLoginMethodBase {
   hashingAlgorithm?: HashingAlgorithm;
   /** As given (not trimmed). */
   plainTextPassword?: string;
+  /** Pending the app's password-migration hook: no hash, no password (docs/password-migration-hook.md). */
+  passwordMigration?: 'hook';
 }
 
 export interface ThirdPartyImportLoginMethod extends ImportLoginMethodBase {

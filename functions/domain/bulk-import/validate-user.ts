@@ -57,6 +57,11 @@ export interface ImportValidationContext {
   /** Whether the app has `firebase_password_hashing_signer_key`; needed for FIREBASE_SCRYPT hashes. */
   firebaseSignerKeyConfigured: boolean;
   /**
+   * Whether the app has a password-migration hook (`password_migration_hook_url`); needed for login
+   * methods with `passwordMigration: "hook"`. Absent: none.
+   */
+  passwordMigrationHookConfigured?: boolean;
+  /**
    * Why a valid user could still never be imported from staging — its one atomic write (with the
    * deletion of its staged row) would need more actions than a DynamoDB transaction allows — or
    * undefined. Checked only for users being staged ({@link ValidateImportUserOptions.staging}).
@@ -115,6 +120,12 @@ export const IMPORT_USER_MESSAGES = {
   firebaseSignerKeyMissing:
     'firebase_password_hashing_signer_key must be set for this app to import FIREBASE_SCRYPT password hashes for an emailpassword recipe.',
   emailOrPhoneRequired: 'Either email or phoneNumber is required for a passwordless recipe.',
+  // This core's extension (docs/password-migration-hook.md).
+  passwordMigrationInvalid: 'passwordMigration must be "hook" for an emailpassword recipe.',
+  passwordMigrationWithPassword:
+    'passwordMigration cannot be given together with passwordHash or plainTextPassword for an emailpassword recipe.',
+  passwordMigrationHookMissing:
+    'password_migration_hook_url must be set for this app to import users with passwordMigration "hook" for an emailpassword recipe.',
 } as const;
 
 const M = IMPORT_USER_MESSAGES;
@@ -335,8 +346,13 @@ function parseEmailPassword(
   const rawHash = readString(element, 'passwordHash', false, errors, SUFFIX_EMAILPASSWORD);
   const rawAlgorithm = readString(element, 'hashingAlgorithm', false, errors, SUFFIX_EMAILPASSWORD);
   const plainTextPassword = readString(element, 'plainTextPassword', false, errors, SUFFIX_EMAILPASSWORD);
+  const passwordMigration = readPasswordMigration(element, rawHash, plainTextPassword, ctx, errors);
 
-  if ((rawHash === undefined || rawAlgorithm === undefined) && plainTextPassword === undefined) {
+  if (
+    passwordMigration === undefined &&
+    (rawHash === undefined || rawAlgorithm === undefined) &&
+    plainTextPassword === undefined
+  ) {
     errors.push(M.passwordRequired);
   }
   const email = validateAndNormaliseEmail(rawEmail, errors);
@@ -382,8 +398,30 @@ function parseEmailPassword(
   if (passwordHash !== undefined) lm.passwordHash = passwordHash;
   if (hashingAlgorithm !== undefined) lm.hashingAlgorithm = hashingAlgorithm;
   if (plainTextPassword !== undefined) lm.plainTextPassword = plainTextPassword;
+  if (passwordMigration !== undefined) lm.passwordMigration = passwordMigration;
   lm.superTokensUserId = superTokensUserId;
   return lm;
+}
+
+/**
+ * `passwordMigration` (docs/password-migration-hook.md): absent, or `"hook"` alone — never with a
+ * hash or a password, and only when the app has a hook to ask.
+ */
+function readPasswordMigration(
+  element: JsonObject,
+  rawHash: string | undefined,
+  plainTextPassword: string | undefined,
+  ctx: ImportValidationContext,
+  errors: string[],
+): 'hook' | undefined {
+  if (!('passwordMigration' in element) || element.passwordMigration === null) return undefined;
+  if (element.passwordMigration !== 'hook') {
+    errors.push(M.passwordMigrationInvalid);
+    return undefined;
+  }
+  if (rawHash !== undefined || plainTextPassword !== undefined) errors.push(M.passwordMigrationWithPassword);
+  if (ctx.passwordMigrationHookConfigured !== true) errors.push(M.passwordMigrationHookMissing);
+  return 'hook';
 }
 
 function parseThirdParty(

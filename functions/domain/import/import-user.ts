@@ -126,7 +126,12 @@ function loginMethodRecord(lm: ImportLoginMethod): LoginMethodRecord {
   };
   switch (lm.recipeId) {
     case 'emailpassword':
-      return { ...base, email: lm.email, ...(lm.passwordHash !== undefined ? { passwordHash: lm.passwordHash } : {}) };
+      return {
+        ...base,
+        email: lm.email,
+        ...(lm.passwordHash !== undefined ? { passwordHash: lm.passwordHash } : {}),
+        ...(lm.passwordMigration !== undefined ? { passwordMigration: lm.passwordMigration } : {}),
+      };
     case 'thirdparty':
       return { ...base, email: lm.email, thirdPartyId: lm.thirdPartyId, thirdPartyUserId: lm.thirdPartyUserId };
     case 'passwordless':

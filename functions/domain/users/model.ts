@@ -22,6 +22,12 @@ export interface LoginMethodRecord {
   readonly thirdPartyUserId?: string;
   /** emailpassword only; never leaves storage except to be verified. */
   readonly passwordHash?: string;
+  /**
+   * emailpassword only: the password is still with the legacy system, checked through the app's
+   * password-migration hook at the first sign-in (docs/password-migration-hook.md); set without a
+   * `passwordHash`, and removed when one is stored.
+   */
+  readonly passwordMigration?: 'hook';
 }
 
 export interface ExternalIdRecord {

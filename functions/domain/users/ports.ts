@@ -52,6 +52,11 @@ export interface UserWritePlan {
   /** Shallow-merged into the metadata of `userId`. */
   readonly metadata?: { readonly userId: string; readonly update: Record<string, unknown> };
   readonly totpDevices?: { readonly userId: string; readonly devices: readonly TotpDeviceInput[] };
+  /**
+   * Login methods this write moves out of "pending the password-migration hook" because the hook
+   * said the password matched: counted as migrated (docs/password-migration-hook.md "Readiness").
+   */
+  readonly passwordsMigratedByHook?: number;
 }
 
 /**
@@ -134,6 +139,18 @@ export interface UserIdMapping {
   readonly externalUserIdInfo?: string;
 }
 
+/** Where a page of the pending list ended (docs/password-migration-hook.md "Readiness"). */
+export interface PendingPasswordPosition {
+  readonly shard: number;
+  readonly sortKey: string;
+}
+
+export interface PendingPasswordPage {
+  readonly users: { userId: string; email: string; timeJoined: number }[];
+  /** Set when more may follow. */
+  readonly next?: PendingPasswordPosition;
+}
+
 export interface UserStore {
   /** The user owning this SuperTokens id (user id or linked recipe user id), consistent read. */
   getUserBySuperTokensId(appId: string, superTokensId: string): Promise<UserRecord | undefined>;
@@ -165,6 +182,14 @@ export interface UserStore {
    * stored once, in the user's own item). False, with nothing written, when it changed meanwhile.
    */
   replacePasswordHash(appId: string, user: UserRecord, recipeUserId: string, replacement: string): Promise<boolean>;
+  /** Login methods pending the password-migration hook, and those it migrated (counters, not a scan). */
+  passwordMigrationCounts(appId: string): Promise<{ pending: number; migrated: number }>;
+  /** A page of the login methods pending the password-migration hook. */
+  listPasswordPending(
+    appId: string,
+    limit: number,
+    after: PendingPasswordPosition | undefined,
+  ): Promise<PendingPasswordPage>;
   /** Starts a write of this app's users. */
   newWrite(appId: string): UserWrite;
   /**

@@ -9,6 +9,8 @@ import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.j
 import { ID_LIMITS } from '#functions/shared/id-limits.js';
 import { has, optionalBoolean, requiredString } from '#functions/shared/input.js';
 import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
+import type { PasswordHookPorts } from '../password-hook/check.js';
+import { signInPendingMethod } from '../password-hook/sign-in.js';
 import {
   externalIdOf,
   FILTER_RECIPE_IDS,
@@ -103,6 +105,8 @@ export async function signIn(
   passwords: PasswordPorts,
   target: { appId: string; tenantId: string },
   input: { email: string; password: string },
+  /** The app's password-migration hook, for users imported pending it (docs/password-migration-hook.md). */
+  hook?: PasswordHookPorts,
 ): Promise<{ status: 'OK'; user: UserJson; recipeUserId: string } | { status: 'WRONG_CREDENTIALS_ERROR' }> {
   const email = normaliseEmail(input.email);
   // An email too long to be stored belongs to no user (and cannot be part of a key).
@@ -112,6 +116,13 @@ export async function signIn(
   const method = found?.user.loginMethods.find((lm) => lm.recipeUserId === found.recipeUserId);
   // Every failure from here on takes at least as long as the dummy verify (failAfterFloor).
   const verifyStarted = passwords.timing.now();
+  if (found && method?.passwordMigration === 'hook') {
+    const ports = { store: deps.store, warn: deps.warn, hash: passwords.hash, verify: passwords.verify };
+    const pending = await signInPendingMethod(ports, hook, target, found, input.password);
+    if (pending.kind === 'wrong') return failAfterFloor(passwords, verifyStarted, input.password, false);
+    const user = toUserJson(pending.user);
+    return { status: 'OK', user, recipeUserId: externalIdOf(pending.user, method.recipeUserId) };
+  }
   if (!found || !method?.passwordHash) {
     await passwords.dummyVerify(input.password);
     return failAfterFloor(passwords, verifyStarted, input.password, true);

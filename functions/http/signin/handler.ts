@@ -1,6 +1,7 @@
 import { signIn } from '#functions/domain/users/service.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { requiredString } from '#functions/shared/input.js';
+import { passwordHookPorts } from '#functions/wiring/password-hook.js';
 import { passwordPorts } from '#functions/wiring/passwords.js';
 import { usersDeps } from '#functions/wiring/users.js';
 
@@ -9,5 +10,13 @@ export const handler = httpHandler({
   route: { id: 'signin', scope: 'tenant' },
   input: ({ body = {} }) => ({ email: requiredString(body, 'email'), password: requiredString(body, 'password') }),
   run: async (input, { appId, tenantId, config }) =>
-    ok(await signIn(usersDeps(config), passwordPorts(config), { appId, tenantId }, input)),
+    ok(
+      await signIn(
+        usersDeps(config),
+        passwordPorts(config),
+        { appId, tenantId },
+        input,
+        passwordHookPorts(config, appId),
+      ),
+    ),
 });

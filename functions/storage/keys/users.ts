@@ -13,6 +13,7 @@
  *   conditional write in the same transaction that creates the user.
  * - `APP#<a>#EXT#<externalUserId>` maps an external id to the core's user id (unique per app).
  * - `APP#<a>#UCOUNT#<shard>` holds the sharded user counters (exact counts in O(1) reads).
+ * - `APP#<a>#PWPENDING#<shard>` lists the login methods pending the password-migration hook.
  * - GSI2 `APP#<a>#USERS#<shard>` lists every USER item of an app (used by app deletion).
  */
 import { appPartition } from './apps.js';
@@ -57,6 +58,21 @@ export const accountRefSortKey = (recipeUserId: string) => `REF#${recipeUserId}`
 export const USER_COUNTER_SHARDS = 16;
 export const userCounterPartition = (appId: string, shard: number) => `${appPartition(appId)}#UCOUNT#${shard}`;
 export const COUNTER_APP_SK = 'APP';
+/**
+ * Attributes of the app counter item (SK `APP`) beside the `m<mask>` counts: login methods pending
+ * the password-migration hook, and those the hook migrated (docs/password-migration-hook.md).
+ */
+export const PASSWORD_PENDING_COUNTER = 'pwPending';
+export const PASSWORD_MIGRATED_COUNTER = 'pwMigrated';
+
+/**
+ * Login methods pending the password-migration hook, one item each, sharded by recipe user id like
+ * the counters: `APP#<a>#PWPENDING#<shard>`, SK the zero-padded time joined then the recipe user id.
+ * The cutover list (`GET /password-migration/pending`) pages through the shards in order.
+ */
+export const passwordPendingPartition = (appId: string, shard: number) => `${appPartition(appId)}#PWPENDING#${shard}`;
+export const passwordPendingSortKey = (timeJoined: number, recipeUserId: string) =>
+  tenantUsersIndexSortKey(timeJoined, recipeUserId);
 export const counterTenantSortKey = (tenantId: string) => `TENANT#${tenantId}`;
 
 /**

@@ -3,7 +3,13 @@
  * Creating, rewriting and deleting a user are all "diff the derived items of before and after",
  * so every write keeps the account-info, tenant, link, mapping and counter items consistent.
  */
-import { type LoginMethodRecord, recipeMask, type UserRecord, userTenantIds } from '#functions/domain/users/model.js';
+import {
+  externalIdOf,
+  type LoginMethodRecord,
+  recipeMask,
+  type UserRecord,
+  userTenantIds,
+} from '#functions/domain/users/model.js';
 import type { WriteEntity } from '#functions/domain/users/ports.js';
 import {
   accountRefSortKey,
@@ -15,7 +21,10 @@ import {
   emailPartition,
   externalIdPartition,
   LINK_SK,
+  PASSWORD_PENDING_COUNTER,
   PRIMARY_SK,
+  passwordPendingPartition,
+  passwordPendingSortKey,
   phonePartition,
   tenantUsersIndexPartition,
   tenantUsersIndexSortKey,
@@ -37,6 +46,7 @@ export const ENTITY = {
   primary: 'PRIMARY_ACCOUNT_INFO',
   externalId: 'USER_ID_MAPPING',
   counter: 'USER_COUNTER',
+  passwordPending: 'PASSWORD_PENDING',
 } as const;
 
 export interface DerivedItem {
@@ -242,6 +252,7 @@ export function deriveItems(appId: string, user: UserRecord): DerivedItem[] {
       });
     }
     for (const tenantId of lm.tenantIds) items.push(...accountInfoItems(appId, user, lm, tenantId));
+    if (lm.passwordMigration === 'hook') items.push(passwordPendingItem(appId, user, lm));
   }
   if (user.isPrimaryUser) {
     const seen = new Set<string>();
@@ -277,6 +288,32 @@ export function deriveItems(appId: string, user: UserRecord): DerivedItem[] {
 }
 
 /**
+ * A login method pending the password-migration hook: its entry in the cutover list. It comes and
+ * goes with the method's `passwordMigration` mark, in the same write (so the list and the
+ * `pwPending` counter always agree with the users).
+ */
+function passwordPendingItem(appId: string, user: UserRecord, lm: LoginMethodRecord): DerivedItem {
+  return {
+    key: {
+      PK: passwordPendingPartition(appId, userShard(lm.recipeUserId)),
+      SK: passwordPendingSortKey(lm.timeJoined, lm.recipeUserId),
+    },
+    entity: { kind: 'user', userId: user.userId },
+    item: {
+      entityType: ENTITY.passwordPending,
+      appId,
+      userId: externalIdOf(user, user.userId),
+      recipeUserId: lm.recipeUserId,
+      email: lm.email,
+      timeJoined: lm.timeJoined,
+    },
+  };
+}
+
+/** Login methods of a user pending the password-migration hook. */
+const pendingMethods = (user: UserRecord) => user.loginMethods.filter((lm) => lm.passwordMigration === 'hook').length;
+
+/**
  * Counter deltas of users' changes: −1 for what each was, +1 for what it becomes. Each user's share
  * goes to its own shard unless `shard` is given (a group written together uses one shard).
  */
@@ -284,28 +321,30 @@ export function counterDeltas(
   appId: string,
   changes: readonly { before?: UserRecord; after?: UserRecord }[],
   shard?: number,
-): Map<string, { key: Key; deltas: Map<number, number> }> {
-  const out = new Map<string, { key: Key; deltas: Map<number, number> }>();
-  const add = (shard: number, sk: string, mask: number, delta: number) => {
+): Map<string, { key: Key; deltas: Map<string, number> }> {
+  const out = new Map<string, { key: Key; deltas: Map<string, number> }>();
+  const add = (shard: number, sk: string, attribute: string, delta: number) => {
     const key = { PK: userCounterPartition(appId, shard), SK: sk };
     const id = keyString(key);
-    const entry = out.get(id) ?? { key, deltas: new Map<number, number>() };
-    entry.deltas.set(mask, (entry.deltas.get(mask) ?? 0) + delta);
+    const entry = out.get(id) ?? { key, deltas: new Map<string, number>() };
+    entry.deltas.set(attribute, (entry.deltas.get(attribute) ?? 0) + delta);
     out.set(id, entry);
   };
   const apply = (user: UserRecord | undefined, delta: number) => {
     if (!user || user.loginMethods.length === 0) return;
     const target = shard ?? userShard(user.userId);
-    const mask = recipeMask(user);
-    add(target, COUNTER_APP_SK, mask, delta);
-    for (const tenantId of userTenantIds(user)) add(target, counterTenantSortKey(tenantId), mask, delta);
+    const attribute = counterAttribute(recipeMask(user));
+    add(target, COUNTER_APP_SK, attribute, delta);
+    for (const tenantId of userTenantIds(user)) add(target, counterTenantSortKey(tenantId), attribute, delta);
+    const pending = pendingMethods(user);
+    if (pending > 0) add(target, COUNTER_APP_SK, PASSWORD_PENDING_COUNTER, delta * pending);
   };
   for (const change of changes) {
     apply(change.before, -1);
     apply(change.after, +1);
   }
   for (const [id, entry] of out) {
-    for (const [mask, delta] of entry.deltas) if (delta === 0) entry.deltas.delete(mask);
+    for (const [attribute, delta] of entry.deltas) if (delta === 0) entry.deltas.delete(attribute);
     if (entry.deltas.size === 0) out.delete(id);
   }
   return out;

@@ -8,6 +8,7 @@ import type { Envelope } from '../crypto/envelope.js';
 import type { Table } from '../kit/index.js';
 import { purgeUserData } from '../user-data.js';
 import { replacePasswordHash } from './password.js';
+import { listPasswordPending, passwordMigrationCounts } from './password-pending.js';
 import { previewCommits } from './preview.js';
 import {
   countUsers,
@@ -40,6 +41,8 @@ export function createUserStore(table: Table, envelope?: () => Envelope): UserSt
     countUsers: (appId, tenantId, masks) => countUsers(table, appId, tenantId, masks),
     replacePasswordHash: (appId, user, recipeUserId, replacement) =>
       replacePasswordHash(table, appId, user, recipeUserId, replacement),
+    passwordMigrationCounts: (appId) => passwordMigrationCounts(table, appId),
+    listPasswordPending: (appId, limit, after) => listPasswordPending(table, appId, limit, after),
     newWrite: (appId) => new DynamoUserWrite(table, appId, envelope),
     commit: (write) => own(write).commit(),
     previewCommits: (writes) => previewCommits(table, writes, own),

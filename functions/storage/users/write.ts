@@ -18,13 +18,13 @@ import type {
 } from '#functions/domain/users/ports.js';
 import { accountWriteActionCount, accountWriteActions } from '../account-tokens.js';
 import type { Envelope } from '../crypto/envelope.js';
-import { LINK_SK, USER_SK, userPartition } from '../keys/users.js';
+import { LINK_SK, PASSWORD_MIGRATED_COUNTER, USER_SK, userPartition } from '../keys/users.js';
 import { type Key, keyString, type Table, type TransactItem, transact } from '../kit/index.js';
 import { metadataMergeWrite } from '../metadata-store.js';
 import { roleExistsCheck, userRolePut } from '../role-store.js';
 import { importedRowDeletes } from '../staging/status.js';
 import { sealTotpSecret, totpDevicePut } from '../totp-store.js';
-import { counterAttribute, counterDeltas, type DerivedItem, deriveItems, primaryKeys, userShard } from './items.js';
+import { counterDeltas, counterKeys, type DerivedItem, deriveItems, primaryKeys, userShard } from './items.js';
 
 export interface Action {
   /** The action as previewed (a TOTP device's Put without its secret). */
@@ -238,15 +238,23 @@ export class DynamoUserWrite implements UserWrite {
     const firstUser = changes.find((c) => c.after ?? c.before);
     const shard =
       plans.length > 1 && firstUser ? userShard((firstUser.after ?? firstUser.before)?.userId ?? '') : undefined;
-    return [...counterDeltas(this.appId, changes, shard).values()].map(({ key, deltas }) => {
+    const counters = counterDeltas(this.appId, changes, shard);
+    const migrated = plans.reduce((n, p) => n + (p.passwordsMigratedByHook ?? 0), 0);
+    if (migrated > 0) {
+      const key = counterKeys(this.appId, undefined)[shard ?? userShard(firstUser?.after?.userId ?? '')] as Key;
+      const entry = counters.get(keyString(key)) ?? { key, deltas: new Map<string, number>() };
+      entry.deltas.set(PASSWORD_MIGRATED_COUNTER, migrated);
+      counters.set(keyString(key), entry);
+    }
+    return [...counters.values()].map(({ key, deltas }) => {
       const names: Record<string, string> = {};
       const values: Record<string, number> = {};
       const parts: string[] = [];
-      for (const [mask, delta] of deltas) {
-        names[`#m${mask}`] = counterAttribute(mask);
-        values[`:m${mask}`] = delta;
-        parts.push(`#m${mask} :m${mask}`);
-      }
+      [...deltas].forEach(([attribute, delta], i) => {
+        names[`#c${i}`] = attribute;
+        values[`:c${i}`] = delta;
+        parts.push(`#c${i} :c${i}`);
+      });
       return {
         Update: {
           TableName: this.table.name,
