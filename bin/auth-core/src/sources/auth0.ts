@@ -197,8 +197,8 @@ export function convertAuth0(record: unknown, options: Auth0Options): Conversion
     return rejected(
       userId,
       options.hashesGiven
-        ? `database user ${databaseWithoutHash ?? userId} has no password hash in the hash export (--hashes) and no other identity: ${PASSWORD_HOOK_HINT}`
-        : `database user ${databaseWithoutHash ?? userId} has no password hash: give the password-hash export with --hashes, ${PASSWORD_HOOK_HINT}`,
+        ? `database user ${databaseWithoutHash ?? userId} has no password hash in the hash export (--hashes) and no other identity; ${PASSWORD_HOOK_HINT}`
+        : `database user ${databaseWithoutHash ?? userId} has no password hash: give the password-hash export with --hashes, or ${PASSWORD_HOOK_HINT}`,
     );
   }
 

@@ -223,7 +223,7 @@ export function convertCognito(record: unknown, options: ConvertOptions): Conver
       passwordUser
         ? email === undefined
           ? 'the user signs in with a password but has no email address (the core signs password users in by email)'
-          : `Cognito exports no password hash: ${PASSWORD_HOOK_HINT.replace(/^or /, '')}`
+          : `Cognito exports no password hash: ${PASSWORD_HOOK_HINT}`
         : 'the user has no email address or verified phone number',
     );
   }

@@ -147,7 +147,7 @@ export interface ConvertOptions {
 
 /** What a refusal for a missing hash adds, so the report names the way out. */
 export const PASSWORD_HOOK_HINT =
-  'or give --password-hook to import it pending the password-migration hook (its password is checked by the old system at first sign-in)';
+  'give --password-hook to import it pending the password-migration hook (the old system then checks its password at first sign-in)';
 
 /** An email-and-password login method without a hash, pending the password-migration hook. */
 export function pendingPasswordMethod(time: number | undefined, email: string, isVerified?: boolean): WireLoginMethod {

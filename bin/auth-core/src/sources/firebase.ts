@@ -316,7 +316,7 @@ export function convertFirebase(record: unknown, options: FirebaseOptions): Conv
     return rejected(
       localId,
       signsInWithPassword
-        ? `the export carries no password hash for the user (export with an account allowed to read hashes), ${PASSWORD_HOOK_HINT}`
+        ? `the export carries no password hash for the user (export with an account allowed to read hashes), or ${PASSWORD_HOOK_HINT}`
         : 'the user has no password, third-party login or phone number (an anonymous or email-link user)',
     );
   }

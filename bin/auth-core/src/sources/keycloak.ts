@@ -282,7 +282,7 @@ export function convertKeycloak(record: unknown, options: KeycloakOptions): Conv
 
   if (problems.length > 0) return rejected(id, ...problems);
   if (methods.length === 0) {
-    const hint = email === undefined ? '' : `: ${PASSWORD_HOOK_HINT}`;
+    const hint = email === undefined ? '' : `; ${PASSWORD_HOOK_HINT}`;
     return rejected(
       id,
       federated
