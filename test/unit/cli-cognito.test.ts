@@ -83,7 +83,10 @@ describe('cognito: list-users users', () => {
     ]);
     for (const options of [base, hook]) {
       const user = userOf(
-        convertCognito(listUser({ Username: 'Google_1098', UserStatus: 'EXTERNAL_PROVIDER' }, [['identities', identities]]), options),
+        convertCognito(
+          listUser({ Username: 'Google_1098', UserStatus: 'EXTERNAL_PROVIDER' }, [['identities', identities]]),
+          options,
+        ),
       );
       expect(user.loginMethods.map((m) => [m.recipeId, m.thirdPartyId, m.thirdPartyUserId, m.isPrimary])).toEqual([
         ['thirdparty', 'google', '1098', true],
@@ -102,7 +105,13 @@ describe('cognito: list-users users', () => {
 
   it('a verified phone number is a passwordless login; an unverified one stays in metadata', () => {
     const verified = userOf(
-      convertCognito(listUser({}, [['phone_number', '+14155550123'], ['phone_number_verified', 'true']]), hook),
+      convertCognito(
+        listUser({}, [
+          ['phone_number', '+14155550123'],
+          ['phone_number_verified', 'true'],
+        ]),
+        hook,
+      ),
     );
     expect(verified.loginMethods.map((m) => [m.recipeId, m.phoneNumber, m.isPrimary])).toEqual([
       ['emailpassword', undefined, true],
@@ -155,7 +164,10 @@ describe('cognito: list-users users', () => {
       [{ Attributes: [] }, 'Username is missing'],
       [{ Username: 'u', Attributes: 'email=x' }, 'Attributes is not an array'],
       [{ Username: 'u', Attributes: [{ Value: 'x' }] }, 'Attributes[0] has no Name'],
-      [{ Username: 'u', Attributes: [{ Name: 'email', Value: 7 }] }, 'Attributes[0] (email) has a Value that is not text'],
+      [
+        { Username: 'u', Attributes: [{ Name: 'email', Value: 7 }] },
+        'Attributes[0] (email) has a Value that is not text',
+      ],
       [
         { Username: 'u', Attributes: [{ Name: 'identities', Value: '{not json' }], UserStatus: 'EXTERNAL_PROVIDER' },
         'the identities attribute is not JSON',
@@ -261,10 +273,14 @@ describe('cognito: the user pool CSV', () => {
 
   it('hostile rows never throw', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.anything())), fc.boolean(), (row, passwordHook) => {
-        const result = convertCognito(cognitoCsvRowToUser(row), { ...base, passwordHook });
-        expect(result.ok || result.reasons.length > 0).toBe(true);
-      }),
+      fc.property(
+        fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.anything())),
+        fc.boolean(),
+        (row, passwordHook) => {
+          const result = convertCognito(cognitoCsvRowToUser(row), { ...base, passwordHook });
+          expect(result.ok || result.reasons.length > 0).toBe(true);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -160,7 +160,12 @@ describe('the summary counts users by how they will sign in', () => {
         checked: 3,
         signedIn: 1,
         failures: [
-          { email: 'b@x.io', hashFamily: 'FIREBASE_SCRYPT', answer: 'WRONG_CREDENTIALS_ERROR', likelyCause: 'a wrong key' },
+          {
+            email: 'b@x.io',
+            hashFamily: 'FIREBASE_SCRYPT',
+            answer: 'WRONG_CREDENTIALS_ERROR',
+            likelyCause: 'a wrong key',
+          },
           { email: 'c@x.io', hashFamily: 'pending', answer: '503', likelyCause: 'the hook is unavailable' },
         ],
       },
@@ -195,18 +200,24 @@ describe('--verify: the file of accounts', () => {
   };
 
   it('reads a CSV with a header (any column order, extra columns, quoted commas) and NDJSON', () => {
-    expect(parseVerifyFile('\uFEFFpassword,note,Email\r\n"pa,ss ",x, Ann@Example.com\r\nsecret2,,bo@x.io\n', 'v.csv')).toEqual([
+    expect(
+      parseVerifyFile('\uFEFFpassword,note,Email\r\n"pa,ss ",x, Ann@Example.com\r\nsecret2,,bo@x.io\n', 'v.csv'),
+    ).toEqual([
       { email: 'ann@example.com', password: 'pa,ss ' },
       { email: 'bo@x.io', password: 'secret2' },
     ]);
-    expect(parseVerifyFile('{"email":"a@x.io","password":"p1"}\n\n{"password":"p 2","email":"B@x.io"}\n', 'v.ndjson')).toEqual([
+    expect(
+      parseVerifyFile('{"email":"a@x.io","password":"p1"}\n\n{"password":"p 2","email":"B@x.io"}\n', 'v.ndjson'),
+    ).toEqual([
       { email: 'a@x.io', password: 'p1' },
       { email: 'b@x.io', password: 'p 2' },
     ]);
   });
 
   it('hand-picked bad files: a usage error naming the line, never the password', () => {
-    expect(usage('')).toBe('--verify v.txt needs a header naming the columns email and password (a CSV), or one {"email","password"} object per line (NDJSON)');
+    expect(usage('')).toBe(
+      '--verify v.txt needs a header naming the columns email and password (a CSV), or one {"email","password"} object per line (NDJSON)',
+    );
     expect(usage('email,password\n')).toBe('--verify v.txt holds no accounts');
     expect(usage('email,pass\na@x.io,hunter22\n')).toMatch(/needs a header naming the columns email and password/);
     expect(usage('email,password\na@x.io,\n')).toBe('--verify v.txt: row 2 has no password');
@@ -217,7 +228,9 @@ describe('--verify: the file of accounts', () => {
     expect(usage('{"email":"a@x.io","password":"hunter22"}\n{"email":"b@x.io","password":hunter23}\n')).toBe(
       '--verify v.txt: line 2 is not valid JSON',
     );
-    expect(usage('{"email":"a@x.io","password":"hunter22"}\n[1]\n')).toBe('--verify v.txt: line 2 is not a JSON object');
+    expect(usage('{"email":"a@x.io","password":"hunter22"}\n[1]\n')).toBe(
+      '--verify v.txt: line 2 is not a JSON object',
+    );
     expect(usage('{"email":"a@x.io","password":12345678}\n')).toBe('--verify v.txt: line 1 has no password');
     expect(usage(`email,password\n${Array.from({ length: 1001 }, (_, i) => `u${i}@x.io,pw${i}`).join('\n')}\n`)).toBe(
       '--verify v.txt holds 1001 accounts: at most 1000 are checked',
