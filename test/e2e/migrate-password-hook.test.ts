@@ -120,7 +120,6 @@ describe('--verify after a Firebase import', () => {
         likelyCause: 'no user of the export has this email (not in the export, or the address differs)',
       },
     ]);
-    expect(result.stderr).toContain(`checking that 2 accounts of ${verify} sign in…`);
     expectNoCredential(result, [report, state], [...built.secrets, wrongKey, canary.password, 'not-an-account-pw']);
   });
 
@@ -137,6 +136,7 @@ describe('--verify after a Firebase import', () => {
     const { result, report, state } = await firebaseRun(built, built.args[1]!, appId, verify, false);
     // The anonymous user is reported (exit 1 for it); every canary signs in.
     expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toContain(`checking that 2 accounts of ${verify} sign in…`);
     expect(result.stdout).toContain(`Sign-in check (${verify}): 2 of 2 sign in.`);
     expect(result.stdout).toContain(
       'How the converted users will sign in: 2 with their password hash (FIREBASE_SCRYPT 2), 0 pending the password-migration hook, 2 without a password (social or passwordless).',
@@ -264,7 +264,6 @@ describe('a Cognito export', () => {
     const summary = JSON.parse(result.stdout);
     expect(summary).toMatchObject({ wouldImport: 1, refused: { convert: 3, check: 0 } });
     expect(summary.signIn).toEqual({ byHashFamily: {}, pendingHook: 0, withoutPassword: 1 });
-    expect(result.stderr).toContain('password users cannot be imported without --password-hook');
     for (const line of readNdjson(readFileSync(report, 'utf8'))) {
       expect(line).toMatchObject({ stage: 'convert', kind: 'not-imported' });
       expect(line.messages).toEqual([
