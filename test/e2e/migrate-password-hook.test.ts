@@ -123,7 +123,7 @@ describe('--verify after a Firebase import', () => {
     expectNoCredential(result, [report, state], [...built.secrets, wrongKey, canary.password, 'not-an-account-pw']);
   });
 
-  it('the right hash config: "2 of 2 sign in" in the text summary, exit 0, passwords nowhere', async () => {
+  it('the right hash config: "2 of 2 sign in" in the text summary, passwords nowhere', async () => {
     const appId = newApp('fbright');
     await createApp(core, appId, { account_linking_enabled: true });
     const sub = mkdtempSync(join(dir, 'fb-right-'));
