@@ -216,28 +216,22 @@ function cognitoExport(sub: string, tag: string) {
 }
 
 describe('a Cognito export', () => {
-  it('dry run with --password-hook: users counted by how they will sign in; the app without a hook is named', async () => {
-    const appId = newApp('cogdry');
+  /** A fresh app (no hook) and `migrate` of a Cognito export into it with `args`. */
+  async function cognitoRun(tag: string, args: readonly string[]) {
+    const appId = newApp(`cog${tag}`);
     await createApp(core, appId);
-    const sub = mkdtempSync(join(dir, 'cog-dry-'));
-    const built = cognitoExport(sub, 'dry');
+    const sub = mkdtempSync(join(dir, `cog-${tag}-`));
+    const built = cognitoExport(sub, tag);
     const report = join(sub, 'report.ndjson');
     const result = await runCommand(
-      [
-        'migrate',
-        built.file,
-        '--from',
-        'cognito',
-        '--app',
-        appId,
-        '--password-hook',
-        '--dry-run',
-        '--json',
-        '--report',
-        report,
-      ],
+      ['migrate', built.file, '--from', 'cognito', '--app', appId, '--report', report, ...args],
       env(),
     );
+    return { appId, built, report, result };
+  }
+
+  it('dry run with --password-hook: users counted by how they will sign in; the app without a hook is named', async () => {
+    const { appId, built, report, result } = await cognitoRun('dry', ['--password-hook', '--dry-run', '--json']);
     const summary = JSON.parse(result.stdout);
     expect(summary).toMatchObject({ source: 'cognito', records: 4, converted: 4, refused: { convert: 0 } });
     expect(summary.signIn).toEqual({ byHashFamily: {}, pendingHook: 3, withoutPassword: 1 });
@@ -251,15 +245,7 @@ describe('a Cognito export', () => {
   });
 
   it('without --password-hook: password users reported naming the flag, the federated user importable', async () => {
-    const appId = newApp('cognoflag');
-    await createApp(core, appId);
-    const sub = mkdtempSync(join(dir, 'cog-noflag-'));
-    const built = cognitoExport(sub, 'noflag');
-    const report = join(sub, 'report.ndjson');
-    const result = await runCommand(
-      ['migrate', built.file, '--from', 'cognito', '--app', appId, '--dry-run', '--json', '--report', report],
-      env(),
-    );
+    const { report, result } = await cognitoRun('noflag', ['--dry-run', '--json']);
     expect(result.code, result.stderr).toBe(1);
     const summary = JSON.parse(result.stdout);
     expect(summary).toMatchObject({ wouldImport: 1, refused: { convert: 3, check: 0 } });
@@ -273,24 +259,7 @@ describe('a Cognito export', () => {
   });
 
   it('a real run with --password-hook into an app without a hook stops before staging (exit 2)', async () => {
-    const appId = newApp('cognohook');
-    await createApp(core, appId);
-    const sub = mkdtempSync(join(dir, 'cog-nohook-'));
-    const built = cognitoExport(sub, 'nohook');
-    const result = await runCommand(
-      [
-        'migrate',
-        built.file,
-        '--from',
-        'cognito',
-        '--app',
-        appId,
-        '--password-hook',
-        '--report',
-        join(sub, 'r.ndjson'),
-      ],
-      env(),
-    );
+    const { appId, result } = await cognitoRun('nohook', ['--password-hook']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/has no password_migration_hook_url.*Nothing was staged\./);
     expect((await core('GET', `/appid-${appId}/bulk-import/users/count`)).json.count).toBe(0);
