@@ -181,6 +181,10 @@ describe('cognito: list-users users', () => {
         'phone_number ***-**23 is not a valid international number',
       ],
       [
+        { Username: 'u', Attributes: [{ Name: 'email', Value: 'u@x.io' }], UserStatus: 'EXTERNAL_PROVIDER' },
+        'the federated user has no identities attribute (its identity provider and id are not in the export)',
+      ],
+      [
         { Username: 'u', Attributes: [], UserStatus: 'CONFIRMED' },
         'the user signs in with a password but has no email address (the core signs password users in by email)',
       ],

@@ -224,7 +224,9 @@ export function convertCognito(record: unknown, options: ConvertOptions): Conver
         ? email === undefined
           ? 'the user signs in with a password but has no email address (the core signs password users in by email)'
           : `Cognito exports no password hash: ${PASSWORD_HOOK_HINT}`
-        : 'the user has no email address or verified phone number',
+        : status === 'EXTERNAL_PROVIDER' && identities.length === 0
+          ? 'the federated user has no identities attribute (its identity provider and id are not in the export)'
+          : 'the user has no email address or verified phone number',
     );
   }
 
