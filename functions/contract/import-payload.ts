@@ -45,6 +45,7 @@ export interface WireLoginMethod {
   passwordHash?: string;
   hashingAlgorithm?: HashingAlgorithm;
   plainTextPassword?: string;
+  /** `"hook"`: no hash; the password is checked by the app's password-migration hook at first sign-in. */
   passwordMigration?: 'hook';
   thirdPartyId?: string;
   thirdPartyUserId?: string;

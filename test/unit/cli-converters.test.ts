@@ -123,7 +123,9 @@ describe('auth0', () => {
     ).toEqual({
       ok: false,
       sourceId: 'auth0|nohash',
-      reasons: ['database user auth0|nohash has no password hash in the hash export (--hashes) and no other identity'],
+      reasons: [
+        'database user auth0|nohash has no password hash in the hash export (--hashes) and no other identity; give --password-hook to import it pending the password-migration hook (the old system then checks its password at first sign-in)',
+      ],
     });
     const noExport = convertAuth0(
       { user_id: 'auth0|nohash', email: 'n@x.io' },

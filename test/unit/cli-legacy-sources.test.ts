@@ -191,10 +191,13 @@ describe('keycloak', () => {
         { email: undefined, credentials: [keycloakPbkdf2('pbkdf2', 'sha1', 'pw', 1000)] },
         'the user has a password but no email address',
       ],
-      [{ credentials: [] }, 'the user has no password and no identity provider link'],
+      [
+        { credentials: [] },
+        'the user has no password and no identity provider link; give --password-hook to import it pending the password-migration hook (the old system then checks its password at first sign-in)',
+      ],
       [
         { credentials: [], federationLink: 'ldap-provider-id' },
-        "the user's password is kept by a user federation provider (LDAP, Kerberos), not in the export",
+        "the user's password is kept by a user federation provider (LDAP, Kerberos), not in the export; give --password-hook to import it pending the password-migration hook (the old system then checks its password at first sign-in)",
       ],
       [{ serviceAccountClientId: 'backend' }, 'the user is the service account of client backend'],
     ];

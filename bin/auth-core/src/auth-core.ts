@@ -78,7 +78,7 @@ function printSummary(summary: MigrateSummary, json: boolean): void {
 
 const program = new Command('auth-core')
   .description(
-    'Migrate users from Auth0, Firebase, Supabase, Clerk, Keycloak, Django, WordPress or an import payload into the auth core.',
+    'Migrate users from Auth0, Firebase, Supabase, Clerk, Keycloak, Cognito, Django, WordPress or an import payload into the auth core.',
   )
   .exitOverride()
   // A mistyped `--api_key=<key>` comes back in "unknown option '…'": its value is not shown. A URL
@@ -127,7 +127,15 @@ const migrateCommand = coreOptions(
   )
   .option('--concurrency <n>', 'staging requests in parallel', integer('--concurrency'), 2)
   .option('--json', 'print a machine-readable summary instead of progress and text')
-  .option('--provider-map <list>', 'provider=thirdPartyId,… overriding the default third-party ids');
+  .option('--provider-map <list>', 'provider=thirdPartyId,… overriding the default third-party ids')
+  .option(
+    '--password-hook',
+    "import users whose export carries no password hash pending the app's password-migration hook (auth0, firebase, keycloak, cognito)",
+  )
+  .option(
+    '--verify <file>',
+    'after the import, sign in these accounts (CSV with a header email,password, or NDJSON {"email","password"}) and report who cannot',
+  );
 // Each source's own flags, as its definition (sources/<source>.ts) declares them.
 for (const source of SOURCE_DEFINITIONS) {
   for (const flag of source.flags) migrateCommand.option(flag.flags, `${source.name}: ${flag.description}`);
@@ -149,7 +157,7 @@ migrateCommand.action(async (exportFile: string, flags: Record<string, unknown> 
       source: String(flags.from),
       appId: flags.app,
       tenantId,
-      settings: { ...sourceFlagValues(flags), tenantId, providerMap },
+      settings: { ...sourceFlagValues(flags), tenantId, providerMap, passwordHook: flags.passwordHook === true },
       dryRun: flags.dryRun === true,
       reportPath: (flags.report as string | undefined) ?? `./${flags.app}-migration-report.ndjson`,
       statePath:
@@ -158,6 +166,7 @@ migrateCommand.action(async (exportFile: string, flags: Record<string, unknown> 
       wait: flags.wait !== false,
       batchSize: flags.batchSize as number,
       concurrency: flags.concurrency as number,
+      ...(typeof flags.verify === 'string' ? { verifyPath: flags.verify } : {}),
     },
     client,
     progress,

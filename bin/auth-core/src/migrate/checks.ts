@@ -36,12 +36,13 @@ export interface CoreFacts {
 export async function checkCore(
   client: CoreClient,
   progress: Progress,
-  source: Pick<OpenedSource, 'appConfig' | 'totpUsersKnown'>,
+  source: Pick<OpenedSource, 'appConfig' | 'totpUsersKnown'> & { readonly passwordHook?: boolean },
   tenantId: string,
   dryRun: boolean,
 ): Promise<CoreFacts> {
   const app = await readApp(client, tenantId);
   if (source.appConfig) await ensureAppConfig(client, progress, app, source.appConfig, dryRun);
+  if (source.passwordHook) checkPasswordHook(app, progress, dryRun);
   AppHints.checkTotpUsersKnown(app, progress, source.totpUsersKnown ?? 0, dryRun);
   if (!dryRun) return { app, checksDryRun: true };
   const checksDryRun = await supportsDryRun(client);
@@ -139,6 +140,23 @@ async function ensureAppConfig(
     throw coreError(`could not set ${needed.key} on app ${appId}: ${reply.status} ${excerpt(reply.text, 200)}`);
   }
   progress.say(`set ${needed.key} on app ${appId} from ${needed.from}`);
+}
+
+/** The app setting without which the core refuses users pending the password-migration hook. */
+export const HOOK_URL_KEY = 'password_migration_hook_url';
+
+/**
+ * `--password-hook`: the core takes users pending the hook only into an app with a hook configured;
+ * a real run stops before staging when the app has none, a dry run says so.
+ */
+function checkPasswordHook(app: AppFacts, progress: Progress, dryRun: boolean): void {
+  const url = app.config[HOOK_URL_KEY];
+  if (typeof url === 'string' && url !== '') return;
+  const message =
+    `app ${app.appId} has no ${HOOK_URL_KEY}, and the core takes users pending the password-migration hook (--password-hook) only into an app with one: ` +
+    `set it and password_migration_hook_secret (PUT /recipe/multitenancy/app/v2 {"appId":"${app.appId}","coreConfig":{"${HOOK_URL_KEY}":"https://…","password_migration_hook_secret":"…"}}) and run the same command again`;
+  if (!dryRun) throw usageError(`${message}. Nothing was staged.`);
+  progress.say(`${message}: the core refuses the pending users`, true);
 }
 
 /** What the command says when users carry TOTP devices and the app lacks `mfa_enabled`. */

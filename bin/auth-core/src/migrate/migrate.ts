@@ -15,9 +15,10 @@ import { AppHints, type CoreFacts, checkCore, checkRunOptions, rolesMissingFrom 
 import { DuplicateCheck } from './duplicates.js';
 import { InFlight } from './in-flight.js';
 import { openPlan, type Plan } from './plan.js';
-import { type Carried, ExportReader } from './read.js';
+import { type Carried, ExportReader, type SignInCounts } from './read.js';
 import { CheckRefusals, type ChunkSender, CoreDryRun, LocalDryRun, Stager } from './send.js';
 import type { MigrateSummary } from './summary.js';
+import { readVerifyFile, type VerifyAccount, type VerifySummary, VerifyTargets, verifySignIns } from './verify.js';
 import { waitForImport } from './wait.js';
 
 export type { MigrateSummary } from './summary.js';
@@ -37,6 +38,8 @@ export interface MigrateOptions {
   readonly wait: boolean;
   readonly batchSize: number;
   readonly concurrency: number;
+  /** `--verify <file>`: accounts to sign in after the import. */
+  readonly verifyPath?: string;
   /** Delay between two count polls while waiting (ms). */
   readonly pollMs?: number;
 }
@@ -47,12 +50,19 @@ export async function migrate(
   progress: Progress,
 ): Promise<MigrateSummary> {
   const exportSize = checkRunOptions(options, MAX_BATCH_SIZE);
+  const verify = options.verifyPath === undefined ? undefined : await verifyAccounts(options, options.verifyPath);
   const source = await setupSource(options.source, options.exportPath, options.settings);
   try {
     for (const note of source.notes) progress.say(note);
     for (const secret of source.secrets ?? []) registerSecret(secret);
     const exportSha256 = await fileDigest(options.exportPath);
-    const core = await checkCore(client, progress, source, options.tenantId, options.dryRun);
+    const core = await checkCore(
+      client,
+      progress,
+      { ...source, passwordHook: options.settings.passwordHook === true },
+      options.tenantId,
+      options.dryRun,
+    );
     const plan = openPlan(options, progress, {
       ...options,
       exportSha256,
@@ -63,7 +73,7 @@ export async function migrate(
     let outcome: Outcome;
     try {
       for (const warning of warnings) plan.report.addWarning(warning);
-      outcome = await sendAndWait(options, client, progress, source, core, plan, exportSize);
+      outcome = await sendAndWait(options, client, progress, source, core, plan, exportSize, verify);
     } finally {
       plan.close();
       progress.finishBar();
@@ -80,6 +90,16 @@ interface Outcome {
   readonly waited: { imported: number; failed: number } | undefined;
   readonly wouldImport: number | undefined;
   readonly carried: Carried;
+  readonly signIn: SignInCounts;
+  readonly verified: VerifySummary | undefined;
+}
+
+/** The verify file's accounts, read before anything else (a bad file stops the run before staging). */
+async function verifyAccounts(options: MigrateOptions, path: string): Promise<VerifyAccount[]> {
+  if (options.dryRun)
+    throw usageError('--verify signs accounts in after the import: it needs a real run, not --dry-run');
+  if (!options.wait) throw usageError('--verify signs accounts in after the import: it cannot go with --no-wait');
+  return readVerifyFile(path);
 }
 
 /** Reads and sends every chunk (staged, or checked in a dry run), names missing roles, waits for the import. */
@@ -91,6 +111,7 @@ async function sendAndWait(
   core: CoreFacts,
   plan: Plan,
   exportSize: number,
+  verify: readonly VerifyAccount[] | undefined,
 ): Promise<Outcome> {
   const { journal, report } = plan;
   const hints = new AppHints(core.app, progress, options.dryRun, source.totpUsersKnown ?? 0);
@@ -100,7 +121,9 @@ async function sendAndWait(
     : core.checksDryRun
       ? new CoreDryRun(client, refusals)
       : new LocalDryRun(refusals);
+  const verifyTargets = verify && new VerifyTargets(new Set(verify.map((a) => a.email)));
   const reader = new ExportReader({
+    verifyTargets,
     source,
     exportPath: options.exportPath,
     sourceName: options.source,
@@ -137,7 +160,19 @@ async function sendAndWait(
           pollMs: options.pollMs ?? 1000,
         })
       : undefined;
-  return { missingRoles, waited, wouldImport: sender.wouldImport, carried: reader.carried };
+  let verified: VerifySummary | undefined;
+  if (verify && verifyTargets && options.verifyPath !== undefined) {
+    progress.say(`checking that ${verify.length} accounts of ${options.verifyPath} sign in…`);
+    verified = await verifySignIns(client, options.tenantId, verify, verifyTargets, options.verifyPath);
+  }
+  return {
+    missingRoles,
+    waited,
+    wouldImport: sender.wouldImport,
+    carried: reader.carried,
+    signIn: reader.signIn,
+    verified,
+  };
 }
 
 /** Reads the export into chunks and sends each, at most `--concurrency` at a time. */
@@ -186,12 +221,19 @@ function summarise(
     missingRoles: outcome.missingRoles,
     secondFactors: { carriedAsTotp: carried.totpUsers, notCarried: carried.factorUsers },
     metadataKeysDropped: { keys: carried.metadataKeys, users: carried.metadataUsers },
+    signIn: outcome.signIn,
+    verify: outcome.verified ?? null,
     warnings: outcome.warnings,
     report: options.reportPath,
     reportLines: report.total,
     leftBehindLines: report.leftBehind,
     state: dryRun ? null : options.statePath,
     elapsedSeconds: Math.round(progress.elapsedMs / 100) / 10,
-    exitCode: dryRun && !core.checksDryRun ? EXIT.core : report.total > 0 ? EXIT.someNotImported : EXIT.ok,
+    exitCode:
+      dryRun && !core.checksDryRun
+        ? EXIT.core
+        : report.total > 0 || (outcome.verified?.failures.length ?? 0) > 0
+          ? EXIT.someNotImported
+          : EXIT.ok,
   };
 }

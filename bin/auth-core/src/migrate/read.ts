@@ -15,6 +15,7 @@ import type { Conversion } from '../sources/conversion.js';
 import type { SourceSetup } from '../sources/index.js';
 import { type AppHints, MAX_ROLES_CHECKED } from './checks.js';
 import type { DuplicateCheck } from './duplicates.js';
+import type { VerifyTargets } from './verify.js';
 
 /** Users sent in one staging (or dry-run) request, with where each came from. */
 export interface Chunk {
@@ -39,6 +40,24 @@ export interface Carried {
   metadataUsers: number;
 }
 
+/** Converted users by how they will sign in: their hash's family, pending the hook, or without a password. */
+export interface SignInCounts {
+  byHashFamily: Record<string, number>;
+  pendingHook: number;
+  withoutPassword: number;
+}
+
+/** Counts `user` under how it will sign in (a user with several password methods: the first one's). */
+export function countSignIn(counts: SignInCounts, user: WireImportUser): void {
+  const password = user.loginMethods.find(
+    (m) => m.recipeId === 'emailpassword' && (m.hashingAlgorithm !== undefined || m.passwordMigration === 'hook'),
+  );
+  if (password?.hashingAlgorithm !== undefined)
+    counts.byHashFamily[password.hashingAlgorithm] = (counts.byHashFamily[password.hashingAlgorithm] ?? 0) + 1;
+  else if (password !== undefined) counts.pendingHook += 1;
+  else counts.withoutPassword += 1;
+}
+
 export interface ReadContext {
   readonly source: SourceSetup;
   readonly exportPath: string;
@@ -49,10 +68,13 @@ export interface ReadContext {
   readonly hints: AppHints;
   /** Dry run only. */
   readonly duplicates: DuplicateCheck | undefined;
+  /** `--verify`: notes how the verify file's accounts were converted. */
+  readonly verifyTargets?: VerifyTargets;
 }
 
 export class ExportReader {
   readonly carried: Carried = { totpUsers: 0, factorUsers: 0, metadataKeys: 0, metadataUsers: 0 };
+  readonly signIn: SignInCounts = { byHashFamily: {}, pendingHook: 0, withoutPassword: 0 };
   /** Every role a converted user holds (bounded: a role list is not an export's size). */
   readonly rolesUsed = new Set<string>();
   /** Payload index (users converted, in order) → the record's position in the export. */
@@ -109,6 +131,8 @@ export class ExportReader {
   private add(position: number, conversion: Extract<Conversion, { ok: true }>): void {
     const { user, sourceId } = conversion;
     this.context.progress.counters.converted += 1;
+    countSignIn(this.signIn, user);
+    this.context.verifyTargets?.note(user);
     const leftBehind = [...conversion.factorsLeftBehind, ...this.scrubMetadata(user)];
     if (conversion.factorsLeftBehind.length > 0) this.carried.factorUsers += 1;
     if (Array.isArray(user.totpDevices) && user.totpDevices.length > 0) {

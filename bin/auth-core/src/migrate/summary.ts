@@ -2,6 +2,8 @@
  * The summary a run ends with: as JSON (`--json`) or as text lines, both on stdout.
  */
 import type { Stage } from '../report.js';
+import type { SignInCounts } from './read.js';
+import type { VerifySummary } from './verify.js';
 
 export interface MigrateSummary {
   source: string;
@@ -25,6 +27,10 @@ export interface MigrateSummary {
   secondFactors: { carriedAsTotp: number; notCarried: number };
   /** userMetadata keys dropped because they look like credentials, and the users they were dropped from. */
   metadataKeysDropped: { keys: number; users: number };
+  /** Converted users by how they will sign in: hash family, pending the password-migration hook, no password. */
+  signIn: SignInCounts;
+  /** `--verify`: the sign-in check after the import (never a password). */
+  verify: VerifySummary | null;
   /** Warnings about the run (plain http allowed by --allow-insecure-http); also in the report. */
   warnings: string[];
   report: string;
@@ -80,6 +86,7 @@ export function summaryLines(summary: MigrateSummary): string[] {
         `${notCarried} users had factors that cannot be carried (report lines of kind left-behind: they enrol again).`,
     );
   }
+  lines.push(signInLine(summary.signIn));
   if (summary.metadataKeysDropped.keys > 0) {
     lines.push(
       `Metadata: ${summary.metadataKeysDropped.keys} keys that look like credentials dropped from the userMetadata of ` +
@@ -98,7 +105,30 @@ export function summaryLines(summary: MigrateSummary): string[] {
       `Roles not in app ${summary.appId} (users holding them ${tense.refused} refused): ${summary.missingRoles.join(', ')}`,
     );
   }
+  if (summary.verify) lines.push(...verifyLines(summary.verify));
   if (summary.state) lines.push(`State: ${summary.state}`);
   lines.push(`Took ${summary.elapsedSeconds} s.`);
   return lines;
+}
+
+/** How the converted users will sign in. */
+function signInLine(counts: SignInCounts): string {
+  const families = Object.entries(counts.byHashFamily).sort(([a], [b]) => a.localeCompare(b));
+  const hashed = families.reduce((sum, [, n]) => sum + n, 0);
+  return (
+    `How the converted users will sign in: ${hashed} with their password hash` +
+    `${families.length > 0 ? ` (${families.map(([family, n]) => `${family} ${n}`).join(', ')})` : ''}, ` +
+    `${counts.pendingHook} pending the password-migration hook, ${counts.withoutPassword} without a password (social or passwordless).`
+  );
+}
+
+/** The sign-in check: "k of n sign in", then each failure with its hash family and likely cause. */
+function verifyLines(verify: VerifySummary): string[] {
+  return [
+    `Sign-in check (${verify.file}): ${verify.signedIn} of ${verify.checked} sign in.`,
+    ...verify.failures.map(
+      (f) =>
+        `  ${f.email} (${f.hashFamily === 'pending' ? 'pending the hook' : (f.hashFamily ?? 'not in the export')}): ${f.answer}; likely cause: ${f.likelyCause}`,
+    ),
+  ];
 }

@@ -19,6 +19,8 @@ import {
   isObject,
   type JsonObject,
   methodAt,
+  PASSWORD_HOOK_HINT,
+  pendingPasswordMethod,
   phoneNumberOf,
   text,
   thirdPartyIdFor,
@@ -30,6 +32,7 @@ import { fileSetting, hasKey, type SourceDefinition } from './source.js';
 
 export const auth0: SourceDefinition = {
   name: 'auth0',
+  pendsWithoutHash: true,
   flags: [{ flags: '--hashes <file>', description: 'the password-hash export from Auth0 support (NDJSON)' }],
   layout: (detected) => (detected === 'json-array' || detected === 'json-users' ? detected : 'ndjson'),
   checkFirst: (value) => (hasKey(value, 'user_id') ? undefined : 'no "user_id" field: not an Auth0 user export'),
@@ -46,7 +49,11 @@ export const auth0: SourceDefinition = {
       inputDigests: path ? [await fileDigest(path)] : [],
       notes: hashes
         ? [`${hashes.count} password hashes in ${path}`]
-        : ['no password-hash export given (--hashes): database users cannot be imported'],
+        : [
+            settings.passwordHook === true
+              ? 'no password-hash export given (--hashes): database users go in pending the password-migration hook (--password-hook)'
+              : 'no password-hash export given (--hashes): database users cannot be imported (give --hashes, or --password-hook to import them pending the password-migration hook)',
+          ],
       close: () => hashes?.close(),
     };
   },
@@ -134,13 +141,17 @@ export function convertAuth0(record: unknown, options: Auth0Options): Conversion
     const base = methodAt(time);
     if (identity.provider === 'auth0' && !identity.isSocial) {
       const hash = options.hashFor(full);
-      if (hash === undefined) {
+      const identityEmail = identity.profileEmail ?? email;
+      if (hash === undefined && !options.passwordHook) {
         databaseWithoutHash = full;
         continue;
       }
-      const identityEmail = identity.profileEmail ?? email;
       if (identityEmail === undefined) {
         problems.push(`database identity ${full} has no email`);
+        continue;
+      }
+      if (hash === undefined) {
+        methods.push(pendingPasswordMethod(time, identityEmail, emailVerified));
         continue;
       }
       if (!isBcrypt(hash)) {
@@ -186,8 +197,8 @@ export function convertAuth0(record: unknown, options: Auth0Options): Conversion
     return rejected(
       userId,
       options.hashesGiven
-        ? `database user ${databaseWithoutHash ?? userId} has no password hash in the hash export (--hashes) and no other identity`
-        : `database user ${databaseWithoutHash ?? userId} has no password hash: give the password-hash export with --hashes`,
+        ? `database user ${databaseWithoutHash ?? userId} has no password hash in the hash export (--hashes) and no other identity; ${PASSWORD_HOOK_HINT}`
+        : `database user ${databaseWithoutHash ?? userId} has no password hash: give the password-hash export with --hashes, or ${PASSWORD_HOOK_HINT}`,
     );
   }
 

@@ -138,6 +138,25 @@ export interface ConvertOptions {
   readonly tenantId: string;
   /** Provider name → thirdPartyId overrides (`--provider-map`). */
   readonly providerMap: ReadonlyMap<string, string>;
+  /**
+   * `--password-hook`: a user whose export carries no password hash goes in pending the app's
+   * password-migration hook (docs/migration-command.md "Users without a hash") instead of being refused.
+   */
+  readonly passwordHook?: boolean;
+}
+
+/** What a refusal for a missing hash adds, so the report names the way out. */
+export const PASSWORD_HOOK_HINT =
+  'give --password-hook to import it pending the password-migration hook (the old system then checks its password at first sign-in)';
+
+/** An email-and-password login method without a hash, pending the password-migration hook. */
+export function pendingPasswordMethod(time: number | undefined, email: string, isVerified?: boolean): WireLoginMethod {
+  return {
+    ...methodAt(time),
+    email,
+    ...(isVerified !== undefined ? { isVerified } : {}),
+    passwordMigration: 'hook',
+  };
 }
 
 /** The source's provider name as a thirdPartyId: `--provider-map` first, then the source's defaults. */
@@ -163,6 +182,7 @@ export function finishLoginMethods(methods: WireLoginMethod[], options: ConvertO
     if (method.email !== undefined) out.email = method.email;
     if (method.passwordHash !== undefined) out.passwordHash = method.passwordHash;
     if (method.hashingAlgorithm !== undefined) out.hashingAlgorithm = method.hashingAlgorithm;
+    if (method.passwordMigration !== undefined) out.passwordMigration = method.passwordMigration;
     if (method.thirdPartyId !== undefined) out.thirdPartyId = method.thirdPartyId;
     if (method.thirdPartyUserId !== undefined) out.thirdPartyUserId = method.thirdPartyUserId;
     if (method.phoneNumber !== undefined) out.phoneNumber = method.phoneNumber;

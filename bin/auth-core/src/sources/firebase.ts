@@ -22,6 +22,8 @@ import {
   type JsonObject,
   jsonObject,
   methodAt,
+  PASSWORD_HOOK_HINT,
+  pendingPasswordMethod,
   phoneNumberOf,
   text,
   thirdPartyIdFor,
@@ -35,6 +37,7 @@ import { quotedLabel } from './totp.js';
 
 export const firebase: SourceDefinition = {
   name: 'firebase',
+  pendsWithoutHash: true,
   flags: [
     { flags: '--hash-config <file>', description: "the project's password hash parameters (console text or JSON)" },
   ],
@@ -299,11 +302,22 @@ export function convertFirebase(record: unknown, options: FirebaseOptions): Conv
     else methods.push({ ...base(), recipeId: 'passwordless', phoneNumber: phone });
   }
 
+  // No hash for a user who signs in with a password (`password` listed; a CSV row lists no such
+  // provider, so there: an email and no other login): pending the hook with --password-hook.
+  const listed = Array.isArray(infos) ? infos.filter(isObject).map((info) => text(info.providerId)) : [];
+  const signsInWithPassword =
+    hash === undefined &&
+    email !== undefined &&
+    (listed.includes('password') || (listed.length === 0 && methods.length === 0));
+  if (signsInWithPassword && options.passwordHook) methods.unshift(pendingPasswordMethod(time, email, verified));
+
   if (problems.length > 0) return rejected(localId, ...problems);
   if (methods.length === 0) {
     return rejected(
       localId,
-      'the user has no password, third-party login or phone number (an anonymous or email-link user)',
+      signsInWithPassword
+        ? `the export carries no password hash for the user (export with an account allowed to read hashes), or ${PASSWORD_HOOK_HINT}`
+        : 'the user has no password, third-party login or phone number (an anonymous or email-link user)',
     );
   }
 

@@ -2,9 +2,11 @@
  * The sources the command reads: each is one `SourceDefinition` in its own file (sources/source.ts
  * says what one holds). `setupSource` opens the chosen one for an export.
  */
+import { usageError } from '../errors.js';
 import { type ByteCounter, detectLayout, type Layout, recordsOf, type SourceRecord } from '../input.js';
 import { auth0 } from './auth0.js';
 import { clerk } from './clerk.js';
+import { cognito } from './cognito.js';
 import type { Conversion } from './conversion.js';
 import { django } from './django.js';
 import { firebase } from './firebase.js';
@@ -24,6 +26,7 @@ export const SOURCE_DEFINITIONS: readonly SourceDefinition[] = [
   supabase,
   clerk,
   keycloak,
+  cognito,
   django,
   wordpress,
 ];
@@ -43,10 +46,19 @@ export interface SourceSetup extends Omit<OpenedSource, 'records' | 'close'> {
 export async function setupSource(name: string, exportPath: string, settings: SourceSettings): Promise<SourceSetup> {
   const source = SOURCE_DEFINITIONS.find((s) => s.name === name);
   if (source === undefined) throw new Error(`unknown source ${name}`);
+  if (settings.passwordHook === true && source.pendsWithoutHash !== true) {
+    throw usageError(
+      `--password-hook applies to ${SOURCE_DEFINITIONS.filter((s) => s.pendsWithoutHash)
+        .map((s) => s.name)
+        .join(', ')}: every user of a ${name} export that signs in with a password carries its hash`,
+    );
+  }
   const layout = source.layout(await detectLayout(exportPath), exportPath);
   const opened = await source.open(exportPath, layout, settings);
   return {
     ...opened,
+    // The pending users change the payload: part of the migration key.
+    inputDigests: settings.passwordHook === true ? [...opened.inputDigests, 'password-hook'] : opened.inputDigests,
     layout,
     records: opened.records ?? ((counter?: ByteCounter) => recordsOf(exportPath, layout, true, counter)),
     checkFirst: (value) => source.checkFirst?.(value, layout),

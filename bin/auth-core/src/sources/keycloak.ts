@@ -24,7 +24,9 @@ import {
   type JsonObject,
   jsonObject,
   methodAt,
+  PASSWORD_HOOK_HINT,
   passwordMethod,
+  pendingPasswordMethod,
   text,
   textFields,
   thirdPartyIdFor,
@@ -209,6 +211,7 @@ export function keycloakSecondFactors(credentials: readonly JsonObject[]): Secon
 
 export const keycloak: SourceDefinition = {
   name: 'keycloak',
+  pendsWithoutHash: true,
   flags: [{ flags: '--with-roles', description: 'realm roles become user roles (they must exist in the app)' }],
   // `{"realm": …, "users": [...]}` (the users file or the realm file), or a JSON array of users.
   layout: (detected) => (detected === 'json-array' ? 'json-array' : 'json-users'),
@@ -269,13 +272,22 @@ export function convertKeycloak(record: unknown, options: KeycloakOptions): Conv
     });
   }
 
+  // No password credential: the password is kept elsewhere (a user federation provider) or nowhere
+  // the export reaches. With --password-hook such a user goes in pending the hook; a user who signs
+  // in only through identity providers is left as it is.
+  const federated = record.federationLink !== undefined && record.federationLink !== null;
+  const withoutPassword = !password && email !== undefined && (federated || identities.length === 0);
+  if (withoutPassword && options.passwordHook)
+    methods.unshift(pendingPasswordMethod(time, email, record.emailVerified === true));
+
   if (problems.length > 0) return rejected(id, ...problems);
   if (methods.length === 0) {
+    const hint = email === undefined ? '' : `; ${PASSWORD_HOOK_HINT}`;
     return rejected(
       id,
-      record.federationLink !== undefined
-        ? "the user's password is kept by a user federation provider (LDAP, Kerberos), not in the export"
-        : 'the user has no password and no identity provider link',
+      federated
+        ? `the user's password is kept by a user federation provider (LDAP, Kerberos), not in the export${hint}`
+        : `the user has no password and no identity provider link${hint}`,
     );
   }
 

@@ -57,6 +57,11 @@ export interface OpenedSource {
 export interface SourceDefinition {
   readonly name: string;
   readonly flags: readonly SourceFlag[];
+  /**
+   * Whether `--password-hook` applies: users whose export carries no hash go in pending the app's
+   * password-migration hook instead of being refused.
+   */
+  readonly pendsWithoutHash?: boolean;
   /** The layout to read the export as, given what it looks like; a usage error for one this source cannot read. */
   layout(detected: Layout, exportPath: string): Layout;
   /** Why the first record shows the file is not this source's export, if it does. */
