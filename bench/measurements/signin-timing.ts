@@ -13,7 +13,7 @@
  *   time, as a wrong non-empty password against it does.
  *
  * Per run: the median latency of each kind and each kind's median ÷ the unknown email's. The
- * target is every ratio within 0.8–1.25 (functions/domain/users/service.ts holds every failure to
+ * target is every ratio within 0.8–1.25 (functions/domain/users/sign-in.ts holds every failure to
  * the dummy verify's measured duration).
  */
 import { createHash, randomBytes } from 'node:crypto';

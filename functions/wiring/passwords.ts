@@ -15,7 +15,7 @@ import {
   verifyPassword,
 } from '#functions/domain/passwords/index.js';
 import { RecentDurations } from '#functions/domain/passwords/timing.js';
-import type { PasswordPorts } from '#functions/domain/users/service.js';
+import type { PasswordPorts } from '#functions/domain/users/deps.js';
 import { logger } from '#functions/shared/logger.js';
 import { openSignerKey } from '#functions/storage/tenant-credentials.js';
 import { credentialsEnvelope } from './credentials.js';

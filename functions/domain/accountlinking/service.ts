@@ -18,9 +18,10 @@
  */
 
 import type { SessionStore } from '#functions/domain/sessions/ports.js';
+import type { UsersDeps } from '#functions/domain/users/deps.js';
+import { resolveUser } from '#functions/domain/users/lookup.js';
 import { externalIdOf, toUserJson, type UserJson, type UserRecord } from '#functions/domain/users/model.js';
 import type { UserWritePlan } from '#functions/domain/users/ports.js';
-import { resolveUser, type UsersDeps } from '#functions/domain/users/service.js';
 import { writePlan } from '#functions/domain/users/write.js';
 import { BackpressureError, BadRequestError, CoreHttpError } from '#functions/shared/errors.js';
 import { ID_LIMITS } from '#functions/shared/id-limits.js';

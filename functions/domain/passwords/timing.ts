@@ -1,6 +1,6 @@
 /**
  * How long the dummy verify of an unknown email takes, as measured: the floor every failed sign-in
- * is held to (functions/domain/users/service.ts), so the answer's timing does not tell which
+ * is held to (functions/domain/users/sign-in.ts), so the answer's timing does not tell which
  * emails have an account, whatever hash the account has.
  */
 
