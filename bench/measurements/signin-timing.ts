@@ -22,7 +22,7 @@ import { call, callOk, type Runtime } from '../lib/runtime.js';
 import { percentile } from '../lib/stats.js';
 import { shortId } from '../lib/users.js';
 
-export const TIMING_KINDS = ['unknown', 'appAlgorithm', 'legacyDigest', 'argon2Empty'] as const;
+const TIMING_KINDS = ['unknown', 'appAlgorithm', 'legacyDigest', 'argon2Empty'] as const;
 export type TimingKind = (typeof TIMING_KINDS)[number];
 
 const PASSWORD = 'timing-correct-password-1';

@@ -24,7 +24,7 @@ import type { ConfigValues } from './layers.js';
 export const API_KEYS_KEY = 'api_keys';
 export const SIGNER_KEY_KEY = 'firebase_password_hashing_signer_key';
 /** The coreConfig keys whose values are credentials. */
-export const SECRET_CONFIG_KEYS: readonly string[] = [API_KEYS_KEY, SIGNER_KEY_KEY];
+const SECRET_CONFIG_KEYS: readonly string[] = [API_KEYS_KEY, SIGNER_KEY_KEY];
 
 const DIGEST = /^sha256:([0-9a-f]{64})$/;
 const SEALED = /^sealed:v1:([0-9a-f]{64}):([A-Za-z0-9+/]+={0,2})$/;

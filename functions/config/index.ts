@@ -12,59 +12,28 @@ import { apiKeyDigestsHex } from './credential-values.js';
 import { type ConfigValues, layeredConfig } from './layers.js';
 import type { ConfigScalar } from './registry.js';
 
-export {
-  BASE_CONFIG_MAX_AGE_MS,
-  BaseConfigError,
-  getBaseConfig,
-  type LoadBaseConfigOptions,
-  loadBaseConfig,
-  resetBaseConfigForTests,
-  type SecretFetcher,
-} from './base.js';
+export { getBaseConfig } from './base.js';
 export {
   API_KEYS_KEY,
   formatSealedConfigValue,
-  parseApiKeys,
   parseSealedConfigValue,
   presentCoreConfig,
   resolveSecretUpdate,
-  SECRET_CONFIG_KEYS,
   SIGNER_KEY_KEY,
-  secretDigestHex,
   sha256Hex,
   storedApiKeys,
 } from './credential-values.js';
 export type { ConfigValues } from './layers.js';
 export {
   hasSealedProviderSecrets,
-  mapProviderSecrets,
   mapProviderSecretsAsync,
-  type ProviderSecretField,
   type ProviderSecretSlot,
   presentProviderSecrets,
   resolveProviderSecretUpdate,
 } from './provider-secrets.js';
 export { renderConfigReferenceMarkdown } from './reference-doc.js';
-export {
-  CONFIG_KEYS,
-  type ConfigKeyDefinition,
-  type ConfigLevel,
-  type ConfigScalar,
-  type ConfigType,
-  configKeyDefinition,
-  envVariableName,
-  protectedConfigKeys,
-  REFERENCE_PROTECTED_DATABASE_KEYS,
-} from './registry.js';
-export {
-  BASE_API_KEY_PINNED,
-  baseConfigProblem,
-  coreConfigProblem,
-  INVALID_CORE_CONFIG_PREFIX,
-  MAX_CORE_CONFIG_BYTES,
-  type ValidateCoreConfigInput,
-  validateCoreConfig,
-} from './validate.js';
+
+export { INVALID_CORE_CONFIG_PREFIX, validateCoreConfig } from './validate.js';
 
 /**
  * A credential of a configuration as it is stored: sealed (an app's config, credential-values.ts) or in

@@ -16,7 +16,7 @@ export const INVALID_CORE_CONFIG_PREFIX = 'Invalid core config: ';
  * DynamoDB item (400 KB) also holds its third-party providers, and API keys are stored as digests
  * of up to 3.4 times their length; hundreds of API keys still fit.
  */
-export const MAX_CORE_CONFIG_BYTES = 32_768;
+const MAX_CORE_CONFIG_BYTES = 32_768;
 
 export interface ValidateCoreConfigInput {
   /** The merged overrides about to be stored. */
@@ -47,7 +47,7 @@ function stringOf(config: TypedConfig, key: string): string | undefined {
 const API_KEY_CHARACTERS = /^[A-Za-z0-9=-]*$/;
 
 /** The largest `totp_max_attempts` (this core's bound; see its rule below). */
-export const TOTP_MAX_ATTEMPTS_LIMIT = 1000;
+const TOTP_MAX_ATTEMPTS_LIMIT = 1000;
 
 /**
  * The reference's rules on every key a request gives. A stored digest (`sha256:<64 hex>`, see
@@ -177,7 +177,7 @@ const VALUE_RULES: readonly ((config: TypedConfig) => string | undefined)[] = [
 ];
 
 /** The first value-rule failure of a complete config, or undefined. */
-export function valueRuleProblem(config: TypedConfig): string | undefined {
+function valueRuleProblem(config: TypedConfig): string | undefined {
   for (const rule of VALUE_RULES) {
     const problem = rule(config);
     if (problem !== undefined) return problem;

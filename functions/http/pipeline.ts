@@ -50,7 +50,7 @@ export class Answer {
 }
 
 /** What a route needs from the pipeline: who it is and which checks run, and when. */
-export interface RouteNeeds {
+interface RouteNeeds {
   /** The manifest's route id (functions/routes.ts). */
   readonly id: string;
   /**

@@ -28,7 +28,7 @@ export const SUPPORTED_CDI_VERSIONS = [
   '5.5',
   '5.6',
 ] as const;
-export const LATEST_CDI_VERSION = '5.6';
+const LATEST_CDI_VERSION = '5.6';
 
 const VERSION_SYNTAX = /^[0-9]+(\.[0-9]+)*$/;
 

@@ -37,7 +37,7 @@ export interface ByteCounter {
 }
 
 /** The file's bytes, inflated when it is gzipped. */
-export async function openText(path: string, counter?: ByteCounter): Promise<Readable> {
+async function openText(path: string, counter?: ByteCounter): Promise<Readable> {
   const gzipped = await isGzip(path);
   const raw = createReadStream(path);
   if (counter) {
@@ -59,7 +59,7 @@ export async function fileDigest(path: string): Promise<string> {
 }
 
 /** The first `bytes` characters of the (inflated) file, to tell JSON from NDJSON from CSV. */
-export async function peek(path: string, bytes = 4096): Promise<string> {
+async function peek(path: string, bytes = 4096): Promise<string> {
   const stream = await openText(path);
   let text = '';
   try {
@@ -106,7 +106,7 @@ export async function* ndjsonRecords(path: string, counter?: ByteCounter): Async
  * CSV records: objects keyed by the header row when `header`, else arrays of cells. PostgreSQL's and
  * Firebase's writers are followed: quotes may appear inside unquoted fields, rows may be ragged.
  */
-export async function* csvRecords(path: string, header: boolean, counter?: ByteCounter): AsyncGenerator<SourceRecord> {
+async function* csvRecords(path: string, header: boolean, counter?: ByteCounter): AsyncGenerator<SourceRecord> {
   const records = (await openText(path, counter)).pipe(
     parseCsv({
       bom: true,
@@ -124,11 +124,7 @@ export async function* csvRecords(path: string, header: boolean, counter?: ByteC
 }
 
 /** Elements of a JSON array, at the top level (`at` undefined) or under a top-level key (`users`). */
-export async function* jsonArrayRecords(
-  path: string,
-  at?: string,
-  counter?: ByteCounter,
-): AsyncGenerator<SourceRecord> {
+async function* jsonArrayRecords(path: string, at?: string, counter?: ByteCounter): AsyncGenerator<SourceRecord> {
   const stages: unknown[] = [await openText(path, counter), jsonParser()];
   if (at !== undefined) stages.push(pick({ filter: at }));
   stages.push(streamArray());

@@ -70,7 +70,7 @@ const MAX_ROUNDS = 10;
  * The reference's check before creating, checking or consuming a code: from CDI 5.1 passwordless
  * is always allowed; before, the tenant's legacy switch and first factors decide (403 otherwise).
  */
-export function assertPasswordlessEnabled(target: PasswordlessTarget): void {
+function assertPasswordlessEnabled(target: PasswordlessTarget): void {
   if (cdiAtLeast(target.cdiVersion, '5.1')) return;
   const tenant = target.tenant;
   const enabled =

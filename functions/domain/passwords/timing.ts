@@ -5,7 +5,7 @@
  */
 
 /** Samples kept: enough for a stable median, few enough to follow a change of load quickly. */
-export const FLOOR_SAMPLES = 15;
+const FLOOR_SAMPLES = 15;
 
 /**
  * The durations of the most recent computations that cost what the dummy verify costs (the dummy

@@ -41,7 +41,7 @@ export type SignInUpAnswer =
   | { status: 'OK'; createdNewUser: boolean; user: UserJson; recipeUserId: string }
   | { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR'; reason: string };
 
-export const EMAIL_CHANGE_NOT_ALLOWED_REASON = 'Email already associated with another primary user.';
+const EMAIL_CHANGE_NOT_ALLOWED_REASON = 'Email already associated with another primary user.';
 const NOT_ENABLED_MESSAGE = 'ThirdParty login not enabled for tenant';
 
 /**

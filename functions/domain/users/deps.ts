@@ -34,7 +34,7 @@ export interface PasswordPorts {
  * (beyond the bounds, or unverifiable) or a password refused before any work all answer no sooner
  * than an unknown email does.
  */
-export interface FailureTiming {
+interface FailureTiming {
   /** A monotonic clock, in milliseconds. */
   now(): number;
   sleep(ms: number): Promise<void>;

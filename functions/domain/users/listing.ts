@@ -28,8 +28,8 @@ export function masksFor(includeRecipeIds: string | undefined): number[] | undef
 
 const ALL_MASKS = [1, 2, 3, 4, 5, 6, 7];
 
-export const USERS_PAGE_MAX = 500;
-export const USERS_PAGE_DEFAULT = 100;
+const USERS_PAGE_MAX = 500;
+const USERS_PAGE_DEFAULT = 100;
 
 /** Pagination tokens: Base64 of `<userId>;<timeJoined>` of the last user of the previous page. */
 export function encodeToken(position: UserPosition): string {

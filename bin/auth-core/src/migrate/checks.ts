@@ -142,7 +142,7 @@ async function ensureAppConfig(
 }
 
 /** What the command says when users carry TOTP devices and the app lacks `mfa_enabled`. */
-export function mfaMissing(appId: string, what: string): string {
+function mfaMissing(appId: string, what: string): string {
   return (
     `${what}, but app ${appId} does not have mfa_enabled, and the core imports TOTP devices only into apps that have it: ` +
     `set it (PUT /recipe/multitenancy/app/v2 {"appId":"${appId}","coreConfig":{"mfa_enabled":true}}) and run the same command again`
