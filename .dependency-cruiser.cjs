@@ -74,10 +74,10 @@ module.exports = {
     },
     {
       name: 'domain-no-aws-or-lambda',
-      comment: 'The domain never talks to AWS (SDK, Lambda types, middy): storage and the handlers do.',
+      comment: 'The domain never talks to AWS (SDK, Lambda types): storage and the handlers do.',
       severity: 'error',
       from: { path: '^functions/domain/' },
-      to: { path: '^(node_modules/)?(@aws-sdk|@types/aws-lambda|aws-lambda|@middy)(/|$)' },
+      to: { path: '^(node_modules/)?(@aws-sdk|@types/aws-lambda|aws-lambda)(/|$)' },
     },
     {
       name: 'domain-no-io',

@@ -20,7 +20,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'ANY';
 export type CredentialsAccess = 'seal' | 'open' | 'seal-and-open';
 
 /** What a route's function may touch; the stack derives its IAM grants from this. */
-export interface RouteAccess {
+interface RouteAccess {
   readonly table?: 'read' | 'write';
   readonly queue?: 'send';
   readonly credentials?: CredentialsAccess;
@@ -52,7 +52,7 @@ export interface RouteDefinition {
 export const DEFAULT_ROUTE_PATH = '$default';
 
 /** Path parameters that carry the optional `/appid-<appId>` and `/<tenantId>` prefix segments. */
-export const PREFIX_PARAMS = ['s1', 's2'] as const;
+const PREFIX_PARAMS = ['s1', 's2'] as const;
 
 function route(
   id: string,
@@ -211,7 +211,10 @@ export function gatewayPaths(route: RouteDefinition): string[] {
   return [route.path, `/{${s1}}${route.path}`, `/{${s1}}/{${s2}}${route.path}`];
 }
 
-/** `METHOD path` route keys as API Gateway (HTTP API) spells them. */
+/**
+ * `METHOD path` route keys as API Gateway (HTTP API) spells them.
+ * @internal Exported for test/infra/api-stack.test.ts, which checks the synthesized routes against the manifest.
+ */
 export function gatewayRouteKeys(route: RouteDefinition): string[] {
   if (route.path === DEFAULT_ROUTE_PATH) return [DEFAULT_ROUTE_PATH];
   return gatewayPaths(route).map((p) => `${route.method} ${p}`);

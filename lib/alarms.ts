@@ -62,7 +62,7 @@ export const TABLE_OPERATIONS: readonly Operation[] = [
 ];
 
 /** An alarm metric math expression may reference at most 10 metrics (CloudWatch hard limit). */
-export const MAX_METRICS_PER_ALARM = 10;
+const MAX_METRICS_PER_ALARM = 10;
 
 export interface NotifyingAlarmProps {
   readonly description: string;
@@ -127,11 +127,7 @@ export function passwordHookAlarm(scope: Construct, topic: ITopic, metricsServic
 }
 
 /** The sum of one Lambda metric over `functions` (≤ 10), as one alarmable series. */
-export function sumOfFunctions(
-  functions: readonly IFunction[],
-  metricOf: (fn: IFunction) => Metric,
-  label: string,
-): IMetric {
+function sumOfFunctions(functions: readonly IFunction[], metricOf: (fn: IFunction) => Metric, label: string): IMetric {
   if (functions.length === 0 || functions.length > MAX_METRICS_PER_ALARM) {
     throw new Error(`an alarm sums 1 to ${MAX_METRICS_PER_ALARM} functions, got ${functions.length}`);
   }
@@ -149,7 +145,7 @@ export function sumOfFunctions(
 }
 
 /** `items` in consecutive chunks of at most `size`. */
-export function chunks<T>(items: readonly T[], size: number): T[][] {
+function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;

@@ -28,7 +28,7 @@ export const MIN_EVENT_SOURCE_CONCURRENCY = 2;
 export const MAX_EVENT_SOURCE_CONCURRENCY = 1_000;
 
 /** Users per second one import-worker invocation imports at the fastest measured batch time. */
-export function usersPerSecondPerInvocation(batchSize: number): number {
+function usersPerSecondPerInvocation(batchSize: number): number {
   return (batchSize * 1000) / FASTEST_BATCH_MS;
 }
 

@@ -67,5 +67,8 @@ export const DEFAULT_ROUTE_MEMORY_MB = 1024;
  */
 export const ROUTE_GROUP_COUNT = 4;
 
-/** Resource ceiling the infra tests hold every stack and nested stack to (hard limit: 500). */
+/**
+ * Resource ceiling the infra tests hold every stack and nested stack to (hard limit: 500).
+ * @internal Exported for the infra tests, which hold every stack to it.
+ */
 export const MAX_RESOURCES_PER_STACK = 450;

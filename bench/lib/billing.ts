@@ -54,8 +54,8 @@ export interface IndexKeys {
   readonly sortKey: string;
 }
 
-export const WRITE_UNIT_BYTES = 1024;
-export const READ_UNIT_BYTES = 4096;
+const WRITE_UNIT_BYTES = 1024;
+const READ_UNIT_BYTES = 4096;
 
 const utf8 = (text: string) => Buffer.byteLength(text, 'utf8');
 
@@ -76,7 +76,7 @@ export function numberSize(value: number | bigint | string): number {
 }
 
 /** Size of one attribute value (without its name). */
-export function valueSize(value: unknown): number {
+function valueSize(value: unknown): number {
   if (value === null) return 1;
   switch (typeof value) {
     case 'string':

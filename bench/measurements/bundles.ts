@@ -26,7 +26,7 @@ import type { Row } from '../lib/report.js';
 import { measure, type RunPlan, round, type Summary, summarise } from '../lib/stats.js';
 
 /** Targets of the bundle work: every bundle at most 400 KB, importing in at most 1.5 × the reference's time. */
-export const BUNDLE_TARGETS = { maxKb: 400, maxImportRatio: 1.5 } as const;
+const BUNDLE_TARGETS = { maxKb: 400, maxImportRatio: 1.5 } as const;
 
 const REFERENCE_ID = 'reference';
 
@@ -68,7 +68,7 @@ const IMPORT_SCRIPT = [
 ].join(' ');
 
 /** CPU and wall milliseconds a fresh Node process spends importing `file`. */
-export function importMs(file: string): { cpuMs: number; wallMs: number } {
+function importMs(file: string): { cpuMs: number; wallMs: number } {
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', IMPORT_SCRIPT, file], {
     env: LAMBDA_LIKE_ENV,
     encoding: 'utf8',

@@ -52,7 +52,7 @@ export interface WritePlan {
 }
 
 /** Request units per imported user of one phase. */
-export interface PhaseUnits {
+interface PhaseUnits {
   /** Computed with AWS's rules (lib/billing.ts): what the cost model uses. */
   readonly readUnitsPerUser: number;
   /** Table + index write units. */
@@ -107,7 +107,7 @@ export function transactItems(input: Record<string, unknown>): unknown[] {
 const zeroIndexes = () => Object.fromEntries(INDEX_NAMES.map((n) => [n, 0]));
 
 /** Sums the recorded calls of one phase into per-user units. */
-export function phaseUnits(calls: readonly RecordedCall[], users: number): PhaseUnits {
+function phaseUnits(calls: readonly RecordedCall[], users: number): PhaseUnits {
   const per = (x: number) => x / users;
   let read = 0;
   let table = 0;
@@ -308,7 +308,7 @@ function describeAction(a: RecordedAction, mask: (text: string) => string): stri
  * (counters) action by action, and this user's share (own items + shared items ÷ users named by
  * the call). Then what the calls naming no user cost per user, and the staging counters' weight.
  */
-export function userBreakdown(
+function userBreakdown(
   calls: readonly RecordedCall[],
   users: readonly { readonly id: string; readonly email: string }[],
 ): string[] {
@@ -445,7 +445,7 @@ function stagingDataKeys(
  * - SQS standard: $0.40 per million requests, 64 KB chunks (aws.amazon.com/sqs/pricing).
  * - API Gateway HTTP API: $1.00 per million requests (aws.amazon.com/api-gateway/pricing).
  */
-export const PRICES = {
+const PRICES = {
   dynamodbWriteUnitPerMillion: 0.625,
   dynamodbReadUnitPerMillion: 0.125,
   lambdaGbSecond: 0.0000133334,
@@ -475,7 +475,7 @@ export const THROUGHPUT = {
 } as const;
 
 /** One way to run the import: its rate and the wall time of `users`. */
-export interface WallScenario {
+interface WallScenario {
   readonly scenario: string;
   readonly concurrency: number;
   readonly usersPerSecond: number;

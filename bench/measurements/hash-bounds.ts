@@ -46,9 +46,9 @@ const portable = (id: 'P' | 'S', log2: number) => `$${id}$${ITOA64[log2]}${itoa6
 const firebase = (m: number, r: number) =>
   `$f_scrypt$${randomBytes(64).toString('base64')}$${randomBytes(16).toString('base64')}$m=${m}$r=${r}$s=Bw==`;
 
-export const FIREBASE_SIGNER_KEY = randomBytes(64).toString('base64');
+const FIREBASE_SIGNER_KEY = randomBytes(64).toString('base64');
 
-export function boundCases(): BoundCase[] {
+function boundCases(): BoundCase[] {
   const memoryTimes = L.argon2.maxMemoryTimesIterationsKiB;
   return [
     {

@@ -16,7 +16,7 @@ import { cheapBcryptHash, importUsers, shortId } from '../lib/users.js';
 const TENTHS = 10;
 
 /** VmRSS of `pid` in MB (NaN once the process is gone). */
-export function rssMb(pid: number): number {
+function rssMb(pid: number): number {
   try {
     const match = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+)\s+kB/m);
     return match ? Number(match[1]) / 1024 : Number.NaN;

@@ -35,11 +35,7 @@ async function writeLines(path: string, count: number, line: (i: number) => stri
 }
 
 /** An Auth0 export of `count` database users (ids `auth0|<prefix><i>`) and its hash export. */
-export async function auth0Fixture(
-  dir: string,
-  prefix: string,
-  count: number,
-): Promise<{ users: string; hashes: string }> {
+async function auth0Fixture(dir: string, prefix: string, count: number): Promise<{ users: string; hashes: string }> {
   const users = join(dir, `${prefix}-users.json.gz`);
   const hashes = join(dir, `${prefix}-hashes.ndjson`);
   await writeLines(

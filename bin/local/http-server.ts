@@ -12,9 +12,9 @@ import { FunctionTimeoutError } from './timeouts.js';
  * (functions/http/body.ts): a body as sent fits Lambda's payload limit, a gzipped one is capped
  * once inflated.
  */
-export const MAX_BODY_BYTES = API_GATEWAY_BODY_BYTES;
+const MAX_BODY_BYTES = API_GATEWAY_BODY_BYTES;
 /** Lambda's synchronous invocation payload limit (the whole event, not just the body). */
-export const MAX_LAMBDA_PAYLOAD_BYTES = LAMBDA_PAYLOAD_BYTES;
+const MAX_LAMBDA_PAYLOAD_BYTES = LAMBDA_PAYLOAD_BYTES;
 
 const JSON_TYPE = 'application/json';
 const TEXT_TYPE = 'text/plain; charset=utf-8';

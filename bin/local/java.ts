@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 
-export const MIN_JAVA_VERSION = 17;
+const MIN_JAVA_VERSION = 17;
 
-export const JAVA_MISSING_MESSAGE =
+const JAVA_MISSING_MESSAGE =
   `DynamoDB Local needs Java ${MIN_JAVA_VERSION} or newer: install a JDK ` +
   '(e.g. `apt-get install openjdk-17-jre-headless`) and make sure `java` is on PATH';
 
@@ -11,7 +11,7 @@ export type JavaCheck =
   | { readonly ok: false; readonly message: string };
 
 /** Major version from `java -version` output: `"17.0.15"` → 17, `"1.8.0_292"` → 8. */
-export function parseJavaMajorVersion(output: string): number | undefined {
+function parseJavaMajorVersion(output: string): number | undefined {
   const match = /version "(\d+)(?:\.(\d+))?/.exec(output);
   if (!match) return undefined;
   const first = Number(match[1]);

@@ -53,7 +53,7 @@ export function holdsData(dataDir: string): boolean {
  * place, so a crash never leaves a short key), or checks the existing one: 32 bytes, and owner-only
  * permissions (tightened if loosened).
  */
-export function ensureKeyFile(dataDir: string, hadData: boolean): LocalKey {
+function ensureKeyFile(dataDir: string, hadData: boolean): LocalKey {
   const path = join(dataDir, KEY_FILE_NAME);
   let created = false;
   try {

@@ -46,7 +46,10 @@ const ASSETS: Readonly<Record<string, { readonly file: string; readonly type: st
   'start.js': { file: join(REPO_ROOT, 'bin', 'local', 'openapi-ui', 'start.js'), type: JS },
 };
 
-/** Every path this module answers, for the description test (test/e2e/openapi-contract.test.ts). */
+/**
+ * Every path this module answers.
+ * @internal The contract test (test/e2e/openapi-contract.test.ts) requests each of them.
+ */
 export const LOCAL_ONLY_PATHS: readonly string[] = [
   LOCAL_PATHS.description,
   LOCAL_PATHS.page,

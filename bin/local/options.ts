@@ -39,11 +39,11 @@ export interface ExternalDynamoDb {
   readonly aws: boolean;
 }
 
-export const DEFAULT_PORT = 3567;
-export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_DATA_DIR = '.data';
-export const DEFAULT_TABLE_NAME = 'auth-core';
-export const DEFAULT_REGION = 'us-east-1';
+const DEFAULT_PORT = 3567;
+const DEFAULT_HOST = '127.0.0.1';
+const DEFAULT_DATA_DIR = '.data';
+const DEFAULT_TABLE_NAME = 'auth-core';
+const DEFAULT_REGION = 'us-east-1';
 
 export const USAGE = `Usage: npm start [-- --in-memory] [-- --simulate-throttling=<fraction>]
 
@@ -216,7 +216,7 @@ function externalDynamoDb(value: string | undefined): ExternalDynamoDb | undefin
 }
 
 /** `eu-west-1` from `https://dynamodb.eu-west-1.amazonaws.com` (and its FIPS and China forms). */
-export function regionOfAwsEndpoint(url: string): string | undefined {
+function regionOfAwsEndpoint(url: string): string | undefined {
   const match = /^dynamodb(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?$/.exec(new URL(url).hostname);
   return match?.[1];
 }

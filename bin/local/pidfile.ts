@@ -7,7 +7,7 @@ import { join } from 'node:path';
  * process has its database open. The DynamoDB Local watchdog already kills an orphaned JVM; this
  * file is the second line of defence, so a restart never opens the SQLite file twice.
  */
-export const PID_FILE_NAME = 'local-runtime.pid';
+const PID_FILE_NAME = 'local-runtime.pid';
 
 export interface PidRecord {
   readonly runtimePid: number;
@@ -16,11 +16,11 @@ export interface PidRecord {
   readonly startedAt: string;
 }
 
-export function pidFilePath(dataDir: string): string {
+function pidFilePath(dataDir: string): string {
   return join(dataDir, PID_FILE_NAME);
 }
 
-export function readPidFile(dataDir: string): PidRecord | undefined {
+function readPidFile(dataDir: string): PidRecord | undefined {
   let text: string;
   try {
     text = readFileSync(pidFilePath(dataDir), 'utf8');
@@ -48,7 +48,7 @@ export function removePidFile(dataDir: string, runtimePid: number): void {
   if (readPidFile(dataDir)?.runtimePid === runtimePid) rmSync(pidFilePath(dataDir), { force: true });
 }
 
-export function isAlive(pid: number): boolean {
+function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -59,7 +59,7 @@ export function isAlive(pid: number): boolean {
 }
 
 /** The process's command line, or undefined when it cannot be read (gone, or no /proc and no ps). */
-export function commandLine(pid: number): string | undefined {
+function commandLine(pid: number): string | undefined {
   try {
     const raw = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     // A zombie has an empty command line.
@@ -71,7 +71,7 @@ export function commandLine(pid: number): string | undefined {
 }
 
 /** Alive and not a zombie (a killed child whose parent has not reaped it yet). */
-export function isRunning(pid: number): boolean {
+function isRunning(pid: number): boolean {
   if (!isAlive(pid)) return false;
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -82,20 +82,20 @@ export function isRunning(pid: number): boolean {
 }
 
 /** Does `pid` run DynamoDB Local on this data directory (and not some process that reused the pid)? */
-export function isDynamoDbLocalFor(pid: number, dataDir: string): boolean {
+function isDynamoDbLocalFor(pid: number, dataDir: string): boolean {
   if (!isRunning(pid)) return false;
   const command = commandLine(pid);
   return command?.includes('DynamoDBLocal') === true && command.includes(dataDir);
 }
 
 /** Does `pid` look like a local runtime (`… bin/local.ts …`)? Unknown command line → assume so. */
-export function isLocalRuntime(pid: number): boolean {
+function isLocalRuntime(pid: number): boolean {
   if (pid === process.pid || !isRunning(pid)) return false;
   const command = commandLine(pid);
   return command === undefined || command === '' || /\blocal\.(ts|js|mjs)\b/.test(command);
 }
 
-export async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (isRunning(pid)) {
     if (Date.now() > deadline) return false;

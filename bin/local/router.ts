@@ -53,7 +53,7 @@ function decodeSegment(segment: string): string {
   }
 }
 
-export function splitPath(rawPath: string): string[] {
+function splitPath(rawPath: string): string[] {
   return rawPath.split('/').filter((s) => s !== '');
 }
 

@@ -61,14 +61,14 @@ export const LOCAL_IMPORT_QUEUE = 'auth-core-import';
  * Visibility timeout of the local import queue. The stack uses 6 × the worker's timeout (6 min);
  * locally a failed message comes back after 30 s so a poison user reaches FAILED in minutes.
  */
-export const LOCAL_VISIBILITY_TIMEOUT_SECONDS = 30;
+const LOCAL_VISIBILITY_TIMEOUT_SECONDS = 30;
 /**
  * Import batches received at once locally (the stack allows more). Never fewer than the worker's
  * execution contexts (one per core, worker-pool.ts), so every core hashes; a spare batch is ready
  * for a context while its previous one is being acknowledged.
  */
 const LOCAL_WORKER_CONCURRENCY = 4;
-export const LOCAL_RECONCILE_EVERY_MS = 60_000;
+const LOCAL_RECONCILE_EVERY_MS = 60_000;
 /** A start-up pass the table refused is tried again after this long. */
 const LOCAL_RECOVERY_RETRY_MS = 5_000;
 /**
@@ -76,7 +76,7 @@ const LOCAL_RECOVERY_RETRY_MS = 5_000;
  * one per core. Under simulated throttling an invocation spends much of its time waiting (backoff
  * between attempts), so more contexts than cores keep the import moving.
  */
-export const LOCAL_IMPORT_CONTEXTS_ENV = 'LOCAL_IMPORT_CONTEXTS';
+const LOCAL_IMPORT_CONTEXTS_ENV = 'LOCAL_IMPORT_CONTEXTS';
 
 function importContexts(env: NodeJS.ProcessEnv): number | undefined {
   const text = env[LOCAL_IMPORT_CONTEXTS_ENV]?.trim();
@@ -91,7 +91,7 @@ function importContexts(env: NodeJS.ProcessEnv): number | undefined {
  * Locally, once the queues are empty, a row is re-sent when its message was last sent this long
  * ago (AWS: 15 min); while they hold messages, after BUSY_RESEND_AFTER_MS as on AWS.
  */
-export const LOCAL_RESEND_AFTER_MS = 5 * 60_000;
+const LOCAL_RESEND_AFTER_MS = 5 * 60_000;
 
 type Loaded = { handler: (...args: never[]) => Promise<unknown> };
 
@@ -139,7 +139,7 @@ async function importWorkerPool(context: ServiceContext): Promise<WorkerPool> {
  * every row sent before this runtime started (fauxqs lost those messages when the previous run
  * stopped), then on a timer.
  */
-export const importPipelineService: LocalService = {
+const importPipelineService: LocalService = {
   name: 'the import pipeline',
   async start(context) {
     const startedAt = Date.now();

@@ -22,7 +22,7 @@ export class BaseConfigError extends Error {
 }
 
 /** Returns the SecretString of a Secrets Manager secret. */
-export type SecretFetcher = (secretArn: string) => Promise<string | undefined>;
+type SecretFetcher = (secretArn: string) => Promise<string | undefined>;
 
 export interface LoadBaseConfigOptions {
   /** Defaults to `process.env`. */
@@ -136,7 +136,10 @@ export function getBaseConfig(): Promise<ConfigValues> {
   return cached.config;
 }
 
-/** Forgets the kept base config; `options` (env, file, secret fetcher, clock) apply to later loads. */
+/**
+ * Forgets the kept base config; `options` (env, file, secret fetcher, clock) apply to later loads.
+ * @internal Exported for the tests, which load the base configuration again after changing the environment.
+ */
 export function resetBaseConfigForTests(options?: LoadBaseConfigOptions): void {
   cached = undefined;
   testOptions = options;

@@ -26,7 +26,7 @@ export const SIGNER_KEY_KEY = 'firebase_password_hashing_signer_key';
 /** The password-migration hook's signing secret (docs/password-migration-hook.md): sealed like the signer key. */
 export const HOOK_SECRET_KEY = 'password_migration_hook_secret';
 /** The coreConfig keys whose values are credentials. */
-export const SECRET_CONFIG_KEYS: readonly string[] = [API_KEYS_KEY, SIGNER_KEY_KEY, HOOK_SECRET_KEY];
+const SECRET_CONFIG_KEYS: readonly string[] = [API_KEYS_KEY, SIGNER_KEY_KEY, HOOK_SECRET_KEY];
 /** The secret keys stored sealed (every credential but the API keys, which are stored as digests). */
 export const SEALED_CONFIG_KEYS: readonly string[] = [SIGNER_KEY_KEY, HOOK_SECRET_KEY];
 

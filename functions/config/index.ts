@@ -12,61 +12,30 @@ import { apiKeyDigestsHex, HOOK_SECRET_KEY } from './credential-values.js';
 import { type ConfigValues, layeredConfig } from './layers.js';
 import type { ConfigScalar } from './registry.js';
 
-export {
-  BASE_CONFIG_MAX_AGE_MS,
-  BaseConfigError,
-  getBaseConfig,
-  type LoadBaseConfigOptions,
-  loadBaseConfig,
-  resetBaseConfigForTests,
-  type SecretFetcher,
-} from './base.js';
+export { getBaseConfig } from './base.js';
 export {
   API_KEYS_KEY,
   formatSealedConfigValue,
   HOOK_SECRET_KEY,
-  parseApiKeys,
   parseSealedConfigValue,
   presentCoreConfig,
   resolveSecretUpdate,
   SEALED_CONFIG_KEYS,
-  SECRET_CONFIG_KEYS,
   SIGNER_KEY_KEY,
-  secretDigestHex,
   sha256Hex,
   storedApiKeys,
 } from './credential-values.js';
 export type { ConfigValues } from './layers.js';
 export {
   hasSealedProviderSecrets,
-  mapProviderSecrets,
   mapProviderSecretsAsync,
-  type ProviderSecretField,
   type ProviderSecretSlot,
   presentProviderSecrets,
   resolveProviderSecretUpdate,
 } from './provider-secrets.js';
 export { renderConfigReferenceMarkdown } from './reference-doc.js';
-export {
-  CONFIG_KEYS,
-  type ConfigKeyDefinition,
-  type ConfigLevel,
-  type ConfigScalar,
-  type ConfigType,
-  configKeyDefinition,
-  envVariableName,
-  protectedConfigKeys,
-  REFERENCE_PROTECTED_DATABASE_KEYS,
-} from './registry.js';
-export {
-  BASE_API_KEY_PINNED,
-  baseConfigProblem,
-  coreConfigProblem,
-  INVALID_CORE_CONFIG_PREFIX,
-  MAX_CORE_CONFIG_BYTES,
-  type ValidateCoreConfigInput,
-  validateCoreConfig,
-} from './validate.js';
+
+export { INVALID_CORE_CONFIG_PREFIX, validateCoreConfig } from './validate.js';
 
 /**
  * A credential of a configuration as it is stored: sealed (an app's config, credential-values.ts) or in
@@ -120,7 +89,7 @@ export interface EffectiveConfig {
 }
 
 /** `password_migration_hook_url`, `…_secret` (as stored) and `…_timeout_ms`. */
-export interface PasswordMigrationHookSettings {
+interface PasswordMigrationHookSettings {
   readonly url: string;
   readonly secret: ConfigSecret | undefined;
   readonly timeoutMs: number;

@@ -21,11 +21,9 @@ import { BadRequestError } from '#functions/shared/errors.js';
 import { parseSealedConfigValue } from './credential-values.js';
 
 /** The secret fields of a provider's client: at the client's top level, or in its `additionalConfig`. */
-export const CLIENT_SECRET_FIELDS = ['clientSecret'] as const;
-export const ADDITIONAL_CONFIG_SECRET_FIELDS = ['privateKey', 'boxyAPIKey'] as const;
-export type ProviderSecretField =
-  | (typeof CLIENT_SECRET_FIELDS)[number]
-  | (typeof ADDITIONAL_CONFIG_SECRET_FIELDS)[number];
+const CLIENT_SECRET_FIELDS = ['clientSecret'] as const;
+const ADDITIONAL_CONFIG_SECRET_FIELDS = ['privateKey', 'boxyAPIKey'] as const;
+type ProviderSecretField = (typeof CLIENT_SECRET_FIELDS)[number] | (typeof ADDITIONAL_CONFIG_SECRET_FIELDS)[number];
 
 /** Where a secret sits in a provider: its client (by type) and its field. */
 export interface ProviderSecretSlot {
@@ -39,7 +37,7 @@ const isObject = (value: unknown): value is Json =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** A key naming a slot within one provider. */
-export const slotKey = (slot: ProviderSecretSlot) => `${slot.clientType ?? ''}\u0000${slot.field}`;
+const slotKey = (slot: ProviderSecretSlot) => `${slot.clientType ?? ''}\u0000${slot.field}`;
 
 /**
  * `provider` with each string secret value replaced by `replace(value, slot)` (undefined removes

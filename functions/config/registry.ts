@@ -565,6 +565,7 @@ export function envVariableName(key: string): string {
  * Database keys the reference core treats as protected (spec §1.4). This core has no
  * per-tenant database, so they are unknown keys here (`Invalid config key: <key>`); listed for
  * documentation only.
+ * @internal Exported for test/unit/config.test.ts, which checks each is an unknown key here.
  */
 export const REFERENCE_PROTECTED_DATABASE_KEYS: readonly string[] = [
   'postgresql_connection_uri',
@@ -586,6 +587,7 @@ export const REFERENCE_PROTECTED_DATABASE_KEYS: readonly string[] = [
  * Registry keys the reference core hides from, and refuses to let ordinary callers change, when a
  * SaaS secret is configured (spec §1.4). This core has no SaaS secret, so nothing is hidden; the
  * list documents which keys would be.
+ * @internal Exported for test/unit/config.test.ts, which pins the list.
  */
 export function protectedConfigKeys(): readonly string[] {
   return CONFIG_KEYS.filter((d) => d.protected === true).map((d) => d.key);

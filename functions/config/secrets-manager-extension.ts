@@ -12,7 +12,10 @@
 /** The extension's port variable (its documented default is 2773). */
 export const EXTENSION_PORT_ENV = 'PARAMETERS_SECRETS_EXTENSION_HTTP_PORT';
 export const DEFAULT_EXTENSION_PORT = 2773;
-/** The header that must carry the function's session token (AWS_SESSION_TOKEN). */
+/**
+ * The header that must carry the function's session token (AWS_SESSION_TOKEN).
+ * @internal Exported also for test/unit/secrets-manager-extension.test.ts, whose fake extension checks the header.
+ */
 export const EXTENSION_TOKEN_HEADER = 'X-Aws-Parameters-Secrets-Token';
 const SESSION_TOKEN_ENV = 'AWS_SESSION_TOKEN';
 

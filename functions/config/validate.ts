@@ -23,7 +23,7 @@ export const INVALID_CORE_CONFIG_PREFIX = 'Invalid core config: ';
  * DynamoDB item (400 KB) also holds its third-party providers, and API keys are stored as digests
  * of up to 3.4 times their length; hundreds of API keys still fit.
  */
-export const MAX_CORE_CONFIG_BYTES = 32_768;
+const MAX_CORE_CONFIG_BYTES = 32_768;
 
 export interface ValidateCoreConfigInput {
   /** The merged overrides about to be stored. */
@@ -54,7 +54,7 @@ function stringOf(config: TypedConfig, key: string): string | undefined {
 const API_KEY_CHARACTERS = /^[A-Za-z0-9=-]*$/;
 
 /** The largest `totp_max_attempts` (this core's bound; see its rule below). */
-export const TOTP_MAX_ATTEMPTS_LIMIT = 1000;
+const TOTP_MAX_ATTEMPTS_LIMIT = 1000;
 
 /**
  * The reference's rules on every key a request gives. A stored digest (`sha256:<64 hex>`, see
@@ -185,9 +185,9 @@ const VALUE_RULES: readonly ((config: TypedConfig) => string | undefined)[] = [
 ];
 
 /** The shortest `password_migration_hook_secret` (characters). */
-export const HOOK_SECRET_MIN_LENGTH = 32;
+const HOOK_SECRET_MIN_LENGTH = 32;
 /** The bounds of `password_migration_hook_timeout_ms`. */
-export const HOOK_TIMEOUT_BOUNDS = { min: 100, max: 5000 } as const;
+const HOOK_TIMEOUT_BOUNDS = { min: 100, max: 5000 } as const;
 
 /**
  * `password_migration_hook_url`: an absolute `https:` URL, or `http:` to a loopback host (the
@@ -228,7 +228,7 @@ function hookProblem(c: TypedConfig): string | undefined {
 }
 
 /** The first value-rule failure of a complete config, or undefined. */
-export function valueRuleProblem(config: TypedConfig): string | undefined {
+function valueRuleProblem(config: TypedConfig): string | undefined {
   for (const rule of VALUE_RULES) {
     const problem = rule(config);
     if (problem !== undefined) return problem;

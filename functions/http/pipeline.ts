@@ -2,9 +2,9 @@
  * The request pipeline: every endpoint is a declaration (a {@link Route}) run by one factory,
  * {@link httpHandler}, through the steps of {@link STEPS} in that written order. A step reads and
  * extends the exchange, throws the core's error, or answers early; moving or inserting a check is
- * an edit of that one list.
+ * an edit of that one list. The path a request takes, from the Lambda event to the answer and the
+ * log line, and why no middleware framework wraps it: docs/request-pipeline.md.
  */
-import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import type { EffectiveConfig } from '#functions/config/index.js';
 import { PUBLIC_TENANT_ID } from '#functions/contract/tenants.js';
@@ -50,7 +50,7 @@ export class Answer {
 }
 
 /** What a route needs from the pipeline: who it is and which checks run, and when. */
-export interface RouteNeeds {
+interface RouteNeeds {
   /** The manifest's route id (functions/routes.ts). */
   readonly id: string;
   /**
@@ -276,11 +276,14 @@ function lowerCaseHeaders(headers: APIGatewayProxyEventV2['headers'] | undefined
   return out;
 }
 
-/** Builds the Lambda handler of one route; any error becomes the core's status and text. */
+/**
+ * Builds the Lambda handler of one route: the steps run inside the request's time budget, and any
+ * error becomes the core's status and text (docs/request-pipeline.md).
+ */
 export function httpHandler<I = undefined>(route: Route<I>) {
-  const core = async (event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyResultV2> => {
+  return async (event: APIGatewayProxyEventV2, context?: Context): Promise<APIGatewayProxyResultV2> => {
     const started = Date.now();
-    const requestId = context.awsRequestId ?? event.requestContext?.requestId ?? 'unknown';
+    const requestId = context?.awsRequestId ?? event.requestContext?.requestId ?? 'unknown';
     const method = event.requestContext?.http?.method ?? 'GET';
     let status = 500;
     try {
@@ -292,7 +295,7 @@ export function httpHandler<I = undefined>(route: Route<I>) {
         requestId,
       };
       // Storage retries stop in time for the route to answer (503 when the table stayed busy).
-      const deadline = requestDeadline(context.getRemainingTimeInMillis?.());
+      const deadline = requestDeadline(context?.getRemainingTimeInMillis?.());
       const result = toHttp(await withinBudget({ deadline }, () => runSteps(exchange)));
       status = (result as { statusCode?: number }).statusCode ?? 200;
       return result;
@@ -304,7 +307,4 @@ export function httpHandler<I = undefined>(route: Route<I>) {
       logger.info('request', { route: route.route.id, method, status, ms: Date.now() - started, requestId });
     }
   };
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyResultV2, Error, Context>({ timeoutEarlyInMillis: 0 }).handler(
-    core,
-  );
 }

@@ -4,7 +4,7 @@ import { UnauthorizedError } from './errors.js';
 type Headers = Readonly<Record<string, string | undefined>>;
 
 /** The key a caller presented: header `api-key`, else `Authorization` with an optional `Bearer ` prefix. */
-export function presentedApiKey(headers: Headers): string | undefined {
+function presentedApiKey(headers: Headers): string | undefined {
   const direct = headers['api-key'];
   if (direct !== undefined) return direct.trim();
   const authorization = headers.authorization;

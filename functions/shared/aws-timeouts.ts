@@ -7,7 +7,7 @@ import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { currentRetryPolicy, type RetryPolicy } from './call-budget.js';
 
 /** Longest wait for a TCP (and TLS) connection to an AWS endpoint or a local server. */
-export const AWS_CONNECT_TIMEOUT_MS = 2_000;
+const AWS_CONNECT_TIMEOUT_MS = 2_000;
 /** An attempt made outside any invocation budget (start-up, scripts, tests) waits at most this long. */
 export const AWS_UNBUDGETED_ATTEMPT_MS = 30_000;
 /**

@@ -68,7 +68,7 @@ export class MethodNotAllowedError extends CoreHttpError {
 }
 
 /** The reference core's text for an unknown app or tenant in the path prefix. */
-export function tenantNotFoundText(appId: string, tenantId: string): string {
+function tenantNotFoundText(appId: string, tenantId: string): string {
   return `Tenant with the following connectionURIDomain, appId and tenantId combination not found: (, ${appId}, ${tenantId})`;
 }
 

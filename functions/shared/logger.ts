@@ -8,10 +8,10 @@ const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 
 
 const SECRET_KEY_PATTERN =
   /pass(word)?|hash|secret|api[-_]?keys?|authorization|signer|token|totp|private[-_]?key|cookie/i;
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** Returns a deep copy of `value` with every credential-looking field replaced by a marker. */
-export function redact(value: unknown, depth = 0): unknown {
+function redact(value: unknown, depth = 0): unknown {
   if (depth > 8) return '[truncated]';
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   if (value instanceof Error) {
@@ -35,7 +35,10 @@ function threshold(): number {
 export type LogSink = (line: string) => void;
 let sink: LogSink = (line) => process.stdout.write(`${line}\n`);
 
-/** Tests capture log output through this to prove no credential is ever written. */
+/**
+ * Tests capture log output through this to prove no credential is ever written.
+ * @internal Exported for the tests, which capture the log to prove no credential is written.
+ */
 export function setLogSink(next: LogSink): LogSink {
   const previous = sink;
   sink = next;

@@ -22,7 +22,7 @@ export interface PublisherOptions<T> {
 }
 
 /** A message sent with a delay and message attributes (e.g. returned to its queue under backpressure). */
-export interface DelayedEntry<T> {
+interface DelayedEntry<T> {
   readonly message: T;
   /** 0–900 (SQS's limit; clamped). */
   readonly delaySeconds: number;
@@ -39,7 +39,7 @@ export interface Publisher<T> {
 /** SQS's longest message delay. */
 const MAX_DELAY_SECONDS = 900;
 
-export class PublishError extends Error {
+class PublishError extends Error {
   constructor(readonly unsent: number) {
     super(`${unsent} message(s) could not be sent to the queue`);
     this.name = 'PublishError';

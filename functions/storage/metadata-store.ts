@@ -24,7 +24,7 @@ export const metadataEntity = defineEntity({
 });
 
 /** Access pattern "metadata of a user id": GetItem `APP#<a>#U#<userId>` / `METADATA` (consistent). */
-export async function getMetadata(table: Table, appId: string, userId: string): Promise<StoredMetadata | undefined> {
+async function getMetadata(table: Table, appId: string, userId: string): Promise<StoredMetadata | undefined> {
   const item = await getItem(table, metadataEntity.key({ appId, userId }));
   if (!item) return undefined;
   return { metadata: JSON.parse(item.metadataJson as string) as Metadata, version: item.version as number };

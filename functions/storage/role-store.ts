@@ -41,14 +41,14 @@ import {
 /** GSI2 is eventually consistent: a role removal sweeps its assignments again after this pause. */
 const SECOND_SWEEP_DELAY_MS = 1000;
 
-export const roleEntity = defineEntity({
+const roleEntity = defineEntity({
   type: 'ROLE',
   subject: "The role's permission set",
   key: (r: { appId: string; role: string }) => ({ PK: appPartition(r.appId), SK: roleSortKey(r.role) }),
 });
 
 type Assignment = { appId: string; userId: string; tenantId: string; role: string };
-export const assignmentEntity = defineEntity({
+const assignmentEntity = defineEntity({
   type: 'USER_ROLE',
   key: (a: Assignment) => ({ PK: userPartition(a.appId, a.userId), SK: userRoleSortKey(a.tenantId, a.role) }),
   indexes: {
@@ -96,7 +96,7 @@ export function userRolePut(table: Table, appId: string, userId: string, tenantI
 }
 
 /** Access pattern "roles of an app": Query `APP#<a>`, SK begins_with `ROLE#` (sorted by name). */
-export async function listRoleNames(table: Table, appId: string): Promise<string[]> {
+async function listRoleNames(table: Table, appId: string): Promise<string[]> {
   const items = await queryAll(
     table,
     { pk: appPartition(appId), sk: { beginsWith: ROLE_SORT_PREFIX } },

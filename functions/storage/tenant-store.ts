@@ -26,7 +26,7 @@ import {
 } from './kit/index.js';
 import { encodeConfigSecrets, openProviderSecrets, sealProviderSecrets } from './tenant-credentials.js';
 
-export const tenantEntity = defineEntity({
+const tenantEntity = defineEntity({
   type: 'TENANT',
   subject: "The tenant's configuration",
   key: (t: { appId: string; tenantId: string }) => ({ PK: appPartition(t.appId), SK: tenantSortKey(t.tenantId) }),

@@ -51,7 +51,7 @@ import {
 } from './kit/index.js';
 
 /** The sealed secret (Binary): `wrapped length (2) | wrapped data key | AES-256-GCM box`. */
-export const TOTP_SEALED_ATTRIBUTE = 'secretSealed';
+const TOTP_SEALED_ATTRIBUTE = 'secretSealed';
 /** The secret in clear, as devices written before secrets were sealed carry it. */
 const TOTP_CLEAR_ATTRIBUTE = 'secretKey';
 /** The name a renamed device's secret was sealed under (its associated data). */
@@ -62,7 +62,7 @@ const totpSecretData = (d: { appId: string; userId: string; deviceName: string }
   `totp-secret\u0000${d.appId}\u0000${d.userId}\u0000${d.deviceName}`;
 
 type Device = { appId: string; userId: string; deviceName: string };
-export const totpDeviceEntity = defineEntity({
+const totpDeviceEntity = defineEntity({
   type: 'TOTP_DEVICE',
   key: (d: Device) => ({ PK: userPartition(d.appId, d.userId), SK: totpDeviceSortKey(d.deviceName) }),
   indexes: {
@@ -146,7 +146,7 @@ export async function sealTotpSecret(
  * device does not exist. Throws UnreadableSecretError when it can never be opened, a
  * KeyServiceUnavailableError when the key service does not answer for now.
  */
-export async function openTotpDeviceSecret(
+async function openTotpDeviceSecret(
   table: Table,
   envelope: () => Envelope,
   appId: string,
@@ -170,7 +170,7 @@ export async function openTotpDeviceSecret(
  * Access pattern "TOTP devices of a user id": Query `APP#<a>#U#<userId>`, SK begins_with `TOTP#`,
  * projecting name, period, skew and verified only (sorted by name).
  */
-export async function listTotpDevices(table: Table, appId: string, userId: string): Promise<TotpDeviceView[]> {
+async function listTotpDevices(table: Table, appId: string, userId: string): Promise<TotpDeviceView[]> {
   const items = await queryAll(
     table,
     { pk: userPartition(appId, userId), sk: { beginsWith: TOTP_SORT_PREFIX } },
@@ -280,7 +280,7 @@ async function renameDevice(
 }
 
 type AttemptsPlace = { appId: string; userId: string; tenantId: string };
-export const totpAttemptsEntity = defineEntity({
+const totpAttemptsEntity = defineEntity({
   type: 'TOTP_ATTEMPTS',
   subject: "The user's TOTP attempts",
   key: (a: AttemptsPlace) => ({ PK: userPartition(a.appId, a.userId), SK: totpAttemptsSortKey(a.tenantId) }),

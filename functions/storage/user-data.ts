@@ -8,15 +8,7 @@ import { isAccountDataSortKey, tokenLookupKeyOf } from './keys/accounts.js';
 import { METADATA_SK, USER_DATA_SHARDS, userDataIndexPartition, userPartition } from './keys/metadata.js';
 import { ROLE_SORT_PREFIX } from './keys/roles.js';
 import { TOTP_ATTEMPTS_SORT_PREFIX, TOTP_SORT_PREFIX } from './keys/totp.js';
-import {
-  allShards,
-  batchDeleteAll,
-  type Key,
-  queryAll,
-  queryPages,
-  type Table,
-  type TransactItem,
-} from './kit/index.js';
+import { allShards, batchDeleteAll, type Key, queryAll, queryPages, type Table } from './kit/index.js';
 import { purgeUserSessions } from './sessions/session-store.js';
 
 /** Keys of the user-data items of one id: metadata, role assignments and TOTP attempts (all tenants), TOTP devices. */
@@ -42,15 +34,6 @@ async function userDataKeys(table: Table, appId: string, userId: string): Promis
       const lookup = tokenLookupKeyOf(appId, key.SK);
       return lookup ? [lookup, key] : [key];
     });
-}
-
-/**
- * Unconditional Deletes of every metadata, role-assignment and TOTP-device item of `userId`
- * (Query of its partition, other items left alone). A transaction holds at most 100 elements:
- * use {@link purgeUserData} when the list can be long.
- */
-export async function userDataDeletes(table: Table, appId: string, userId: string): Promise<TransactItem[]> {
-  return (await userDataKeys(table, appId, userId)).map((Key) => ({ Delete: { TableName: table.name, Key } }));
 }
 
 /** Deletes metadata, role assignments, TOTP devices and attempts, and sessions of `userId` (batched, not atomic). */

@@ -22,7 +22,7 @@ export const withinBudget = <T>(policy: { deadline: number; attempts?: number },
   withRetryPolicy({ ...policy, callDeadline: policy.deadline }, work);
 
 /** Time an HTTP route keeps, of its function's timeout, to answer after its last storage retry. */
-export const ANSWER_RESERVE_MS = 2_000;
+const ANSWER_RESERVE_MS = 2_000;
 
 /**
  * The deadline of an HTTP request's storage calls (epoch ms): the function's remaining time less

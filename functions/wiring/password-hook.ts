@@ -61,7 +61,7 @@ async function readCapped(response: Response, limit: number): Promise<string | u
 }
 
 /** `fetch` with `redirect: "manual"` and one deadline over connecting, the headers and the body. */
-export const fetchTransport: HookTransport = {
+const fetchTransport: HookTransport = {
   async post(url, headers, body, timeoutMs): Promise<TransportOutcome> {
     const signal = AbortSignal.timeout(Math.max(1, Math.floor(timeoutMs)));
     try {

@@ -12,7 +12,7 @@ import { appTable } from './tables.js';
 import { usersDeps } from './users.js';
 
 /** The tenant's `passwordless_code_lifetime` (ms) and `passwordless_max_code_input_attempts` (the reference's defaults). */
-export function passwordlessSettings(config: EffectiveConfig): PasswordlessSettings {
+function passwordlessSettings(config: EffectiveConfig): PasswordlessSettings {
   const lifetime = config.values.passwordless_code_lifetime;
   const attempts = config.values.passwordless_max_code_input_attempts;
   return {

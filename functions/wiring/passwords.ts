@@ -15,7 +15,7 @@ import {
   verifyPassword,
 } from '#functions/domain/passwords/index.js';
 import { RecentDurations } from '#functions/domain/passwords/timing.js';
-import type { PasswordPorts } from '#functions/domain/users/service.js';
+import type { PasswordPorts } from '#functions/domain/users/deps.js';
 import { logger } from '#functions/shared/logger.js';
 import { openSignerKey } from '#functions/storage/tenant-credentials.js';
 import { credentialsEnvelope } from './credentials.js';
@@ -46,7 +46,7 @@ async function signerKeyOf(config: EffectiveConfig): Promise<string | undefined>
  * hashes below the app's cost: one switch for "sign-in may rewrite an imported hash" (kept under
  * its first name so configurations that set it keep meaning what they meant).
  */
-export const LEGACY_HASH_UPGRADE_KEY = 'legacy_password_hash_upgrade_enabled';
+const LEGACY_HASH_UPGRADE_KEY = 'legacy_password_hash_upgrade_enabled';
 
 /**
  * The measured durations of the dummy verify in this execution environment, per hashing setting

@@ -17,7 +17,7 @@ import { appTable } from './tables.js';
 const sessionStores = new Map<string, SessionStore>();
 const keyRings = new Map<string, KeyRing>();
 
-export const sessionStoreOf = (table: Table): SessionStore => {
+const sessionStoreOf = (table: Table): SessionStore => {
   let store = sessionStores.get(table.name);
   if (!store) {
     store = createSessionStore(table);
@@ -29,7 +29,7 @@ export const sessionStoreOf = (table: Table): SessionStore => {
 export const signingKeyStoreOf = (table: Table): SigningKeyStore => createSigningKeyStore(table, credentialsEnvelope);
 
 /** The key ring of a table (one per execution environment: it holds the key caches). */
-export const keyRingOf = (table: Table): KeyRing => {
+const keyRingOf = (table: Table): KeyRing => {
   let ring = keyRings.get(table.name);
   if (!ring) {
     ring = new KeyRing(signingKeyStoreOf(table));

@@ -49,7 +49,7 @@ export interface AppSnapshot {
  * The app's configuration and its tenants from ONE consistent Query of its tenants (the public
  * tenant is one of them: no second read of it); undefined when the app is gone.
  */
-export async function loadAppSnapshot(appId: string): Promise<AppSnapshot | undefined> {
+async function loadAppSnapshot(appId: string): Promise<AppSnapshot | undefined> {
   const [base, tenants] = await Promise.all([getBaseConfig(), tenantStore.listTenants(appId)]);
   const app = tenants.find((t) => t.tenantId === PUBLIC_TENANT_ID);
   if (!app) return undefined;

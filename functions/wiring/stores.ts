@@ -66,7 +66,10 @@ export const accountTokenStoreOf = (table: Table): AccountTokenStore =>
 export const passwordlessStoreOf = (table: Table): PasswordlessStore =>
   kept('passwordless', table, createPasswordlessStore);
 
-/** Every store of an app's table at once (the tests and the bench; routes take only theirs). */
+/**
+ * Every store of an app's table at once (the tests and the bench; routes take only theirs).
+ * @internal Exported for the integration tests, which seed and inspect an app through every store.
+ */
 export const storesOf = (table: Table): AppStores => ({
   users: userStoreOf(table),
   staging: stagingStoreOf(table),

@@ -11,7 +11,7 @@ import { totpStoreOf } from './stores.js';
 import { appTable } from './tables.js';
 
 /** The tenant's `totp_max_attempts` and `totp_rate_limit_cooldown_sec` (the reference's defaults: 5, 900 s). */
-export function totpLimits(config: EffectiveConfig): TotpLimits {
+function totpLimits(config: EffectiveConfig): TotpLimits {
   const attempts = config.values.totp_max_attempts;
   const cooldown = config.values.totp_rate_limit_cooldown_sec;
   return {

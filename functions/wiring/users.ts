@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EffectiveConfig } from '#functions/config/index.js';
-import type { UsersDeps } from '#functions/domain/users/service.js';
+import type { UsersDeps } from '#functions/domain/users/deps.js';
 import { logger } from '#functions/shared/logger.js';
 import { userStoreOf } from './stores.js';
 import { appTable } from './tables.js';

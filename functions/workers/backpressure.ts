@@ -20,7 +20,7 @@ import type { ImportMessage } from '#functions/domain/bulk-import/message.js';
 import type { Publisher } from '#functions/shared/publisher.js';
 
 /** Message attribute names of the history (Number attributes). */
-export const HISTORY_ATTRIBUTES = { since: 'backpressureSince', retries: 'backpressureRetries' } as const;
+const HISTORY_ATTRIBUTES = { since: 'backpressureSince', retries: 'backpressureRetries' } as const;
 
 /** The history a delivered message carries, if any (values that are not plain counts are ignored). */
 export function historyOf(record: Pick<SQSRecord, 'messageAttributes'>): BackpressureHistory | undefined {

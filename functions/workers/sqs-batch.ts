@@ -8,7 +8,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { type ImportMessage, importMessageSchema } from '#functions/domain/bulk-import/message.js';
 import { logger } from '#functions/shared/logger.js';
 
-export function parseImportMessage(record: SQSRecord): ImportMessage | undefined {
+function parseImportMessage(record: SQSRecord): ImportMessage | undefined {
   let json: unknown;
   try {
     json = JSON.parse(record.body);

@@ -42,7 +42,7 @@ export const TABLE_ACTIONS = {
 } as const;
 
 /** The KMS actions of each credentials access (routes.ts `access.credentials`). */
-export const CREDENTIALS_ACTIONS = {
+const CREDENTIALS_ACTIONS = {
   seal: ['kms:GenerateDataKey'],
   open: ['kms:Decrypt'],
   'seal-and-open': ['kms:GenerateDataKey', 'kms:Decrypt'],
@@ -61,18 +61,18 @@ const ESM_REQUIRE_BANNER =
  * Bundled in place of the SDK's default credential chain: on Lambda only its first link (the
  * environment) is ever used, and the rest is ~130 KB of every bundle (lib/bundling/lambda-credentials.ts).
  */
-export const LAMBDA_CREDENTIALS_MODULE = join(REPO_ROOT, 'lib', 'bundling', 'lambda-credentials.ts');
+const LAMBDA_CREDENTIALS_MODULE = join(REPO_ROOT, 'lib', 'bundling', 'lambda-credentials.ts');
 
 /** Bundled in place of the KMS client into functions without credentials access (lib/bundling/no-kms.ts). */
-export const NO_KMS_MODULE = join(REPO_ROOT, 'lib', 'bundling', 'no-kms.ts');
+const NO_KMS_MODULE = join(REPO_ROOT, 'lib', 'bundling', 'no-kms.ts');
 
 /**
  * The module of the local runtime's throttling rehearsal, as functions/shared/clients.ts imports
  * it, and what every bundle gets in its place: on Lambda it is never used
  * (lib/bundling/no-simulated-throttling.ts).
  */
-export const SIMULATED_THROTTLING_IMPORT = '#functions/shared/simulated-throttling.js';
-export const NO_SIMULATED_THROTTLING_MODULE = join(REPO_ROOT, 'lib', 'bundling', 'no-simulated-throttling.ts');
+const SIMULATED_THROTTLING_IMPORT = '#functions/shared/simulated-throttling.js';
+const NO_SIMULATED_THROTTLING_MODULE = join(REPO_ROOT, 'lib', 'bundling', 'no-simulated-throttling.ts');
 
 /**
  * The AWS Parameters and Secrets Lambda Extension, through which the functions given the API-keys
@@ -82,7 +82,7 @@ export const NO_SIMULATED_THROTTLING_MODULE = join(REPO_ROOT, 'lib', 'bundling',
  * own cache is off, or it would add its TTL to that bound. Its call to Secrets Manager is cut off
  * after 3 s, within the 5 s the function waits for it.
  */
-export const PARAMS_AND_SECRETS = ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
+const PARAMS_AND_SECRETS = ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
   cacheEnabled: false,
   cacheSize: 0,
   secretsManagerTimeout: Duration.seconds(3),

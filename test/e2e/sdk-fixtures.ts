@@ -18,7 +18,7 @@ export const FIREBASE = {
   hash: 'lSrfV15cpx95/sZS2W9c9Kp6i/LVgQNDNC/qzrCnh1SAyZvqmZqAjTdn3aoItz+VHjoZilo78198JAdRuid5lQ==',
 } as const;
 
-export const FIREBASE_STORED_HASH = `$f_scrypt$${FIREBASE.hash}$${FIREBASE.salt}$m=${FIREBASE.memCost}$r=${FIREBASE.rounds}$s=${FIREBASE.saltSeparator}`;
+const FIREBASE_STORED_HASH = `$f_scrypt$${FIREBASE.hash}$${FIREBASE.salt}$m=${FIREBASE.memCost}$r=${FIREBASE.rounds}$s=${FIREBASE.saltSeparator}`;
 
 export interface ImportCase {
   /** Short label used in test names. */

@@ -11,7 +11,7 @@ export const TEST_BACKPRESSURE = '1,4,3600';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export interface Retried {
+interface Retried {
   readonly status: number;
   readonly text: string;
   /** 503 answers met (and retried) on the way. */
@@ -22,7 +22,7 @@ export interface Retried {
  * Sends the request until it is answered with something else than 503, waiting what `Retry-After`
  * says (capped at `maxWaitMs`: the tests' table is busy by chance, not by load).
  */
-export async function withRetries(
+async function withRetries(
   runtime: LocalProcess,
   path: string,
   init?: RequestInit,

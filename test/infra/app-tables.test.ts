@@ -5,7 +5,8 @@
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { coreConfigProblem, loadBaseConfig } from '#functions/config/index.js';
+import { loadBaseConfig } from '#functions/config/base.js';
+import { coreConfigProblem } from '#functions/config/validate.js';
 import { ENV } from '#functions/shared/env.js';
 import { createTableInput } from '#functions/storage/table.js';
 import { ContextError, stageConfigFromContext } from '../../lib/stage.js';

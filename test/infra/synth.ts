@@ -47,7 +47,7 @@ export function cdkJsonContext(): Record<string, unknown> {
 }
 
 /** An app with cdk.json's context plus `context`, bundling skipped. */
-export function testApp(context: Readonly<Record<string, unknown>> = {}): App {
+function testApp(context: Readonly<Record<string, unknown>> = {}): App {
   return new App({
     context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [], ...context },
     // CDK's built-in CloudFormation schema validation costs ~10 s per synth on a 2-core machine and

@@ -5,7 +5,7 @@
  * would not reach it. The clock the base config ages by is the test's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE_CONFIG_MAX_AGE_MS, resetBaseConfigForTests } from '#functions/config/index.js';
+import { BASE_CONFIG_MAX_AGE_MS, resetBaseConfigForTests } from '#functions/config/base.js';
 import { call, uniqueAppId } from '../helpers/core-client.js';
 
 const OLD_KEY = 'rotation-old-key-0123456789';

@@ -6,7 +6,7 @@ import { setLogSink } from '#functions/shared/logger.js';
 import { metadataMergeWrite } from '#functions/storage/metadata-store.js';
 import { roleExistsCheck, userRolePut } from '#functions/storage/role-store.js';
 import { sealTotpSecret, totpDevicePut } from '#functions/storage/totp-store.js';
-import { purgeUserData, userDataDeletes } from '#functions/storage/user-data.js';
+import { purgeUserData } from '#functions/storage/user-data.js';
 import { credentialsEnvelope } from '#functions/wiring/credentials.js';
 import { totpStoreOf } from '#functions/wiring/stores.js';
 import { baseTable } from '#functions/wiring/tables.js';
@@ -133,11 +133,9 @@ describe('user data removal (for user deletion)', () => {
     );
     await call('PUT', `${base}/recipe/user/metadata`, { body: { userId: 'neighbour', metadataUpdate: { n: 1 } } });
 
-    expect((await userDataDeletes(baseTable, appId, userId)).map((d) => d.Delete?.Key?.SK).sort()).toEqual([
-      'METADATA',
-      'ROLE#public#r1',
-      'TOTP#TOTP Device 0',
-    ]);
+    expect((await call('GET', `${base}/recipe/user/metadata?userId=${userId}`)).json.metadata).toEqual({ a: 1 });
+    expect((await call('GET', `${base}/public/recipe/user/roles?userId=${userId}`)).json.roles).toEqual(['r1']);
+    expect((await call('GET', `${base}/recipe/totp/device/list?userId=${userId}`)).json.devices).toHaveLength(1);
     await purgeUserData(baseTable, appId, userId);
 
     expect((await call('GET', `${base}/recipe/user/metadata?userId=${userId}`)).json.metadata).toEqual({});

@@ -1,14 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { normalisePhoneNumber } from '#functions/contract/phone-numbers.js';
+import { getPrimaryLoginMethod, withFreshIds } from '#functions/domain/bulk-import/primary.js';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
-import {
-  getPrimaryLoginMethod,
-  type ImportValidationContext,
-  validateImportUser,
-  withFreshIds,
-} from '#functions/domain/bulk-import/validate-user.js';
-import { HASHING_ALGORITHMS } from '#functions/domain/passwords/index.js';
+import { type ImportValidationContext, validateImportUser } from '#functions/domain/bulk-import/validate-user.js';
+import { HASHING_ALGORITHMS } from '#functions/domain/passwords/algorithm.js';
 
 const NOW = 1_750_000_000_000;
 

@@ -18,7 +18,7 @@ import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import type { ImportOutcome } from '#functions/domain/import/import-user.js';
 import { TransientWriteError } from '#functions/domain/users/write.js';
 import { BackpressureError } from '#functions/shared/errors.js';
-import { isTransientFailure } from '#functions/storage/kit/index.js';
+import { isBackpressure } from '#functions/wiring/staged-apps.js';
 import { IMPORT_BACKPRESSURE } from '#functions/workers.js';
 
 const SECRET = 'plain-password-xyz';
@@ -116,7 +116,7 @@ function deps(
     now: () => 5,
     newId: () => crypto.randomUUID(),
     warn: () => undefined,
-    isBackpressure: isTransientFailure,
+    isBackpressure,
   };
 }
 

@@ -3,13 +3,11 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   BASE_CONFIG_MAX_AGE_MS,
   BaseConfigError,
-  CONFIG_KEYS,
-  envVariableName,
-  getBaseConfig,
   loadBaseConfig,
   resetBaseConfigForTests,
-  resolveEffectiveConfig,
-} from '#functions/config/index.js';
+} from '#functions/config/base.js';
+import { getBaseConfig, resolveEffectiveConfig } from '#functions/config/index.js';
+import { CONFIG_KEYS, envVariableName } from '#functions/config/registry.js';
 import { ApiKeysSecretUnavailableError } from '#functions/shared/errors.js';
 
 const sha256 = (key: string) => createHash('sha256').update(key, 'utf8').digest();

@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { baseConfigProblem, resolveEffectiveConfig } from '#functions/config/index.js';
-import { checkArgon2Params, hashPassword } from '#functions/domain/passwords/index.js';
+import { resolveEffectiveConfig } from '#functions/config/index.js';
+import { baseConfigProblem } from '#functions/config/validate.js';
+import { checkArgon2Params } from '#functions/domain/passwords/argon2.js';
+import { hashPassword } from '#functions/domain/passwords/index.js';
 
 /**
  * The configuration accepts exactly the hashing settings the password module runs: whatever base

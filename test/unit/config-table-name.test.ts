@@ -1,11 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  baseConfigProblem,
-  coreConfigProblem,
-  envVariableName,
-  resolveEffectiveConfig,
-} from '#functions/config/index.js';
+import { resolveEffectiveConfig } from '#functions/config/index.js';
+import { envVariableName } from '#functions/config/registry.js';
+import { baseConfigProblem, coreConfigProblem } from '#functions/config/validate.js';
 import { ENV } from '#functions/shared/env.js';
 
 const TABLE_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-';

@@ -1,13 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  BASE_API_KEY_PINNED,
-  CONFIG_KEYS,
-  coreConfigProblem,
-  storedApiKeys,
-  type ValidateCoreConfigInput,
-  validateCoreConfig,
-} from '#functions/config/index.js';
+import { storedApiKeys, validateCoreConfig } from '#functions/config/index.js';
+import { CONFIG_KEYS } from '#functions/config/registry.js';
+import { BASE_API_KEY_PINNED, coreConfigProblem, type ValidateCoreConfigInput } from '#functions/config/validate.js';
 import { BadRequestError } from '#functions/shared/errors.js';
 
 const GOOD_KEY = 'abcdefghijklmnopqrstuvwxyz-ABC=123';

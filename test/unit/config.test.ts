@@ -1,15 +1,13 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { parseApiKeys } from '#functions/config/credential-values.js';
+import { mergeCoreConfig, renderConfigReferenceMarkdown, resolveEffectiveConfig } from '#functions/config/index.js';
 import {
   CONFIG_KEYS,
   configKeyDefinition,
-  mergeCoreConfig,
-  parseApiKeys,
   protectedConfigKeys,
   REFERENCE_PROTECTED_DATABASE_KEYS,
-  renderConfigReferenceMarkdown,
-  resolveEffectiveConfig,
-} from '#functions/config/index.js';
+} from '#functions/config/registry.js';
 
 const sha256 = (key: string) => createHash('sha256').update(key, 'utf8').digest();
 

@@ -5,16 +5,16 @@ import {
   apiKeyDigestsHex,
   comparableConfigValue,
   formatSealedConfigValue,
+  secretDigestHex,
 } from '#functions/config/credential-values.js';
 import {
-  mapProviderSecrets,
   presentCoreConfig,
   presentProviderSecrets,
   resolveProviderSecretUpdate,
   resolveSecretUpdate,
-  secretDigestHex,
   storedApiKeys,
 } from '#functions/config/index.js';
+import { mapProviderSecrets } from '#functions/config/provider-secrets.js';
 import { credentialFingerprint } from '#functions/contract/credential-fingerprints.js';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { type DataKeyProvider, type KeyContext, UnreadableSecretError } from '#functions/domain/credentials/ports.js';

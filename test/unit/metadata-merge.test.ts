@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Metadata } from '#functions/domain/metadata/merge.js';
 import { shallowMergeMetadata } from '#functions/domain/metadata/merge.js';
-import type { MetadataStore, StoredMetadata } from '#functions/domain/metadata/service.js';
+import type { MetadataStore, StoredMetadata } from '#functions/domain/metadata/ports.js';
 import { getUserMetadata, parseUpdateMetadata, updateUserMetadata } from '#functions/domain/metadata/service.js';
 
 describe('shallowMergeMetadata', () => {

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { coreConfigProblem } from '#functions/config/index.js';
-import { hookUrlProblem } from '#functions/config/validate.js';
+import { coreConfigProblem, hookUrlProblem } from '#functions/config/validate.js';
 import { BREAKER_SETTINGS, CircuitBreaker } from '#functions/domain/password-hook/breaker.js';
 import {
   checkPasswordWithHook,

@@ -33,9 +33,8 @@ vi.mock('node:crypto', async (importOriginal) => {
   };
 });
 
-const { PasswordHashingError, hashPassword, verifyPassword } = await import(
-  '../../functions/domain/passwords/index.js'
-);
+const { hashPassword, verifyPassword } = await import('../../functions/domain/passwords/index.js');
+const { PasswordHashingError } = await import('../../functions/domain/passwords/errors.js');
 
 const SECRET = 'Sup3r-Secret-Passw0rd';
 const LONG_SECRET = `${SECRET}${'z'.repeat(80)}`;

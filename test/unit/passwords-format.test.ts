@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  checkHashFormat,
-  detectHashingAlgorithm,
-  normaliseHashingAlgorithm,
-  parseFirebaseScryptHash,
-} from '../../functions/domain/passwords/index.js';
+import { normaliseHashingAlgorithm } from '../../functions/domain/passwords/algorithm.js';
+import { parseFirebaseScryptHash } from '../../functions/domain/passwords/firebase-scrypt.js';
+import { checkHashFormat } from '../../functions/domain/passwords/format.js';
 
 const BCRYPT_ERROR = 'Password hash is in invalid BCrypt format';
 const ARGON2_ERROR = 'Password hash is in invalid Argon2 format';
@@ -133,22 +130,6 @@ describe('checkHashFormat FIREBASE_SCRYPT', () => {
       memCost: 14,
       rounds: 8,
     });
-  });
-});
-
-describe('detectHashingAlgorithm', () => {
-  it.each([
-    ['$2a$10$abc', 'BCRYPT'],
-    ['$2y$10$abc', 'BCRYPT'],
-    ['$argon2id$v=19$m=1,t=1,p=1$a$b', 'ARGON2'],
-    ['$argon2d', 'ARGON2'],
-    [fb('m=14', 'r=8', 's=Bw=='), 'FIREBASE_SCRYPT'],
-    [fb('m=14', 'r=8'), undefined],
-    ['', undefined],
-    ['$1$saltsalt$hash', undefined],
-    ['plain text', undefined],
-  ])('%j → %s', (hash, expected) => {
-    expect(detectHashingAlgorithm(hash)).toBe(expected);
   });
 });
 

@@ -1,13 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { HASHING_ALGORITHMS } from '../../functions/domain/passwords/algorithm.js';
+import { PasswordHashingError } from '../../functions/domain/passwords/errors.js';
+import { checkHashFormat, HASH_FORMAT_ERRORS } from '../../functions/domain/passwords/format.js';
 import {
-  checkHashFormat,
-  HASH_FORMAT_ERRORS,
-  HASHING_ALGORITHMS,
   type HashingAlgorithm,
   needsRehash,
   normaliseImportedHash,
-  PasswordHashingError,
   verifyPassword,
 } from '../../functions/domain/passwords/index.js';
 

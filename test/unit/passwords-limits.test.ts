@@ -36,16 +36,9 @@ vi.mock('node:crypto', async (importOriginal) => {
   };
 });
 
-const {
-  checkUndeclaredHash,
-  dummyVerifyPassword,
-  HASH_FORMAT_ERRORS: E,
-  HASH_LIMITS,
-  hashPassword,
-  needsRehash,
-  normaliseImportedHash,
-  verifyPassword,
-} = await import('../../functions/domain/passwords/index.js');
+const { dummyVerifyPassword, HASH_LIMITS, hashPassword, needsRehash, normaliseImportedHash, verifyPassword } =
+  await import('../../functions/domain/passwords/index.js');
+const { checkUndeclaredHash, HASH_FORMAT_ERRORS: E } = await import('../../functions/domain/passwords/format.js');
 
 const NO_KEY = { firebaseSignerKey: undefined };
 const KEY = { firebaseSignerKey: 'c2lnbmVyLWtleQ==' };

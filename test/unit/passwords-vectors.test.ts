@@ -3,8 +3,8 @@ import bcryptjs from 'bcryptjs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compareBcrypt, hashBcrypt } from '../../functions/domain/passwords/bcrypt-kdf.js';
+import { HASH_FORMAT_ERRORS } from '../../functions/domain/passwords/format.js';
 import {
-  HASH_FORMAT_ERRORS,
   type HashingAlgorithm,
   needsRehash,
   normaliseImportedHash,

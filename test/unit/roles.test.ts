@@ -10,7 +10,7 @@ import {
   removeRole,
   removeRoleFromUser,
 } from '#functions/domain/roles/service.js';
-import { USER_DATA_SHARDS, userDataIndexKeys } from '#functions/storage/keys/metadata.js';
+import { USER_DATA_SHARDS, userDataIndexPartitionOf } from '#functions/storage/keys/metadata.js';
 import {
   ROLE_MEMBER_SHARDS,
   roleMemberShard,
@@ -29,10 +29,9 @@ describe('role keys', () => {
     expect(userRoleSortPrefix('t1')).toBe('ROLE#t1#');
     expect(roleMembersIndexPartition('app1', 'a#b', 3)).toBe('APP#app1#ROLE#3#a#b');
     expect(roleMembersIndexSortKey('t1', 'u1')).toBe('t1#u1');
-    expect(userDataIndexKeys('app1', 'u1', 'METADATA')).toEqual({
-      GSI3PK: `APP#app1#UDATA#${String(shardOf('u1', USER_DATA_SHARDS)).padStart(2, '0')}`,
-      GSI3SK: 'METADATA',
-    });
+    expect(userDataIndexPartitionOf('app1', 'u1')).toBe(
+      `APP#app1#UDATA#${String(shardOf('u1', USER_DATA_SHARDS)).padStart(2, '0')}`,
+    );
   });
 
   it('spreads user ids over every shard, stably', () => {

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadBaseConfig } from '#functions/config/index.js';
+import { loadBaseConfig } from '#functions/config/base.js';
 import {
   EXTENSION_PORT_ENV,
   EXTENSION_TOKEN_HEADER,

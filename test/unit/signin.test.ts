@@ -23,11 +23,11 @@ vi.mock('hash-wasm', async (importOriginal) => {
 
 const { resolveEffectiveConfig } = await import('#functions/config/index.js');
 const { hashPassword } = await import('#functions/domain/passwords/index.js');
-const { signIn } = await import('#functions/domain/users/service.js');
+const { signIn } = await import('#functions/domain/users/sign-in.js');
 const { passwordPorts } = await import('#functions/wiring/passwords.js');
 const { RecentDurations } = await import('#functions/domain/passwords/timing.js');
-type PasswordPorts = import('#functions/domain/users/service.js').PasswordPorts;
-type UsersDeps = import('#functions/domain/users/service.js').UsersDeps;
+type PasswordPorts = import('#functions/domain/users/deps.js').PasswordPorts;
+type UsersDeps = import('#functions/domain/users/deps.js').UsersDeps;
 type UserRecord = import('#functions/domain/users/model.js').UserRecord;
 
 const TARGET = { appId: 'shop', tenantId: 'public' };

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { TransientStorageError } from '#functions/storage/kit/errors.js';
 import {
   batchGetAll,
   classifyError,
   defineEntity,
-  partitionCondition,
   shardOf,
   type Table,
-  TransientStorageError,
   transact,
   updateExpression,
 } from '#functions/storage/kit/index.js';
+import { partitionCondition } from '#functions/storage/kit/query.js';
 
 /** A table whose client answers each TransactWriteItems call with the next outcome (an error or success). */
 function scriptedTable(outcomes: (Error | undefined)[]) {

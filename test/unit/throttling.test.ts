@@ -9,12 +9,12 @@ import { type ImportMessage, importMessageSchema } from '#functions/domain/bulk-
 import type { StagedRow, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import { BackpressureError } from '#functions/shared/errors.js';
 import { parseThrottlingFraction, simulatedThrottlingError } from '#functions/shared/simulated-throttling.js';
+import { TransientStorageError } from '#functions/storage/kit/errors.js';
 import {
   classifyError,
   getItem,
   putItem,
   type Table,
-  TransientStorageError,
   transact,
   withRetryPolicy,
 } from '#functions/storage/kit/index.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { normaliseEmail } from '#functions/contract/emails.js';
 import { normalisePhoneNumber } from '#functions/contract/phone-numbers.js';
+import { decodeToken, encodeToken, masksFor } from '#functions/domain/users/listing.js';
 import { recipeMask, toUserJson, type UserRecord } from '#functions/domain/users/model.js';
-import { decodeToken, encodeToken, masksFor } from '#functions/domain/users/service.js';
 import { counterDeltas, deriveItems, userShard as shardOf } from '#functions/storage/users/items.js';
 
 const linked: UserRecord = {

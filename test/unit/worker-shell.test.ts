@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { METRIC } from '#functions/shared/metric-names.js';
-import { currentRetryPolicy } from '#functions/storage/kit/index.js';
+import { currentRetryPolicy } from '#functions/storage/kit/retry.js';
 import { Tally, workerDeadline, workerHandler } from '#functions/workers/shell.js';
 import { WORKERS, type WorkerId, workerNamed } from '#functions/workers.js';
 

@@ -5,7 +5,7 @@ import { coreError } from './errors.js';
 import { openPrivate } from './private-file.js';
 import { excerpt, redact } from './redact.js';
 
-export const STATUSES = ['NEW', 'PROCESSING', 'FAILED'] as const;
+const STATUSES = ['NEW', 'PROCESSING', 'FAILED'] as const;
 export type StagedCounts = Record<(typeof STATUSES)[number], number>;
 
 export async function stagedCounts(client: CoreClient): Promise<StagedCounts> {

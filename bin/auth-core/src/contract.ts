@@ -8,7 +8,6 @@ export { credentialFingerprint } from '../../../functions/contract/credential-fi
 export { normaliseEmail } from '../../../functions/contract/emails.js';
 export {
   type HashingAlgorithm,
-  type ImportRecipeId,
   MAX_USERS_PER_STAGING_REQUEST,
   type WireImportUser,
   type WireLoginMethod,

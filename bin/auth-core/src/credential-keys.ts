@@ -19,7 +19,7 @@
 import type { JsonObject } from './sources/common.js';
 
 /** Words that make a key a credential wherever they stand. */
-export const CREDENTIAL_WORDS: ReadonlySet<string> = new Set([
+const CREDENTIAL_WORDS: ReadonlySet<string> = new Set([
   'password',
   'passwords',
   'passwd',
@@ -45,7 +45,7 @@ export const CREDENTIAL_WORDS: ReadonlySet<string> = new Set([
 ]);
 
 /** Endings of the words run together that make a key a credential. */
-export const CREDENTIAL_ENDINGS: readonly string[] = [
+const CREDENTIAL_ENDINGS: readonly string[] = [
   'token',
   'tokens',
   'secret',
@@ -65,7 +65,7 @@ export const CREDENTIAL_ENDINGS: readonly string[] = [
 ];
 
 /** Last words that make a key descriptive (a date, flag or kind about a credential, not the credential). */
-export const DESCRIPTIVE: ReadonlySet<string> = new Set([
+const DESCRIPTIVE: ReadonlySet<string> = new Set([
   'at',
   'on',
   'date',

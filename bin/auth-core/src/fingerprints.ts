@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 
 const EMPTY = 0n;
 
-export function fingerprint(key: string): bigint {
+function fingerprint(key: string): bigint {
   const fp = createHash('sha256').update(key).digest().readBigUInt64BE(0);
   return fp === EMPTY ? 1n : fp;
 }

@@ -37,7 +37,7 @@ export interface ByteCounter {
 }
 
 /** The file's bytes, inflated when it is gzipped. */
-export async function openText(path: string, counter?: ByteCounter): Promise<Readable> {
+async function openText(path: string, counter?: ByteCounter): Promise<Readable> {
   const gzipped = await isGzip(path);
   const raw = createReadStream(path);
   if (counter) {
@@ -106,7 +106,7 @@ export async function* ndjsonRecords(path: string, counter?: ByteCounter): Async
  * CSV records: objects keyed by the header row when `header`, else arrays of cells. PostgreSQL's and
  * Firebase's writers are followed: quotes may appear inside unquoted fields, rows may be ragged.
  */
-export async function* csvRecords(path: string, header: boolean, counter?: ByteCounter): AsyncGenerator<SourceRecord> {
+async function* csvRecords(path: string, header: boolean, counter?: ByteCounter): AsyncGenerator<SourceRecord> {
   const records = (await openText(path, counter)).pipe(
     parseCsv({
       bom: true,

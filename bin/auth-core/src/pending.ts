@@ -11,14 +11,14 @@ import { coreError } from './errors.js';
 import { openPrivate } from './private-file.js';
 import { excerpt } from './redact.js';
 
-export interface PendingUser {
+interface PendingUser {
   readonly userId: string;
   readonly email: string;
   readonly timeJoined: number;
 }
 
 /** Every pending user, page after page. */
-export async function* pendingUsers(client: CoreClient): AsyncGenerator<PendingUser> {
+async function* pendingUsers(client: CoreClient): AsyncGenerator<PendingUser> {
   for await (const entry of pagedUsers(client, '/password-migration/pending', 'pending users')) {
     const user = entry as PendingUser;
     yield { userId: user.userId, email: user.email, timeJoined: user.timeJoined };

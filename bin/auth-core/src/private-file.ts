@@ -7,7 +7,7 @@
 import { closeSync, fchmodSync, fstatSync, openSync } from 'node:fs';
 import { usageError } from './errors.js';
 
-export const PRIVATE_MODE = 0o600;
+const PRIVATE_MODE = 0o600;
 
 /**
  * Opens `path` for writing (`w`: truncated, `a`: appended to); a regular file gets mode 0600, created

@@ -20,7 +20,7 @@ export interface Counters {
   pending: number;
 }
 
-export const PLAIN_INTERVAL_MS = 5_000;
+const PLAIN_INTERVAL_MS = 5_000;
 
 export class Progress {
   readonly counters: Counters = { records: 0, converted: 0, refused: 0, staged: 0, imported: 0, failed: 0, pending: 0 };

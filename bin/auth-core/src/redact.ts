@@ -32,7 +32,10 @@ export function registerSecret(value: string | undefined): void {
   if (value !== undefined && value.length >= 4) secrets.add(value);
 }
 
-/** Forgets every registered value (a process runs one command; tests run several, each from none). */
+/**
+ * Forgets every registered value (a process runs one command; tests run several, each from none).
+ * @internal Exported for the tests.
+ */
 export function forgetSecrets(): void {
   secrets.clear();
 }

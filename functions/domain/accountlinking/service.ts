@@ -18,9 +18,10 @@
  */
 
 import type { SessionStore } from '#functions/domain/sessions/ports.js';
+import type { UsersDeps } from '#functions/domain/users/deps.js';
+import { resolveUser } from '#functions/domain/users/lookup.js';
 import { externalIdOf, toUserJson, type UserJson, type UserRecord } from '#functions/domain/users/model.js';
 import type { UserWritePlan } from '#functions/domain/users/ports.js';
-import { resolveUser, type UsersDeps } from '#functions/domain/users/service.js';
 import { writePlan } from '#functions/domain/users/write.js';
 import { BackpressureError, BadRequestError, CoreHttpError } from '#functions/shared/errors.js';
 import { ID_LIMITS } from '#functions/shared/id-limits.js';
@@ -35,14 +36,14 @@ import {
   without,
 } from './records.js';
 
-export const UNKNOWN_USER_MESSAGE = 'Unknown user ID provided';
-export const LINKING_DISABLED_MESSAGE =
+const UNKNOWN_USER_MESSAGE = 'Unknown user ID provided';
+const LINKING_DISABLED_MESSAGE =
   'Account linking feature is not enabled for this app. Please contact support to enable it.';
 const ALREADY_LINKED_TO_PRIMARY = 'This user ID is already linked to another user ID';
 const ALREADY_LINKED_TO_ANOTHER = 'The input recipe user ID is already linked to another user ID';
 
 /** 402: the app has account linking (and MFA, which implies it) switched off. */
-export class AccountLinkingDisabledError extends CoreHttpError {
+class AccountLinkingDisabledError extends CoreHttpError {
   constructor() {
     super(402, LINKING_DISABLED_MESSAGE);
   }

@@ -3,8 +3,10 @@
  * one rule they share: whose verification state an id and an email name, and where it is kept
  * (docs/password-reset-and-verification.md "Storage").
  */
+
+import type { UsersDeps } from '../users/deps.js';
+import { resolveUser } from '../users/lookup.js';
 import type { LoginMethodRecord, UserRecord } from '../users/model.js';
-import { resolveUser, type UsersDeps } from '../users/service.js';
 import type { AccountTokenStore, VerifiedEmailRef } from './ports.js';
 
 export interface AccountsDeps {

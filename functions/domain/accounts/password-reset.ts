@@ -6,8 +6,8 @@
  * token of the same user id.
  */
 import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.js';
+import { resolveUser } from '../users/lookup.js';
 import { externalIdOf } from '../users/model.js';
-import { resolveUser } from '../users/service.js';
 import { writePlan } from '../users/write.js';
 import type { AccountsDeps } from './deps.js';
 import type { AccountWrites } from './ports.js';

@@ -8,7 +8,10 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 
-/** Length of every token (the reference's). */
+/**
+ * Length of every token (the reference's).
+ * @internal Exported for test/unit/account-tokens.test.ts, which checks every token has the reference's length.
+ */
 export const TOKEN_LENGTH = 128;
 
 /** A fresh token: Base64 of the hex of 48 bytes from the system's CSPRNG. */

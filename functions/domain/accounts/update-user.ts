@@ -7,8 +7,8 @@
  * email is verified only if (id, new email) was, and the old email keeps its state.
  */
 
+import type { PasswordPorts } from '../users/deps.js';
 import type { LoginMethodRecord, UserRecord } from '../users/model.js';
-import type { PasswordPorts } from '../users/service.js';
 import { writePlan } from '../users/write.js';
 import { type AccountsDeps, methodOf, ownerOf, WRITE_ATTEMPTS, withMethod } from './deps.js';
 import type { AccountWrites } from './ports.js';

@@ -21,7 +21,7 @@ import type { ImportUser } from './types.js';
 import { validateStagingRequest } from './validate-request.js';
 import type { ImportValidationContext } from './validate-user.js';
 
-export interface DryRunConflict {
+interface DryRunConflict {
   /** Position in the request's `users` array. */
   readonly index: number;
   readonly externalUserId?: string;

@@ -13,7 +13,7 @@ import type { ImportUser } from './types.js';
 export const SECRET_MARKER = '<redacted>';
 
 /** Every credential string the user carries (plain-text passwords, hashes, TOTP secrets). */
-export function userSecrets(user: ImportUser | undefined): string[] {
+function userSecrets(user: ImportUser | undefined): string[] {
   if (!user) return [];
   const out: string[] = [];
   for (const lm of user.loginMethods ?? []) {

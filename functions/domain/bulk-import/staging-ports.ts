@@ -180,7 +180,7 @@ export interface RememberedAnswer {
 }
 
 /** Where a DONE record's answer is kept, as the record names it. */
-export interface StoredAnswer {
+interface StoredAnswer {
   readonly id: string;
   readonly parts: number;
 }

@@ -118,11 +118,7 @@ export async function stageInRounds(
  * Input: the app and its users in request order. Output: the users as staged (a user whose id
  * was already taken is given fresh ids: docs/import-pipeline.md "Staged ids"), in the same order.
  */
-export async function stageUsers(
-  deps: StagingDeps,
-  appId: string,
-  users: readonly ImportUser[],
-): Promise<ImportUser[]> {
+async function stageUsers(deps: StagingDeps, appId: string, users: readonly ImportUser[]): Promise<ImportUser[]> {
   const now = deps.now();
   return stageInRounds(deps, appId, users, {
     insert: (part) => deps.store.insertNew(appId, part, now),

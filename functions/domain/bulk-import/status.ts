@@ -17,11 +17,11 @@ import {
 } from './staging-ports.js';
 import type { ImportLoginMethod, ImportUser } from './types.js';
 
-export const INVALID_STATUS_MESSAGE = 'Invalid value for status. Pass one of NEW, PROCESSING, or FAILED!';
-export const INVALID_TOKEN_MESSAGE = 'invalid pagination token';
-export const DEFAULT_LIST_LIMIT = 100;
-export const MAX_LIST_LIMIT = 500;
-export const MAX_REMOVE_IDS = 500;
+const INVALID_STATUS_MESSAGE = 'Invalid value for status. Pass one of NEW, PROCESSING, or FAILED!';
+const INVALID_TOKEN_MESSAGE = 'invalid pagination token';
+const DEFAULT_LIST_LIMIT = 100;
+const MAX_LIST_LIMIT = 500;
+const MAX_REMOVE_IDS = 500;
 
 type Query = Readonly<Record<string, string | undefined>>;
 

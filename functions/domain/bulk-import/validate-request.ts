@@ -22,7 +22,7 @@ export const INVALID_USERS_ERROR_MESSAGE =
 /** 200 body for an empty `users` array (no `users` key). */
 export const EMPTY_STAGING_RESPONSE_BODY: Readonly<{ status: 'OK' }> = Object.freeze({ status: 'OK' });
 
-export interface InvalidUserEntry {
+interface InvalidUserEntry {
   /** Position in the request's `users` array. */
   index: number;
   /** In evaluation order. */
@@ -30,13 +30,13 @@ export interface InvalidUserEntry {
 }
 
 /** `{"error":"Data has missing or invalid fields. …","users":[{"index":i,"errors":[…]}]}`. */
-export interface InvalidUsersErrorBody {
+interface InvalidUsersErrorBody {
   error: string;
   users: InvalidUserEntry[];
 }
 
 /** `{"errors":[…]}` of `POST /bulk-import/import`. */
-export interface SingleImportErrorBody {
+interface SingleImportErrorBody {
   errors: string[];
 }
 
@@ -114,7 +114,7 @@ export function validateSingleImport(body: unknown, ctx: ImportValidationContext
 // ------------------------------------------------------------------------------------------------
 // Success body of POST /bulk-import/users
 
-export type StagedLoginMethodSummary =
+type StagedLoginMethodSummary =
   | { recipeId: 'emailpassword'; userId: string; tenants: string[]; email: string }
   | {
       recipeId: 'thirdparty';
@@ -126,7 +126,7 @@ export type StagedLoginMethodSummary =
     }
   | { recipeId: 'passwordless'; userId: string; tenants: string[]; email: string | null; phoneNumber: string | null };
 
-export interface StagedUserSummary {
+interface StagedUserSummary {
   /** `externalUserId` when given, else the staged id. */
   userId: string;
   loginMethods: StagedLoginMethodSummary[];

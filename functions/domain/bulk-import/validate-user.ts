@@ -37,8 +37,6 @@ import type {
   ThirdPartyImportLoginMethod,
 } from './types.js';
 
-export { getPrimaryLoginMethod, withFreshIds } from './primary.js';
-
 export interface ImportValidationContext {
   /** Current time in ms since epoch: default for, and upper bound of, `timeJoinedInMSSinceEpoch`. */
   now: number;
@@ -99,7 +97,7 @@ const SUFFIX_EMAILPASSWORD = ' for an emailpassword recipe.';
 const SUFFIX_THIRDPARTY = ' for a thirdparty recipe.';
 const SUFFIX_PASSWORDLESS = ' for a passwordless recipe.';
 
-export const IMPORT_USER_MESSAGES = {
+const IMPORT_USER_MESSAGES = {
   userNotObject: 'user should be of type object.',
   mfaRequiredForTotp: 'MFA must be enabled to import totp devices.',
   atLeastOneLoginMethod: 'At least one loginMethod is required.',

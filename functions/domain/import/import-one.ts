@@ -4,7 +4,8 @@
  */
 import { validateSingleImport } from '#functions/domain/bulk-import/validate-request.js';
 import type { ImportValidationContext } from '#functions/domain/bulk-import/validate-user.js';
-import { getUser, type UsersDeps } from '#functions/domain/users/service.js';
+import type { UsersDeps } from '#functions/domain/users/deps.js';
+import { getUser } from '#functions/domain/users/lookup.js';
 import { JsonBadRequestError } from '#functions/shared/errors.js';
 import { type ImportConfig, type ImportDeps, importUser } from './import-user.js';
 

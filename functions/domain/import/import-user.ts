@@ -71,7 +71,7 @@ export type ImportOutcome =
   /** Only companion writes failed their conditions (by index); nothing was written. */
   | { readonly kind: 'extra-write-failed'; readonly extraWriteIndexes: readonly number[] };
 
-export const IMPORT_MESSAGES = {
+const IMPORT_MESSAGES = {
   accountLinkingDisabled:
     'E019: Account linking feature is not enabled for this app. Please contact support to enable it.',
   mfaDisabled: 'E037: MFA must be enabled to import totp devices.',

@@ -6,8 +6,6 @@
 import { jsonBytes, jsonDepthExceeds } from '#functions/shared/storable.js';
 import { MAX_METADATA_BYTES, metadataSizeMessage } from './merge.js';
 
-export { MAX_METADATA_BYTES } from './merge.js';
-
 /**
  * Deepest nesting of metadata (the metadata object itself is level 1): far deeper than profile
  * data needs, and shallow enough that every walk of it (serialising, merging, logging) is safe.

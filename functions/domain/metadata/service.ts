@@ -11,12 +11,8 @@ import { type Metadata, shallowMergeMetadata } from './merge.js';
 import type { MetadataStore } from './ports.js';
 import { checkUserIdLength, fitsUserId } from './user-id.js';
 
-export type { MetadataStore, StoredMetadata } from './ports.js';
-
 type Body = Readonly<Record<string, unknown>>;
 type Query = Readonly<Record<string, string | undefined>>;
-
-export { MAX_METADATA_BYTES, MAX_METADATA_DEPTH } from './limits.js';
 
 const MAX_ATTEMPTS = 10;
 

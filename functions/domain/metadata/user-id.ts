@@ -5,7 +5,7 @@ import { ID_LIMITS } from '#functions/shared/id-limits.js';
  * Longest user id that metadata, roles and TOTP devices are stored for: the reference core's
  * storage column (VARCHAR(128)); it also keeps every key far inside DynamoDB's key-size limits.
  */
-export const MAX_USER_ID_LENGTH = ID_LIMITS.userId;
+const MAX_USER_ID_LENGTH = ID_LIMITS.userId;
 
 /** Whether anything can be stored for this id (reads of longer ids simply find nothing). */
 export function fitsUserId(userId: string): boolean {

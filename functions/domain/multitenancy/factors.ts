@@ -16,7 +16,7 @@ const FLAG: Record<Recipe, 'emailPasswordEnabled' | 'thirdPartyEnabled' | 'passw
   passwordless: 'passwordlessEnabled',
 };
 /** The built-in first factors each legacy recipe switch stands for. */
-export const RECIPE_FACTORS: Record<Recipe, readonly string[]> = {
+const RECIPE_FACTORS: Record<Recipe, readonly string[]> = {
   emailPassword: ['emailpassword'],
   thirdParty: ['thirdparty'],
   passwordless: ['otp-email', 'otp-phone', 'link-email', 'link-phone'],
@@ -28,7 +28,7 @@ const FACTOR_NAME = /^[0-9a-zA-Z_(.)-]+$/;
 export type FactorListName = 'firstFactors' | 'requiredSecondaryFactors';
 
 /** The first factors the legacy switches allow: null when all built-in factors are allowed. */
-export function factorsFromFlags(state: FactorState): string[] | null {
+function factorsFromFlags(state: FactorState): string[] | null {
   const list = RECIPES.filter((r) => state[FLAG[r]]).flatMap((r) => RECIPE_FACTORS[r]);
   return list.length === ALL_FIRST_FACTORS.length ? null : list;
 }
@@ -43,7 +43,7 @@ export function checkNoDuplicates(name: FactorListName, list: readonly string[] 
   }
 }
 
-export function checkFactorNames(name: FactorListName, list: readonly string[] | null | undefined): void {
+function checkFactorNames(name: FactorListName, list: readonly string[] | null | undefined): void {
   if (list?.some((f) => !FACTOR_NAME.test(f))) {
     throw new BadRequestError(`${name} should contain only 0-9,a-z,A-Z,_,.,- characters`);
   }

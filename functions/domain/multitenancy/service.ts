@@ -32,8 +32,6 @@ import type { ProviderConfig, TenantRecord } from './tenant.js';
 import { checkProvidersSize, validateProviderConfig } from './thirdparty.js';
 import { tenantViewLegacy, tenantViewV2 } from './views.js';
 
-export type { AppDataPurger, AppTables, TenantStore } from './ports.js';
-
 /**
  * Who calls: the path's app and tenant. The request pipeline has checked that they exist, except
  * for {@link getTenant}, which answers for a missing tenant itself.
@@ -92,7 +90,7 @@ function creationDefaults(tenantId: string, api: ApiVersion, cdiAtLeast5: boolea
   };
 }
 
-export interface ParsedConfigInput {
+interface ParsedConfigInput {
   readonly factors: LegacyUpdate;
   readonly coreConfig: Record<string, unknown> | undefined;
 }

@@ -46,7 +46,7 @@ export interface HookCheck {
 }
 
 /** Seconds a client is told to wait after an unavailable answer while the breaker is still closed. */
-export const RETRY_AFTER_SECONDS = 5;
+const RETRY_AFTER_SECONDS = 5;
 
 export async function checkPasswordWithHook(
   ports: PasswordHookPorts,

@@ -13,7 +13,7 @@ export const SIGNATURE_HEADER = 'X-Auth-Core-Signature';
 /** The largest answer body read (bytes); a longer one means "unavailable". */
 export const MAX_ANSWER_BYTES = 1024;
 /** How old (or how far ahead) a signed timestamp a receiver should accept, in seconds. */
-export const REPLAY_WINDOW_SECONDS = 300;
+const REPLAY_WINDOW_SECONDS = 300;
 
 export interface HookRequestFields {
   readonly appId: string;
@@ -33,7 +33,7 @@ export function hookRequestBody(fields: HookRequestFields): string {
 }
 
 /** Lower-case hex HMAC-SHA-256 with `secret` over `"<t>.<body>"`. */
-export function signatureDigest(secret: string, timestamp: number, body: string): string {
+function signatureDigest(secret: string, timestamp: number, body: string): string {
   return createHmac('sha256', secret).update(`${timestamp}.${body}`, 'utf8').digest('hex');
 }
 
@@ -53,6 +53,7 @@ export function parseSignatureHeader(value: string): { timestamp: number; digest
  * What a receiver checks (the reference legacy endpoint does exactly this): the header parses,
  * the timestamp is within {@link REPLAY_WINDOW_SECONDS} of `nowSeconds`, and the digest matches
  * the body as received (compared in constant time).
+ * @internal The unit tests check the core's signature with it, as a receiver would.
  */
 export function verifySignature(
   secret: string,
@@ -68,7 +69,7 @@ export function verifySignature(
 }
 
 /** Why the legacy system counts as unavailable (logged and counted; never shown to the caller). */
-export type UnavailableCause =
+type UnavailableCause =
   | 'timeout'
   | 'refused'
   | 'network'

@@ -7,8 +7,8 @@
 import { BadRequestError } from '#functions/shared/errors.js';
 import type { PendingPasswordPosition, UserStore } from '../users/ports.js';
 
-export const PENDING_PAGE_MAX = 500;
-export const PENDING_PAGE_DEFAULT = 100;
+const PENDING_PAGE_MAX = 500;
+const PENDING_PAGE_DEFAULT = 100;
 
 /** `GET /appid-<a>/password-migration/status`. */
 export async function passwordMigrationStatus(store: UserStore, appId: string) {
@@ -17,11 +17,11 @@ export async function passwordMigrationStatus(store: UserStore, appId: string) {
 }
 
 /** Pagination tokens: Base64url of `<shard>:<sort key>` of the last entry of the previous page. */
-export function encodePendingToken(position: PendingPasswordPosition): string {
+function encodePendingToken(position: PendingPasswordPosition): string {
   return Buffer.from(`${position.shard}:${position.sortKey}`, 'utf8').toString('base64url');
 }
 
-export function decodePendingToken(token: string): PendingPasswordPosition {
+function decodePendingToken(token: string): PendingPasswordPosition {
   const invalid = new BadRequestError('invalid pagination token');
   if (!/^[A-Za-z0-9_-]{1,2000}$/.test(token)) throw invalid;
   const match = /^(\d{1,2}):(\d{15}#[^#]+)$/.exec(Buffer.from(token, 'base64url').toString('utf8'));

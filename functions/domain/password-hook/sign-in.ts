@@ -23,7 +23,7 @@ export interface PendingSignInDeps {
 }
 
 /** What a 503 of an unavailable hook says (never the cause: that goes to the log). */
-export const HOOK_UNAVAILABLE_MESSAGE = 'The legacy password system is unavailable; retry later';
+const HOOK_UNAVAILABLE_MESSAGE = 'The legacy password system is unavailable; retry later';
 
 const WRITE_ATTEMPTS = 3;
 

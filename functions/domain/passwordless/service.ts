@@ -6,6 +6,7 @@
  */
 import { legacyRecipeEnabled } from '#functions/domain/multitenancy/factors.js';
 import type { TenantRecord } from '#functions/domain/multitenancy/tenant.js';
+import type { UsersDeps } from '#functions/domain/users/deps.js';
 import {
   externalIdOf,
   type LoginMethodRecord,
@@ -13,7 +14,6 @@ import {
   type UserJson,
   type UserRecord,
 } from '#functions/domain/users/model.js';
-import type { UsersDeps } from '#functions/domain/users/service.js';
 import { writePlan } from '#functions/domain/users/write.js';
 import { cdiAtLeast } from '#functions/shared/cdi.js';
 import { BadRequestError, ForbiddenError } from '#functions/shared/errors.js';
@@ -70,7 +70,7 @@ const MAX_ROUNDS = 10;
  * The reference's check before creating, checking or consuming a code: from CDI 5.1 passwordless
  * is always allowed; before, the tenant's legacy switch and first factors decide (403 otherwise).
  */
-export function assertPasswordlessEnabled(target: PasswordlessTarget): void {
+function assertPasswordlessEnabled(target: PasswordlessTarget): void {
   if (cdiAtLeast(target.cdiVersion, '5.1')) return;
   const tenant = target.tenant;
   const enabled =

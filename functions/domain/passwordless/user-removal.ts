@@ -4,7 +4,9 @@
  * tenants), so a code sent before the removal cannot sign the user up again.
  */
 
-import { removeUser, resolveUser, type UsersDeps } from '#functions/domain/users/service.js';
+import type { UsersDeps } from '#functions/domain/users/deps.js';
+import { resolveUser } from '#functions/domain/users/lookup.js';
+import { removeUser } from '#functions/domain/users/removal.js';
 import type { PasswordlessStore } from './ports.js';
 import { removeDevicesOfLoginMethods } from './service.js';
 
@@ -15,7 +17,7 @@ export interface UserRemovalDeps {
 
 /**
  * `POST /user/remove`: the devices of the passwordless login methods about to go (all of the
- * user's, or the named recipe user's), then the user (functions/domain/users/service.ts
+ * user's, or the named recipe user's), then the user (functions/domain/users/removal.ts
  * `removeUser`). Devices first: an interrupted removal leaves the user, and removing again
  * finishes it.
  */

@@ -6,8 +6,8 @@
  */
 import { normaliseEmail } from '#functions/contract/emails.js';
 import { normalisePhoneNumber } from '#functions/contract/phone-numbers.js';
+import { resolveUser } from '#functions/domain/users/lookup.js';
 import type { UserRecord } from '#functions/domain/users/model.js';
-import { resolveUser } from '#functions/domain/users/service.js';
 import { writePlan } from '#functions/domain/users/write.js';
 import { cdiAtLeast } from '#functions/shared/cdi.js';
 import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.js';

@@ -10,7 +10,7 @@ import { defineForm, type Verify } from './scheme.js';
  * password bytes (`{PASSWORD}` alone when unsalted, `{SALT}{PASSWORD}` for a salt before it, …).
  * The LDAP schemes, Django's legacy salted hashes and bare hex or Base64 digests all convert to it.
  */
-export const DIGESTS = { md5: 16, sha1: 20, sha256: 32, sha512: 64 } as const;
+const DIGESTS = { md5: 16, sha1: 20, sha256: 32, sha512: 64 } as const;
 export type DigestName = keyof typeof DIGESTS;
 
 /** Templates are short (`{SALT}{PASSWORD}` is 16 bytes); salts are at most 64 bytes. */

@@ -29,12 +29,12 @@ const BCRYPT_PREFIXES = ['$2a', '$2b', '$2x', '$2y'] as const;
 const ARGON2_PREFIXES = ['$argon2id', '$argon2i', '$argon2d'] as const;
 
 /** Prefix test only, like the reference: `"$2a"` on its own passes. */
-export function hasBcryptPrefix(hash: string): boolean {
+function hasBcryptPrefix(hash: string): boolean {
   return BCRYPT_PREFIXES.some((prefix) => hash.startsWith(prefix));
 }
 
 /** Prefix test only: `$argon2id`, `$argon2i` or `$argon2d`. */
-export function hasArgon2Prefix(hash: string): boolean {
+function hasArgon2Prefix(hash: string): boolean {
   return ARGON2_PREFIXES.some((prefix) => hash.startsWith(prefix));
 }
 
@@ -152,16 +152,4 @@ export function checkHashFormat(algorithm: HashingAlgorithm, hash: string): stri
   if (strict.ok) return strict.storedHash === hash ? undefined : HASH_FORMAT_ERRORS[algorithm];
   if (strict.kind !== 'format') return strict.error;
   return referenceShapeAccepts(algorithm, hash) ? undefined : strict.error;
-}
-
-/**
- * Infers the algorithm of a stored hash from its shape, in the order sign-in uses: Argon2 prefix,
- * BCrypt prefix, Firebase scrypt format. Undefined when none applies (for the hash-import API
- * that is `Password hash is in invalid format`).
- */
-export function detectHashingAlgorithm(hash: string): 'BCRYPT' | 'ARGON2' | 'FIREBASE_SCRYPT' | undefined {
-  if (hasArgon2Prefix(hash)) return 'ARGON2';
-  if (hasBcryptPrefix(hash)) return 'BCRYPT';
-  if (parseFirebaseScryptHash(hash)) return 'FIREBASE_SCRYPT';
-  return undefined;
 }

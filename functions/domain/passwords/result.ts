@@ -18,13 +18,13 @@ import { timingSafeEqual } from 'node:crypto';
  */
 export type VerifyResult = { readonly ok: true } | { readonly ok: false; readonly reason: VerifyFailureReason };
 
-export type VerifyFailureReason =
+type VerifyFailureReason =
   | 'WRONG_PASSWORD'
   | 'MISSING_FIREBASE_SIGNER_KEY'
   | 'UNSUPPORTED_HASH'
   | 'HASH_COST_ABOVE_LIMIT';
 
-export const MATCH: VerifyResult = Object.freeze({ ok: true });
+const MATCH: VerifyResult = Object.freeze({ ok: true });
 export const WRONG_PASSWORD: VerifyResult = Object.freeze({ ok: false, reason: 'WRONG_PASSWORD' });
 export const MISSING_FIREBASE_SIGNER_KEY: VerifyResult = Object.freeze({
   ok: false,
@@ -33,16 +33,9 @@ export const MISSING_FIREBASE_SIGNER_KEY: VerifyResult = Object.freeze({
 export const UNSUPPORTED_HASH: VerifyResult = Object.freeze({ ok: false, reason: 'UNSUPPORTED_HASH' });
 export const HASH_COST_ABOVE_LIMIT: VerifyResult = Object.freeze({ ok: false, reason: 'HASH_COST_ABOVE_LIMIT' });
 
-export function fromMatch(matches: boolean): VerifyResult {
+function fromMatch(matches: boolean): VerifyResult {
   return matches ? MATCH : WRONG_PASSWORD;
 }
-
-/**
- * Upper bound on the memory a stored hash may ask a KDF for (Argon2 `m`, scrypt `128·N·r`).
- * The cost bounds of HASH_LIMITS keep every accepted hash well below it (Argon2 ≤ 256 MiB,
- * scrypt ≤ 128 MiB); kept as a last line for callers that read it.
- */
-export const MAX_KDF_MEMORY_BYTES = 1024 * 1024 * 1024;
 
 /**
  * Compares a computed digest with the stored one in constant time. Lengths are not secret (the

@@ -18,7 +18,7 @@ export interface FormDefinition<P> {
 }
 
 /** A complete hash of a form: its parameters, and whether they can be run. */
-export interface ReadHash<P> {
+interface ReadHash<P> {
   readonly parsed: P;
   /** Set when the parameters are beyond a bound or cannot be computed: never verify then. */
   readonly problem: ParameterProblem | undefined;
@@ -50,7 +50,7 @@ export function defineForm<P>(definition: FormDefinition<P>): StoredForm<P> {
 export type Verify<P> = (plain: string, parsed: P, options: VerifyPasswordOptions) => Promise<VerifyResult>;
 
 /** A stored hash read by its scheme: whether its parameters can be run, and how to check a password. */
-export interface OpenedHash {
+interface OpenedHash {
   /** Set when the parameters are beyond a bound or cannot be computed: never call verify then. */
   readonly problem: ParameterProblem | undefined;
   verify(plain: string, options: VerifyPasswordOptions): Promise<VerifyResult>;

@@ -1,11 +1,11 @@
 /**
  * How long the dummy verify of an unknown email takes, as measured: the floor every failed sign-in
- * is held to (functions/domain/users/service.ts), so the answer's timing does not tell which
+ * is held to (functions/domain/users/sign-in.ts), so the answer's timing does not tell which
  * emails have an account, whatever hash the account has.
  */
 
 /** Samples kept: enough for a stable median, few enough to follow a change of load quickly. */
-export const FLOOR_SAMPLES = 15;
+const FLOOR_SAMPLES = 15;
 
 /**
  * The durations of the most recent computations that cost what the dummy verify costs (the dummy

@@ -10,13 +10,13 @@ import { has, requiredQuery, requiredString } from '#functions/shared/input.js';
 import { checkUserIdLength, fitsUserId } from '../metadata/user-id.js';
 import type { RoleStore } from './ports.js';
 
-export type { AssignOutcome, RoleStore, UnassignOutcome } from './ports.js';
+export type { RoleStore } from './ports.js';
 
 type Body = Readonly<Record<string, unknown>>;
 type Query = Readonly<Record<string, string | undefined>>;
 
 /** Longest role or permission name, as the reference's storage column (VARCHAR(255)). */
-export const MAX_ROLE_LENGTH = 255;
+const MAX_ROLE_LENGTH = 255;
 /** Keeps `ROLE#<tenant>#<role>` inside DynamoDB's 1,024-byte sort-key limit for any characters. */
 const MAX_ROLE_BYTES = 900;
 

@@ -42,7 +42,7 @@ export function overlapMs(settings: SessionSettings): number {
 }
 
 /** How long a dynamic key verifies after its creation: the interval plus twice the access token lifetime. */
-export function dynamicKeyLifetimeMs(settings: SessionSettings): number {
+function dynamicKeyLifetimeMs(settings: SessionSettings): number {
   return settings.dynamicKeyUpdateIntervalMs + 2 * settings.accessTokenValidityMs;
 }
 
@@ -50,7 +50,7 @@ const newestFirst = (keys: readonly StoredSigningKey[]) =>
   keys.filter((k) => k.kind === 'dynamic').sort((a, b) => b.generation - a.generation);
 
 /** Dynamic keys that may still verify a token, newest first. */
-export function verifiableDynamicKeys(
+function verifiableDynamicKeys(
   keys: readonly StoredSigningKey[],
   settings: SessionSettings,
   now: number,
@@ -59,13 +59,13 @@ export function verifiableDynamicKeys(
 }
 
 /** Whether a new dynamic key is due (none yet, or the newest one's interval ends within the overlap). */
-export function dynamicKeyDue(keys: readonly StoredSigningKey[], settings: SessionSettings, now: number): boolean {
+function dynamicKeyDue(keys: readonly StoredSigningKey[], settings: SessionSettings, now: number): boolean {
   const [latest] = verifiableDynamicKeys(keys, settings, now);
   return !latest || now + overlapMs(settings) > latest.createdAt + settings.dynamicKeyUpdateIntervalMs;
 }
 
 /** The dynamic key that signs now: the newest, unless it is younger than the overlap and its predecessor still may sign. */
-export function signingDynamicKey(
+function signingDynamicKey(
   keys: readonly StoredSigningKey[],
   settings: SessionSettings,
   now: number,
@@ -83,7 +83,7 @@ export function signingDynamicKey(
 }
 
 /** Public keys the JWKS shows and verification accepts: live dynamic keys and the static key. */
-export function publicKeys(keys: readonly StoredSigningKey[], settings: SessionSettings, now: number) {
+function publicKeys(keys: readonly StoredSigningKey[], settings: SessionSettings, now: number) {
   return [...verifiableDynamicKeys(keys, settings, now), ...keys.filter((k) => k.kind === 'static')];
 }
 
@@ -103,11 +103,11 @@ interface CachedKeys {
 }
 
 /** How long a fetched key list is trusted before it is read again (a key made elsewhere shows up by then). */
-export const KEY_LIST_MAX_AGE_MS = 60_000;
+const KEY_LIST_MAX_AGE_MS = 60_000;
 /** Apps whose key lists one execution environment keeps. */
-export const KEY_CACHE_APPS = 256;
+const KEY_CACHE_APPS = 256;
 /** Opened private keys kept per execution environment. */
-export const OPENED_KEY_CACHE_SIZE = 512;
+const OPENED_KEY_CACHE_SIZE = 512;
 
 export interface KeyRingOptions {
   readonly now?: () => number;

@@ -66,12 +66,6 @@ const sessionJson = (s: Pick<SessionRecord, 'handle' | 'userId' | 'recipeUserId'
 const unauthorised = (message: string) => ({ status: 'UNAUTHORISED' as const, message });
 const tryRefresh = (message: string) => ({ status: 'TRY_REFRESH_TOKEN' as const, message });
 
-/** The tenant a session handle names (`<uuid>_<tenant>`; none = public), as the reference reads it. */
-export function tenantOfHandle(handle: string): string {
-  const parts = handle.split('_');
-  return parts.length === 1 ? PUBLIC_TENANT_ID : (parts[1] ?? PUBLIC_TENANT_ID);
-}
-
 /** A canonical JSON text (sorted keys) to compare payloads. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;

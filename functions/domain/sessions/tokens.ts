@@ -14,7 +14,7 @@ import { CompactSign, compactVerify, decodeProtectedHeader } from 'jose';
 import type { JsonObject } from './model.js';
 
 /** Claims the core owns; an app payload naming one of them is refused. */
-export const PROTECTED_CLAIMS = [
+const PROTECTED_CLAIMS = [
   'sub',
   'exp',
   'iat',
@@ -26,7 +26,7 @@ export const PROTECTED_CLAIMS = [
   'rsub',
 ] as const;
 
-export const ACCESS_TOKEN_VERSION = '5';
+const ACCESS_TOKEN_VERSION = '5';
 
 export const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 

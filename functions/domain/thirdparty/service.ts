@@ -15,6 +15,7 @@
 import { normaliseEmail } from '#functions/contract/emails.js';
 import { legacyRecipeEnabled } from '#functions/domain/multitenancy/factors.js';
 import type { TenantRecord } from '#functions/domain/multitenancy/tenant.js';
+import type { UsersDeps } from '#functions/domain/users/deps.js';
 import {
   externalIdOf,
   type LoginMethodRecord,
@@ -22,7 +23,6 @@ import {
   type UserJson,
   type UserRecord,
 } from '#functions/domain/users/model.js';
-import type { UsersDeps } from '#functions/domain/users/service.js';
 import { writePlan } from '#functions/domain/users/write.js';
 import { cdiAtLeast } from '#functions/shared/cdi.js';
 import { BackpressureError, BadRequestError, ForbiddenError, invalidFieldMessage } from '#functions/shared/errors.js';
@@ -41,7 +41,7 @@ export type SignInUpAnswer =
   | { status: 'OK'; createdNewUser: boolean; user: UserJson; recipeUserId: string }
   | { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR'; reason: string };
 
-export const EMAIL_CHANGE_NOT_ALLOWED_REASON = 'Email already associated with another primary user.';
+const EMAIL_CHANGE_NOT_ALLOWED_REASON = 'Email already associated with another primary user.';
 const NOT_ENABLED_MESSAGE = 'ThirdParty login not enabled for tenant';
 
 /**

@@ -25,6 +25,9 @@ export interface TotpLimits {
   readonly cooldownMs: number;
 }
 
+/**
+ * @internal Exported for test/unit/totp-attempts.test.ts, which starts its sequences of attempts from it.
+ */
 export const NO_ATTEMPTS: AttemptRecord = { failedAt: [], usedCodes: [] };
 
 /**

@@ -8,7 +8,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { HOTP, Secret } from 'otpauth';
 
 /** Digits of every code (the reference does not let a device choose another length). */
-export const TOTP_DIGITS = 6;
+const TOTP_DIGITS = 6;
 /** Bytes of a secret the core generates: 160 bits, as the reference's generator makes them. */
 export const SECRET_BYTES = 20;
 /**
@@ -53,7 +53,7 @@ export function codeAt(key: Secret, counter: number): string {
 export const stepOf = (nowMs: number, period: number): number => Math.floor(nowMs / (period * 1000));
 
 /** The skew a device's codes are checked with (its own, at most {@link MAX_SKEW}). */
-export const effectiveSkew = (window: CodeWindow): number => Math.min(window.skew, MAX_SKEW);
+const effectiveSkew = (window: CodeWindow): number => Math.min(window.skew, MAX_SKEW);
 
 /**
  * Whether `code` is the device's code of the current step or of a step within its skew (compared

@@ -28,14 +28,14 @@ import { defaultTotpDeviceName } from './names.js';
 import type { TotpDeviceView, TotpStore } from './ports.js';
 import type { CreateDeviceInput, DeviceInput, RenameDeviceInput } from './requests.js';
 
-export type { TotpDeviceView, TotpStore } from './ports.js';
+export type { TotpStore } from './ports.js';
 
 /** The reference's answer when its licence lacks MFA: here, when the app's `mfa_enabled` is off. */
 export const MFA_DISABLED_MESSAGE =
   'MFA feature is not enabled. Please subscribe to a SuperTokens core license key to enable this feature.';
 
 /** 402: the app has `mfa_enabled` off (creating a device, verifying a code). */
-export class MfaDisabledError extends CoreHttpError {
+class MfaDisabledError extends CoreHttpError {
   constructor() {
     super(402, MFA_DISABLED_MESSAGE);
   }

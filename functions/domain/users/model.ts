@@ -2,8 +2,8 @@
  * The user model the core stores and returns (sdk-client.md §3): a *user* is a primary user or a
  * standalone recipe user; it embeds its login methods (recipe users). Pure data and helpers.
  */
-export const USER_RECIPE_IDS = ['emailpassword', 'thirdparty', 'passwordless'] as const;
-export type UserRecipeId = (typeof USER_RECIPE_IDS)[number];
+const USER_RECIPE_IDS = ['emailpassword', 'thirdparty', 'passwordless'] as const;
+type UserRecipeId = (typeof USER_RECIPE_IDS)[number];
 
 /** Recipe ids the listing/count filters accept; `webauthn` is known but this core has no such users. */
 export const FILTER_RECIPE_IDS = [...USER_RECIPE_IDS, 'webauthn'] as const;
@@ -30,7 +30,7 @@ export interface LoginMethodRecord {
   readonly passwordMigration?: 'hook';
 }
 
-export interface ExternalIdRecord {
+interface ExternalIdRecord {
   readonly externalUserId: string;
   readonly externalUserIdInfo?: string;
 }
@@ -48,7 +48,7 @@ export interface UserRecord {
   readonly version: number;
 }
 
-export interface LoginMethodJson {
+interface LoginMethodJson {
   recipeId: UserRecipeId;
   recipeUserId: string;
   tenantIds: string[];

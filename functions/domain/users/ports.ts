@@ -33,7 +33,7 @@ export interface PrimaryFreeCheck {
   readonly phoneNumber?: string;
 }
 
-export interface TotpDeviceInput {
+interface TotpDeviceInput {
   readonly deviceName: string;
   readonly secretKey: string;
   readonly period: number;

@@ -8,7 +8,7 @@ import {
   stageRequestOnce,
 } from '#functions/domain/bulk-import/idempotency.js';
 import { stageRequest } from '#functions/domain/bulk-import/staging.js';
-import { stagingUsersOf } from '#functions/domain/bulk-import/validate-request.js';
+import { EMPTY_STAGING_RESPONSE_BODY, stagingUsersOf } from '#functions/domain/bulk-import/validate-request.js';
 import { Answer, type CoreRequest, type CoreResponse, httpHandler, ok } from '#functions/http/pipeline.js';
 import { BadRequestError } from '#functions/shared/errors.js';
 import { dryRunDeps, keyedStagingDeps, stagingDeps } from '#functions/wiring/bulk-import.js';
@@ -35,7 +35,7 @@ function readInput({ body, query, headers, bodyDigest }: CoreRequest): Input | A
   // A dry run writes nothing, so it remembers nothing: its Idempotency-Key is ignored.
   const key = dryRun ? undefined : idempotencyKeyOf(headers[IDEMPOTENCY_KEY_HEADER]);
   const users = stagingUsersOf(body);
-  if (users.length === 0) return new Answer(ok(dryRun ? EMPTY_DRY_RUN_BODY : { status: 'OK' }));
+  if (users.length === 0) return new Answer(ok(dryRun ? EMPTY_DRY_RUN_BODY : EMPTY_STAGING_RESPONSE_BODY));
   if (dryRun) return { mode: 'dry-run', users };
   if (key === undefined) return { mode: 'stage', users };
   return { mode: 'stage-once', users, key, digest: bodyDigest ?? requestDigest(new Uint8Array()) };

@@ -1,4 +1,4 @@
-import { signIn } from '#functions/domain/users/service.js';
+import { signIn } from '#functions/domain/users/sign-in.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { requiredString } from '#functions/shared/input.js';
 import { passwordHookPorts } from '#functions/wiring/password-hook.js';

@@ -1,4 +1,4 @@
-import { signUp } from '#functions/domain/users/service.js';
+import { signUp } from '#functions/domain/users/sign-up.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { checkIdLength } from '#functions/shared/id-limits.js';
 import { requiredString } from '#functions/shared/input.js';

@@ -1,4 +1,4 @@
-import { getUser } from '#functions/domain/users/service.js';
+import { getUser } from '#functions/domain/users/lookup.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { checkIdLength } from '#functions/shared/id-limits.js';
 import { requiredQuery } from '#functions/shared/input.js';

@@ -1,4 +1,4 @@
-import { createUserIdMapping, parseCreateMapping } from '#functions/domain/users/service.js';
+import { createUserIdMapping, parseCreateMapping } from '#functions/domain/users/id-mapping.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { checkIdLength } from '#functions/shared/id-limits.js';
 import { usersDeps } from '#functions/wiring/users.js';

@@ -1,4 +1,4 @@
-import { getUserIdMapping, parseUserIdType } from '#functions/domain/users/service.js';
+import { getUserIdMapping, parseUserIdType } from '#functions/domain/users/id-mapping.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { checkIdLength } from '#functions/shared/id-limits.js';
 import { requiredQuery } from '#functions/shared/input.js';

@@ -1,4 +1,4 @@
-import { usersByAccountInfo } from '#functions/domain/users/service.js';
+import { usersByAccountInfo } from '#functions/domain/users/lookup.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { BadRequestError } from '#functions/shared/errors.js';
 import { checkIdLength } from '#functions/shared/id-limits.js';

@@ -1,4 +1,4 @@
-import { countUsers } from '#functions/domain/users/service.js';
+import { countUsers } from '#functions/domain/users/listing.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { usersDeps } from '#functions/wiring/users.js';
 

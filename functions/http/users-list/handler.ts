@@ -1,4 +1,4 @@
-import { listUsers } from '#functions/domain/users/service.js';
+import { listUsers } from '#functions/domain/users/listing.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { optionalIntQuery } from '#functions/shared/input.js';
 import { usersDeps } from '#functions/wiring/users.js';

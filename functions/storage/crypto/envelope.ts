@@ -21,8 +21,8 @@ export const SEALING_KEY_MAX_AGE_MS = 5 * 60_000;
  */
 export const SEALING_KEY_MAX_USES = 100_000;
 /** Unwrapped keys kept per execution environment, and for how long. */
-export const OPENING_KEY_CACHE_SIZE = 1_000;
-export const OPENING_KEY_MAX_AGE_MS = 15 * 60_000;
+const OPENING_KEY_CACHE_SIZE = 1_000;
+const OPENING_KEY_MAX_AGE_MS = 15 * 60_000;
 
 const VERSION = 1;
 const IV_BYTES = 12;

@@ -23,7 +23,7 @@ import {
 import { awsClientTimeouts } from '#functions/shared/aws-timeouts.js';
 import { KeyServiceUnavailableError } from '#functions/shared/errors.js';
 
-export const KMS_WRAP_TAG = 0x4b;
+const KMS_WRAP_TAG = 0x4b;
 
 const encryptionContext = (context: KeyContext): Record<string, string> => ({
   purpose: context.purpose,

@@ -13,7 +13,7 @@ import { KeyServiceUnavailableError } from '#functions/shared/errors.js';
 
 export const LOCAL_KEY_BYTES = 32;
 /** First byte of a data key wrapped by this provider ('K' is KMS's, kms-keys.ts). */
-export const LOCAL_WRAP_TAG = 0x4c;
+const LOCAL_WRAP_TAG = 0x4c;
 const KEY_ID_BYTES = 8;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;

@@ -30,14 +30,14 @@ export const EMAIL_VERIFICATION_TOKEN_SK = 'EMAIL_VERIFICATION';
 export const RESET_TOKEN_PREFIX = 'RESET#';
 export const resetTokenSortKey = (tokenHash: string) => `${RESET_TOKEN_PREFIX}${tokenHash}`;
 
-export const EMAIL_VERIFICATION_TOKEN_PREFIX = 'EVTOKEN#';
+const EMAIL_VERIFICATION_TOKEN_PREFIX = 'EVTOKEN#';
 /** The tokens of one tenant and email (a `begins_with` prefix). */
 export const emailVerificationTokenPrefix = (tenantId: string, email: string) =>
   `${EMAIL_VERIFICATION_TOKEN_PREFIX}${tenantId}#${sha256(email)}#`;
 export const emailVerificationTokenSortKey = (tenantId: string, email: string, tokenHash: string) =>
   `${emailVerificationTokenPrefix(tenantId, email)}${tokenHash}`;
 
-export const VERIFIED_EMAIL_PREFIX = 'VERIFIED#';
+const VERIFIED_EMAIL_PREFIX = 'VERIFIED#';
 export const verifiedEmailSortKey = (email: string) => `${VERIFIED_EMAIL_PREFIX}${sha256(email)}`;
 
 /**

@@ -23,8 +23,3 @@ export const userDataIndexPartition = (appId: string, shard: number) =>
 /** The GSI3 partition of one user id's data items (their sort key is the item's own sort key). */
 export const userDataIndexPartitionOf = (appId: string, userId: string) =>
   userDataIndexPartition(appId, shardOf(userId, USER_DATA_SHARDS));
-
-/** The GSI3 attributes of one user-data item (`sk` = the item's own sort key). */
-export function userDataIndexKeys(appId: string, userId: string, sk: string): { GSI3PK: string; GSI3SK: string } {
-  return { GSI3PK: userDataIndexPartitionOf(appId, userId), GSI3SK: sk };
-}

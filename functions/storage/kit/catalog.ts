@@ -47,7 +47,7 @@ function keyMismatch(
  * schema, then every index of the shared definition (keys, all attributes projected). Extra
  * indexes are allowed.
  */
-export function schemaMismatch(description: TableDescription): string | undefined {
+function schemaMismatch(description: TableDescription): string | undefined {
   const types = new Map(
     (description.AttributeDefinitions ?? []).map((a) => [a.AttributeName ?? '', a.AttributeType ?? '']),
   );

@@ -106,15 +106,6 @@ export function isTransient(kind: FailureKind): kind is TransientKind {
   return kind === 'throttled' || kind === 'conflict' || kind === 'unavailable';
 }
 
-/**
- * Whether a retry could succeed: a transient failure, as thrown by DynamoDB or after the kit's own
- * retries ({@link TransientStorageError}). Anything else — a value DynamoDB refuses, a bug — would
- * fail the same way again.
- */
-export function isTransientFailure(error: unknown): boolean {
-  return error instanceof TransientStorageError || isTransient(classifyError(error));
-}
-
 /** A single-item write whose condition failed (ConditionalCheckFailedException). */
 export const isConditionFailure = (error: unknown): boolean => classifyError(error) === 'conditional';
 

@@ -14,33 +14,13 @@
  * - chunk.ts     chunking, grouping, bounded parallelism
  */
 export { batchDeleteAll, batchGetAll } from './batch.js';
-export { createTableIfMissing, schemaMismatch, tableProblem } from './catalog.js';
+export { createTableIfMissing, tableProblem } from './catalog.js';
 export { chunk, forEachLimited, groupBy } from './chunk.js';
-export { defineEntity, type Entity, updateExpression } from './entity.js';
-export {
-  asRefusal,
-  classifyCancellation,
-  classifyError,
-  type FailureKind,
-  isConditionFailure,
-  isTransient,
-  isTransientFailure,
-  type TransientKind,
-  TransientStorageError,
-  type ValueRefusal,
-  valueRefusal,
-} from './errors.js';
-export {
-  keyAttributes,
-  type PartitionQuery,
-  partitionCondition,
-  queryAll,
-  queryInput,
-  queryPage,
-  queryPages,
-} from './query.js';
-export { currentRetryPolicy, type RetryPolicy, retrying, timeLeftMs, withRetryPolicy } from './retry.js';
+export { defineEntity, updateExpression } from './entity.js';
+export { classifyError, isTransient } from './errors.js';
+export { keyAttributes, type PartitionQuery, queryAll, queryPage, queryPages } from './query.js';
+export { timeLeftMs, withRetryPolicy } from './retry.js';
 export { allShards, shardOf } from './shard.js';
 export { type Condition, deleteItem, getItem, putItem, updateItem } from './single.js';
 export { baseTable, type Item, type Key, keyString, sleep, type Table, tableNamed } from './table.js';
-export { MAX_TRANSACT_ITEMS, type TransactItem, type TransactResult, transact } from './transact.js';
+export { type TransactItem, transact } from './transact.js';

@@ -16,7 +16,7 @@ export function keyAttributes(index?: IndexName): { pk: string; sk: string } {
   return { pk: found.partitionKey, sk: found.sortKey };
 }
 
-export type SortCondition =
+type SortCondition =
   | { readonly beginsWith: string }
   | { readonly before: string }
   | { readonly after: string }
@@ -84,7 +84,7 @@ export interface QueryOptions {
 }
 
 /** The QueryCommand input of one partition query. */
-export function queryInput(table: Table, query: PartitionQuery, options: QueryOptions = {}): QueryCommandInput {
+function queryInput(table: Table, query: PartitionQuery, options: QueryOptions = {}): QueryCommandInput {
   const condition = partitionCondition(query);
   const names = { ...condition.ExpressionAttributeNames, ...(options.filter?.names ?? {}) };
   const projection = options.attributes?.map((a, i) => {

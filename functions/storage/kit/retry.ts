@@ -16,7 +16,7 @@ import { backoffMs, sleep } from './table.js';
 
 // The policy itself lives in functions/shared/call-budget.ts, where the AWS clients' per-attempt
 // timeouts read the same deadline (functions/shared/clients.ts).
-export { currentRetryPolicy, type RetryPolicy, timeLeftMs, withRetryPolicy } from '#functions/shared/call-budget.js';
+export { currentRetryPolicy, timeLeftMs, withRetryPolicy } from '#functions/shared/call-budget.js';
 
 export interface RetryOptions {
   /** Attempts unless the policy says otherwise. */

@@ -14,9 +14,6 @@ import type { Table } from './table.js';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-/** DynamoDB's TransactWriteItems limit. */
-export const MAX_TRANSACT_ITEMS = 100;
-
 export type TransactResult =
   | { readonly ok: true }
   /** Nothing was written: these actions' conditions failed (indexes into the items). */

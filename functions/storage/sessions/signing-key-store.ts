@@ -20,7 +20,7 @@ type Slot = { appId: string; kind: SigningKeyKind; generation: number };
 const slotSortKey = (s: Slot) =>
   s.kind === 'dynamic' ? dynamicKeySortKey(s.generation) : s.kind === 'static' ? STATIC_KEY_SK : REFRESH_KEY_SK;
 
-export const signingKeyEntity = defineEntity({
+const signingKeyEntity = defineEntity({
   type: 'SIGNING_KEY',
   key: (s: Slot) => ({ PK: signingKeysPartition(s.appId), SK: slotSortKey(s) }),
 });

@@ -38,7 +38,7 @@ import {
 } from '../keys/users.js';
 import { defineEntity, type Key, keyString, shardOf } from '../kit/index.js';
 
-export const ENTITY = {
+const ENTITY = {
   user: 'USER',
   link: 'USER_LINK',
   tenant: 'USER_TENANT',
@@ -83,7 +83,7 @@ export const userEntity = defineEntity({
 });
 
 /** A user's membership of a further tenant: carries that tenant's list entry (GSI1). */
-export const tenantMembershipEntity = defineEntity({
+const tenantMembershipEntity = defineEntity({
   type: ENTITY.tenant,
   key: (m: { appId: string; userId: string; tenantId: string }) => ({
     PK: userPartition(m.appId, m.userId),

@@ -143,7 +143,7 @@ async function ensureAppConfig(
 }
 
 /** The app setting without which the core refuses users pending the password-migration hook. */
-export const HOOK_URL_KEY = 'password_migration_hook_url';
+const HOOK_URL_KEY = 'password_migration_hook_url';
 
 /**
  * `--password-hook`: the core takes users pending the hook only into an app with a hook configured;
@@ -160,7 +160,7 @@ function checkPasswordHook(app: AppFacts, progress: Progress, dryRun: boolean): 
 }
 
 /** What the command says when users carry TOTP devices and the app lacks `mfa_enabled`. */
-export function mfaMissing(appId: string, what: string): string {
+function mfaMissing(appId: string, what: string): string {
   return (
     `${what}, but app ${appId} does not have mfa_enabled, and the core imports TOTP devices only into apps that have it: ` +
     `set it (PUT /recipe/multitenancy/app/v2 {"appId":"${appId}","coreConfig":{"mfa_enabled":true}}) and run the same command again`

@@ -10,7 +10,7 @@ import { Report } from '../report.js';
 import { StateFile } from '../state.js';
 
 /** Bump when the converters' output changes: it is part of every Idempotency-Key. */
-export const PAYLOAD_FORMAT = 3;
+const PAYLOAD_FORMAT = 3;
 
 export interface MigrationIdentity {
   readonly exportPath: string;
@@ -24,7 +24,7 @@ export interface MigrationIdentity {
 }
 
 /** The migration's key: what the export, its side files and the options that shape the payload hash to. */
-export function migrationKey(parts: Omit<MigrationIdentity, 'exportPath'>): string {
+function migrationKey(parts: Omit<MigrationIdentity, 'exportPath'>): string {
   const material = JSON.stringify({
     format: PAYLOAD_FORMAT,
     export: parts.exportSha256,

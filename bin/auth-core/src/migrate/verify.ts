@@ -15,7 +15,7 @@ import { CliError, usageError } from '../errors.js';
 import { excerpt, registerSecret } from '../redact.js';
 
 /** A verify file is a few accounts, not an export. */
-export const MAX_VERIFY_ACCOUNTS = 1000;
+const MAX_VERIFY_ACCOUNTS = 1000;
 const MAX_VERIFY_BYTES = 1024 * 1024;
 
 export interface VerifyAccount {
@@ -26,7 +26,7 @@ export interface VerifyAccount {
 /** How the user of an email was imported: its password hash's family, pending the hook, or no password. */
 export type StoredFamily = HashingAlgorithm | 'pending' | 'none';
 
-export interface VerifyFailure {
+interface VerifyFailure {
   readonly email: string;
   /** The family the export's user was converted with; null when no user of the export has the email. */
   readonly hashFamily: StoredFamily | null;

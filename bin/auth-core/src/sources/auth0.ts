@@ -60,7 +60,7 @@ export const auth0: SourceDefinition = {
 };
 
 /** Auth0 connection/provider names → SuperTokens thirdPartyIds; others keep Auth0's name. */
-export const AUTH0_PROVIDERS: Readonly<Record<string, string>> = {
+const AUTH0_PROVIDERS: Readonly<Record<string, string>> = {
   'google-oauth2': 'google',
   // Google Workspace (an enterprise connection): the user id is Google's `sub`, as for google-oauth2.
   'google-apps': 'google-workspaces',

@@ -38,7 +38,7 @@ import { type Conversion, converted, rejected } from './conversion.js';
 import { hasKey, type SourceDefinition } from './source.js';
 
 /** Cognito's built-in identity-provider names → SuperTokens thirdPartyIds; OIDC / SAML names are kept. */
-export const COGNITO_PROVIDERS: Readonly<Record<string, string>> = {
+const COGNITO_PROVIDERS: Readonly<Record<string, string>> = {
   Google: 'google',
   Facebook: 'facebook',
   SignInWithApple: 'apple',

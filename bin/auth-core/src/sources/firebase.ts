@@ -100,7 +100,7 @@ export interface FirebaseHashConfig {
 }
 
 /** Firebase provider ids that are third-party logins → SuperTokens thirdPartyIds. */
-export const FIREBASE_PROVIDERS: Readonly<Record<string, string>> = {
+const FIREBASE_PROVIDERS: Readonly<Record<string, string>> = {
   'google.com': 'google',
   'facebook.com': 'facebook',
   'github.com': 'github',
@@ -214,7 +214,7 @@ function factorKind(entry: JsonObject): string {
 }
 
 /** A message per second factor of the user (none can be carried: the export holds no TOTP secret). */
-export function firebaseFactorsLeftBehind(record: JsonObject): string[] {
+function firebaseFactorsLeftBehind(record: JsonObject): string[] {
   const out: string[] = [];
   const lists: Array<[string, unknown]> = [['mfaInfo', record.mfaInfo]];
   if (isObject(record.multiFactor)) lists.push(['multiFactor.enrolledFactors', record.multiFactor.enrolledFactors]);

@@ -11,7 +11,7 @@ export type HashConversion =
   | { readonly ok: true; readonly passwordHash: string; readonly hashingAlgorithm: HashingAlgorithm }
   | { readonly ok: false; readonly reason: string };
 
-export const hashOf = (hashingAlgorithm: HashingAlgorithm, passwordHash: string): HashConversion => ({
+const hashOf = (hashingAlgorithm: HashingAlgorithm, passwordHash: string): HashConversion => ({
   ok: true,
   passwordHash,
   hashingAlgorithm,
@@ -29,7 +29,7 @@ export function base64Bytes(text: string): Buffer | undefined {
   return bytes.toString('base64').replace(/=+$/, '') === text.replace(/=+$/, '') ? bytes : undefined;
 }
 
-export function hexBytes(text: string): Buffer | undefined {
+function hexBytes(text: string): Buffer | undefined {
   return HEX.test(text) ? Buffer.from(text, 'hex') : undefined;
 }
 
@@ -47,7 +47,7 @@ export function kratosPbkdf2(digest: Pbkdf2Digest, iterations: number, salt: Buf
 }
 
 /** passlib's scrypt form: `$scrypt$ln=<log2 N>,r=<r>,p=<p>$<salt>$<key>`; N must be a power of two. */
-export function passlibScrypt(n: number, r: number, p: number, salt: Buffer, key: Buffer): HashConversion {
+function passlibScrypt(n: number, r: number, p: number, salt: Buffer, key: Buffer): HashConversion {
   const logN = Math.log2(n);
   if (!Number.isInteger(logN) || logN < 1) return noHash(`scrypt N ${n} is not a power of two`);
   return hashOf('SCRYPT', `$scrypt$ln=${logN},r=${r},p=${p}$${unpadded(salt)}$${unpadded(key)}`);
@@ -68,7 +68,7 @@ export function phcArgon2(
 
 const PORTABLE = /^\$[PH]\$[./0-9A-Za-z]{31}$/;
 
-export const isPortablePhpass = (hash: string) => PORTABLE.test(hash);
+const isPortablePhpass = (hash: string) => PORTABLE.test(hash);
 
 /**
  * Django's `<algorithm>$…` values (`django.contrib.auth.hashers`): PBKDF2 and the legacy salted

@@ -64,7 +64,7 @@ const ARGON2_TYPES: Readonly<Record<string, 'argon2id' | 'argon2i' | 'argon2d'>>
  * Realm roles every Keycloak user holds by default, which mean nothing outside Keycloak:
  * `default-roles-<realm>` (Keycloak ≥ 13), `offline_access`, `uma_authorization`.
  */
-export function isKeycloakBuiltInRole(role: string): boolean {
+function isKeycloakBuiltInRole(role: string): boolean {
   return role.startsWith('default-roles-') || role === 'offline_access' || role === 'uma_authorization';
 }
 
@@ -74,7 +74,7 @@ export function isKeycloakBuiltInRole(role: string): boolean {
  * `linkedin-openid-connect`, and it keeps LinkedIn's OpenID Connect `sub` as the user id, which is
  * what supertokens-node's `linkedin` provider reports.
  */
-export const KEYCLOAK_PROVIDERS: Readonly<Record<string, string>> = {
+const KEYCLOAK_PROVIDERS: Readonly<Record<string, string>> = {
   'linkedin-openid-connect': 'linkedin',
 };
 
@@ -146,7 +146,7 @@ function credentialNumber(value: unknown): number | undefined {
 }
 
 /** The user's OTP credentials as TOTP devices, and a message per credential that cannot be carried. */
-export function keycloakSecondFactors(credentials: readonly JsonObject[]): SecondFactors {
+function keycloakSecondFactors(credentials: readonly JsonObject[]): SecondFactors {
   const devices: SecondFactors['devices'] = [];
   const leftBehind: string[] = [];
   const names = new DeviceNames('keycloak');

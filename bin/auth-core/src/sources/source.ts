@@ -9,7 +9,7 @@ import type { ConvertOptions } from './common.js';
 import type { Conversion } from './conversion.js';
 
 /** A flag only this source reads, in commander's syntax (`--hashes <file>`, `--with-roles`). */
-export interface SourceFlag {
+interface SourceFlag {
   readonly flags: string;
   /** Shown in `--help` after the source's name. */
   readonly description: string;

@@ -110,7 +110,7 @@ async function rowsByUser<T>(
 }
 
 /** Supabase provider names → SuperTokens thirdPartyIds where they differ; others keep Supabase's name. */
-export const SUPABASE_PROVIDERS: Readonly<Record<string, string>> = {
+const SUPABASE_PROVIDERS: Readonly<Record<string, string>> = {
   linkedin_oidc: 'linkedin',
 };
 
@@ -182,7 +182,7 @@ function encryptedAtRest(secret: string): boolean {
 }
 
 /** A user's verified factors → TOTP devices, and a message per factor that cannot be carried. */
-export function supabaseSecondFactors(factors: readonly SupabaseFactor[]): SecondFactors {
+function supabaseSecondFactors(factors: readonly SupabaseFactor[]): SecondFactors {
   const devices: SecondFactors['devices'] = [];
   const leftBehind: string[] = [];
   const names = new DeviceNames('supabase');

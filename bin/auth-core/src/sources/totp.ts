@@ -9,9 +9,9 @@ import { base32nopad } from '@scure/base';
 import type { WireTotpDevice } from '../contract.js';
 
 /** The longest `secretKey` the core accepts. */
-export const MAX_SECRET_KEY = 256;
+const MAX_SECRET_KEY = 256;
 /** The longest `deviceName` the core accepts. */
-export const MAX_DEVICE_NAME = 256;
+const MAX_DEVICE_NAME = 256;
 
 /** The secret's bytes as base32 text, or undefined when it is empty or too long for the core. */
 export function base32Secret(bytes: Uint8Array): string | undefined {
