@@ -1,5 +1,5 @@
 /**
- * User use cases behind the endpoints the SDK calls (sdk-client.md §2): sign-in/up, user by id,
+ * User use cases behind the endpoints the SDK calls (docs/api.md): sign-in/up, user by id,
  * listing, counts, lookup by account info, removal and user-id mappings. Pure: storage, hashing
  * and the clock arrive through `UsersDeps`.
  */

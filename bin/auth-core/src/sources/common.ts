@@ -221,7 +221,7 @@ export function isArgon2(hash: string): boolean {
 }
 
 /**
- * A user's keys in the order the README's payload shows (externalUserId, userMetadata, userRoles,
+ * A user's keys in the order docs/migrating.md "The import payload" shows (externalUserId, userMetadata, userRoles,
  * totpDevices, loginMethods), so a chunk's JSON is the same from one run to the next.
  */
 export function inPayloadOrder(user: WireImportUser): WireImportUser {
