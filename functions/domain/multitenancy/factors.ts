@@ -85,7 +85,7 @@ export interface LegacyUpdate extends V2FactorUpdate {
 const without = (list: string[] | null, remove: readonly string[]) =>
   list === null ? null : list.filter((f) => !remove.includes(f));
 
-/** The legacy APIs' update under CDI < 5.0 (docs/reference-behaviour.md "The legacy app input", "3.0 logic"); factor lists are not inputs there. */
+/** The legacy APIs' update under CDI < 5.0 (docs/reference-behaviour.md "The legacy app input": "3.0 logic"); factor lists are not inputs there. */
 export function applyLegacyFactorsCdi3(state: FactorState, update: LegacyUpdate): FactorState {
   const next: FactorState = { ...state };
   for (const recipe of RECIPES) {
@@ -102,7 +102,7 @@ export function applyLegacyFactorsCdi3(state: FactorState, update: LegacyUpdate)
   return next;
 }
 
-/** The legacy APIs' update under CDI ≥ 5.0 (docs/reference-behaviour.md "The legacy app input", "5.0 logic"). */
+/** The legacy APIs' update under CDI ≥ 5.0 (docs/reference-behaviour.md "The legacy app input": "5.0 logic"). */
 export function applyLegacyFactorsCdi5(state: FactorState, update: LegacyUpdate): FactorState {
   if (update.firstFactors?.length === 0) {
     throw new BadRequestError('firstFactors cannot be empty. Set null instead to remove all first factors.');
