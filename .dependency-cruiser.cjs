@@ -1,6 +1,6 @@
 /**
  * The dependency rules of the repository, checked by `npm run depcheck` (part of `npm test`) over
- * functions/, bin/, lib/ and bench/ (README "Architecture"). Type-only imports count as dependencies.
+ * functions/, bin/, lib/ and bench/ (docs/architecture.md). Type-only imports count as dependencies.
  *
  * functions/ — what Lambda runs, in layers:
  *

@@ -1,6 +1,6 @@
 /**
  * The CDK app: one stage of the core, its settings from CDK context (`-c name=value`; the names
- * and rules are in lib/stage.ts and the README's deploy section). Nothing else.
+ * and rules are in lib/stage.ts and docs/deploying-aws.md). Nothing else.
  */
 import { App } from 'aws-cdk-lib';
 import { addStage, ContextError, stageConfigFromContext } from '../lib/stage.js';

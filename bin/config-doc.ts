@@ -1,6 +1,6 @@
 /**
- * Writes the configuration reference (generated from the key registry) into README.md between
- * the `config-reference` markers: `npx tsx bin/config-doc.ts`.
+ * Writes the configuration reference (generated from the key registry) into docs/configuration.md
+ * between the `config-reference` markers: `npx tsx bin/config-doc.ts`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -9,14 +9,16 @@ import { renderConfigReferenceMarkdown } from '#functions/config/index.js';
 export const START = '<!-- config-reference:start -->';
 export const END = '<!-- config-reference:end -->';
 
-export function withConfigReference(readme: string): string {
-  const start = readme.indexOf(START);
-  const end = readme.indexOf(END);
-  if (start < 0 || end < start) throw new Error('README.md has no config-reference markers');
-  return `${readme.slice(0, start + START.length)}\n${renderConfigReferenceMarkdown().trim()}\n${readme.slice(end)}`;
+/** The page that holds the configuration reference. */
+export const CONFIG_PAGE = resolve(import.meta.dirname, '..', 'docs', 'configuration.md');
+
+export function withConfigReference(page: string): string {
+  const start = page.indexOf(START);
+  const end = page.indexOf(END);
+  if (start < 0 || end < start) throw new Error('docs/configuration.md has no config-reference markers');
+  return `${page.slice(0, start + START.length)}\n${renderConfigReferenceMarkdown().trim()}\n${page.slice(end)}`;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
-  const path = resolve(import.meta.dirname, '..', 'README.md');
-  writeFileSync(path, withConfigReference(readFileSync(path, 'utf8')));
+  writeFileSync(CONFIG_PAGE, withConfigReference(readFileSync(CONFIG_PAGE, 'utf8')));
 }

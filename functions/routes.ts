@@ -9,7 +9,7 @@
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'ANY';
 
 /**
- * What a function may do with credentials at rest (the stack's credentials KMS key, README
+ * What a function may do with credentials at rest (the stack's credentials KMS key, docs/security.md
  * "Credentials at rest"): `seal` = new data keys (GenerateDataKey) for what it writes — staged
  * rows, app secrets, provider secrets, imported TOTP secrets; `open` = unwrap them (Decrypt) to
  * read them back; `seal-and-open` = both (the import worker opens staged rows and seals the TOTP
@@ -86,17 +86,17 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('fallback', 'ANY', DEFAULT_ROUTE_PATH, READ),
   route('apiversion', 'GET', '/apiversion', READ),
 
-  // Apps (spec §1)
+  // Apps (docs/reference-behaviour.md "Apps")
   route('app-put-v2', 'PUT', '/recipe/multitenancy/app/v2', APP_WRITE),
   route('app-put', 'PUT', '/recipe/multitenancy/app', APP_WRITE),
   route('app-list-v2', 'GET', '/recipe/multitenancy/app/list/v2', READ),
   route('app-list', 'GET', '/recipe/multitenancy/app/list', READ),
   route('app-remove', 'POST', '/recipe/multitenancy/app/remove', SESSION_WRITE, { timeoutSeconds: 29 }),
 
-  // Tenants (spec §2)
+  // Tenants (docs/reference-behaviour.md "Tenants")
   route('tenant-put-v2', 'PUT', '/recipe/multitenancy/tenant/v2', CONFIG_WRITE),
   route('tenant-put', 'PUT', '/recipe/multitenancy/tenant', CONFIG_WRITE),
-  // The SDK reads providers here, their secrets included: these open them (README "Credentials at rest").
+  // The SDK reads providers here, their secrets included: these open them (docs/security.md "Credentials at rest").
   route('tenant-get-v2', 'GET', '/recipe/multitenancy/tenant/v2', PROVIDER_READ),
   route('tenant-get', 'GET', '/recipe/multitenancy/tenant', PROVIDER_READ),
   route('tenant-list-v2', 'GET', '/recipe/multitenancy/tenant/list/v2', PROVIDER_READ),
@@ -105,7 +105,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('thirdparty-config-put', 'PUT', '/recipe/multitenancy/config/thirdparty', CONFIG_WRITE),
   route('thirdparty-config-remove', 'POST', '/recipe/multitenancy/config/thirdparty/remove', CONFIG_WRITE),
 
-  // Users and sign-in (spec §4.7, sdk-client.md §2)
+  // Users and sign-in (docs/api.md)
   // Seals the TOTP secrets of the user it imports.
   route(
     'bulk-import-import',
@@ -158,7 +158,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('passwordless-codes-remove', 'POST', '/recipe/signinup/codes/remove', WRITE),
   route('passwordless-codes-list', 'GET', '/recipe/signinup/codes', READ),
 
-  // Bulk import: staging and status (spec §4.3–§4.6); the import itself runs in functions/workers.ts
+  // Bulk import: staging and status (docs/reference-behaviour.md "Bulk import"); the import itself runs in functions/workers.ts
   route('bulk-import-users-add', 'POST', '/bulk-import/users', STAGE, { timeoutSeconds: 29, memoryMb: HASHING_MEMORY }),
   route('bulk-import-users-list', 'GET', '/bulk-import/users', READ),
   route('bulk-import-users-count', 'GET', '/bulk-import/users/count', READ),

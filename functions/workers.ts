@@ -53,12 +53,10 @@ export const WORKERS: readonly WorkerDefinition[] = [
     handler: 'functions/workers/import-worker/handler.ts',
     // Concurrent invocations by default (the stack's -c importMaxConcurrency, or the warm write
     // throughput it is given, raises it): sized so a new on-demand table (4,000 write units per
-    // second for the base table) is not overrun. Measured per imported user (README, measurement
-    // 5): 12.83 of its 18.84 write units go to the base table (the rest to indexes, which have
-    // their own capacity); the fastest measured batch of 10 users took 72 ms, i.e. 139 users/s per
-    // invocation, 1,782 table WRU/s. 4,000 / 1,782 = 2.2 → 2, the event source's minimum (at the
-    // published 130 ms per batch, two invocations write 1,975 table WRU/s). lib/capacity.ts holds
-    // the same arithmetic for other write budgets; an infra test keeps the two in step.
+    // second for the base table) is not overrun by the table write units of the fastest measured
+    // batch: 2, the event source's minimum. The figures are measurement 5 of `npm run bench`
+    // (docs/performance.md "A million users on AWS (measurement 5)"); lib/capacity.ts holds the
+    // arithmetic for other write budgets; an infra test keeps the two in step.
     source: { kind: 'import-queue', batchSize: 10, maxConcurrency: 2 },
     // Opens the staged rows' sealed credentials to import them, and seals the TOTP secrets it
     // imports; sends back to the queue, with a delay, the messages that met backpressure

@@ -1,7 +1,7 @@
 /**
  * The stage's alarms: thresholds in one place, and one way to create an alarm that notifies the
- * alarm topic (on ALARM and when it recovers). What each alarm means and what to do is in the
- * README's deploy section; keep the two together.
+ * alarm topic (on ALARM and when it recovers). What each alarm means and what to do is in
+ * docs/deploying-aws.md "Alarms"; keep the two together.
  */
 import { Duration } from 'aws-cdk-lib';
 import {

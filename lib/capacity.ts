@@ -7,12 +7,12 @@
  * Developer Guide, "Understanding DynamoDB warm throughput" and "Pre-warming a table for
  * on-demand capacity mode" (docs.aws.amazon.com/amazondynamodb/latest/developerguide/).
  *
- * The import is bound by the base table: of the 18.84 write units an imported user costs
- * (measurement 5 of `npm run bench`, README "Performance and cost": staging at 10,000 users per
- * request plus the import), 12.83 go to the table; GSI1 takes 5.0 and GSI2 1.0, each from its own
- * capacity. A worker invocation imports a batch of 10 users; the fastest batch measured took 72 ms
- * (the published figure is 130 ms; DynamoDB's own latency may be lower still, so the faster
- * figure is the safer one to size from).
+ * The import is bound by the base table: most of the write units an imported user costs (staging
+ * at 10,000 users per request plus the import) go to it, the rest to GSI1 and GSI2, each from its
+ * own capacity. A worker invocation imports a batch of 10 users; sizing uses the fastest batch
+ * measured, not the published median (DynamoDB's own latency may be lower still, so the faster
+ * figure is the safer one to size from). The figures below are measurement 5 of `npm run bench`
+ * (docs/performance.md "A million users on AWS (measurement 5)"); re-measure there to change them.
  */
 
 /** Write units per second a new on-demand table (and each new GSI) serves without throttling. */

@@ -33,8 +33,8 @@ export interface DataStackProps extends StackProps {
   /** Full names of the app tables to create, each starting with `appTablePrefix`. @default none */
   readonly appTables?: readonly string[];
   /**
-   * Create the base API key: a Secrets Manager secret holding one random key (README "Deploying to
-   * AWS"), output with the command that prints it. Off when the operator names a secret of their
+   * Create the base API key: a Secrets Manager secret holding one random key (docs/deploying-aws.md),
+   * output with the command that prints it. Off when the operator names a secret of their
    * own (`-c apiKeysSecretArn`) or deploys an open API on purpose (`-c openApi=true`). @default false
    */
   readonly generateApiKey?: boolean;
@@ -53,7 +53,7 @@ export const GENERATED_API_KEY = { passwordLength: 48, excludePunctuation: true,
 export class DataStack extends Stack {
   readonly key: Key;
   /**
-   * Seals credentials at rest (staged credentials, app secrets: envelope encryption, README
+   * Seals credentials at rest (staged credentials, app secrets: envelope encryption, docs/security.md
    * "Credentials at rest"). Not the table's key: every function that reads the table may decrypt
    * with that one, while this one is granted only where the manifests say (`access.credentials`).
    */
@@ -150,7 +150,7 @@ export class DataStack extends Stack {
     return secret;
   }
 
-  /** What an operator needs to point an app at a table (README "Each app its own table"). */
+  /** What an operator needs to point an app at a table (docs/per-app-tables.md). */
   private outputs(appTablePrefix: string | undefined): void {
     new CfnOutput(this, 'BaseTableName', { value: this.table.tableName, description: 'The base table' });
     new CfnOutput(this, 'DataKeyArn', {
@@ -196,7 +196,7 @@ export class DataStack extends Stack {
     const topic = this.alarmTopic;
     const operations = [...TABLE_OPERATIONS];
     notifyingAlarm(this, `${id}ThrottleAlarm`, topic, {
-      description: `DynamoDB has been throttling requests for 15 minutes: ${what} (or an index) is at its capacity; imports slow down, see the README on warm throughput`,
+      description: `DynamoDB has been throttling requests for 15 minutes: ${what} (or an index) is at its capacity; imports slow down, see docs/deploying-aws.md on warm throughput`,
       metric: table.metricThrottledRequestsForOperations({ operations, period: ALARM_PERIOD }),
       threshold: THRESHOLDS.tableThrottledRequests,
       evaluationPeriods: 3,

@@ -24,8 +24,8 @@ import { WorkersStack } from './workers-stack.js';
 
 /**
  * API stage throttling by default: 500 requests/s steady, bursts of 1,000. Enough for sign-ins of
- * a large user base (a bcrypt sign-in is ~100 ms of one function: 500/s keeps ~50 running), far
- * below the account's API Gateway quota (10,000/s), so one runaway client cannot take the
+ * a large user base (a bcrypt sign-in is ~100 ms of one function, measurement 4 in docs/performance.md: 500/s keeps ~50
+ * running), far below the account's API Gateway quota (10,000/s), so one runaway client cannot take the
  * account's Lambda concurrency or the table's capacity. Staging requests count as one request
  * each (10,000 users).
  */

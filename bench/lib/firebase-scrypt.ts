@@ -1,6 +1,6 @@
 /**
  * A Firebase Auth password hash, as Firebase's `auth:export` gives it, in the core's storage
- * format `$f_scrypt$<hash>$<salt>$m=<memCost>$r=<rounds>$s=<saltSeparator>` (core-api-spec §6).
+ * format `$f_scrypt$<hash>$<salt>$m=<memCost>$r=<rounds>$s=<saltSeparator>` (docs/reference-behaviour.md "Password hash formats").
  * The core's password module only verifies these, so the bench builds them itself with
  * Firebase's modified scrypt (github.com/firebase/scrypt): key = scrypt(password,
  * salt ‖ saltSeparator, N = 2^memCost, r = rounds, p = 1, 64 bytes); hash = Base64 of the

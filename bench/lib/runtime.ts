@@ -97,7 +97,7 @@ export async function stagedCount(runtime: Runtime, appId: string, status: 'NEW'
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Polls `count?status=NEW` and `PROCESSING` until both are 0 (the README's definition of done).
+ * Polls `count?status=NEW` and `PROCESSING` until both are 0 (docs/bulk-import.md's definition of done).
  * Returns the time it became 0 (the poll that saw it; resolution = `intervalMs`). Throws when
  * users FAILED or nothing moved for `stallMs`.
  */

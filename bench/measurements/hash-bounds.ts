@@ -28,7 +28,7 @@ const bcryptBody = () => itoa64(53);
 export interface BoundCase {
   readonly key: string;
   readonly family: HashingAlgorithm;
-  /** The bound, as the README states it. */
+  /** The bound, as docs/password-hashes.md states it. */
   readonly bound: string;
   /** The imported hash at the bound, and the same one step beyond it. */
   readonly atBound: string;

@@ -1,5 +1,5 @@
 /**
- * Measurement 10: sessions (docs/sessions.md "Cost"). Over HTTP against the runtime, sequentially:
+ * Measurement 10: sessions (docs/sessions.md "Cost on AWS"). Over HTTP against the runtime, sequentially:
  * a sign-in alone and a sign-in followed by session creation (what the SDK does at sign-in), a
  * refresh (the current refresh token: a new child, no write) and `/hello` as the bare request of the
  * same run. In this process, through the real handlers with the recorder on: the DynamoDB calls of

@@ -1,7 +1,7 @@
 /**
  * Measurements 1 and 2, from the same runs against the child runtime:
  * - staging latency: one `POST /appid-<app>/bulk-import/users` of `n` users with a given hash
- *   (gzipped, as the README recommends), on an idle runtime (the previous run has drained);
+ *   (gzipped, as docs/bulk-import.md recommends), on an idle runtime (the previous run has drained);
  * - end-to-end import throughput: users/s from the start of that POST until
  *   `count?status=NEW` + `PROCESSING` = 0;
  * - the dry run of the same request (`?dryRun=true`), before staging (no conflict) and after the

@@ -1,5 +1,5 @@
 /**
- * The local runtime's key for credentials at rest (README "Credentials at rest"): staged
+ * The local runtime's key for credentials at rest (docs/security.md "Credentials at rest"): staged
  * passwords, hashes and TOTP secrets and apps' Firebase signer keys are sealed with data keys that
  * this key wraps (functions/storage/crypto/local-keys.ts).
  *

@@ -14,7 +14,7 @@ import { startWorkerPool, type WorkerPool } from './worker-pool.js';
  * the runtime starts every service in `BACKGROUND_SERVICES` in order and stops them in reverse
  * order on shutdown (after the HTTP server has drained, before DynamoDB Local stops).
  *
- * What belongs here (the import pipeline, design §6–7):
+ * What belongs here (the import pipeline, docs/import-pipeline.md):
  * - the local SQS server (fauxqs) with the import queue and its DLQ — its `start` sets
  *   `SQS_ENDPOINT`, `IMPORT_QUEUE_URL` and `IMPORT_DLQ_URL` in `context.env` so the handlers
  *   that send see them;
@@ -53,7 +53,7 @@ export interface LocalService {
 }
 
 // ------------------------------------------------------------------------------------------------
-// The import pipeline (design §6–7)
+// The import pipeline (docs/import-pipeline.md)
 
 /** Local queue names (the stack generates its own). */
 export const LOCAL_IMPORT_QUEUE = 'auth-core-import';

@@ -3,7 +3,7 @@
  * created with the stack's redrive (maxReceiveCount = IMPORT_MAX_RECEIVE_COUNT).
  *
  * fauxqs keeps messages in memory only: they are lost when the runtime stops. The reconciler's
- * start-up pass re-sends every staged row that is still waiting (design §7).
+ * start-up pass re-sends every staged row that is still waiting (docs/import-pipeline.md).
  */
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { buildApp } from 'fauxqs';

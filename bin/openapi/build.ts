@@ -17,7 +17,7 @@ import { OPERATIONS, type OperationSpec, SCHEMAS } from './operations.js';
 import type { Schema } from './schema.js';
 import { anyObject, obj, str } from './schema.js';
 
-/** The four prefix forms of every path (README "API"): none, app, tenant, app and tenant. */
+/** The four prefix forms of every path (docs/api.md "API"): none, app, tenant, app and tenant. */
 export const PREFIX_FORMS = [
   { name: 'bare', prefix: '', suffix: '' },
   { name: 'app', prefix: '/appid-{appId}', suffix: 'InApp' },
@@ -80,7 +80,7 @@ function components(): Record<string, unknown> {
         in: 'header',
         name: 'api-key',
         description:
-          'One of the app\'s API keys (`api_keys`, README "Configuration"). An app without API keys needs none. A missing or wrong key: 401 `Invalid API key`.',
+          'One of the app\'s API keys (`api_keys`, docs/configuration.md "Configuration"). An app without API keys needs none. A missing or wrong key: 401 `Invalid API key`.',
       },
       authorizationHeader: {
         type: 'apiKey',

@@ -92,9 +92,9 @@ const sessionTokens = {
 };
 const sessionHandle = { sessionHandle: str };
 
-/** The request-body `coreConfig` and its keys (README "Configuration"). */
+/** The request-body `coreConfig` and its keys (docs/configuration.md "Configuration"). */
 const coreConfig = described(
-  'Configuration keys of the app or tenant (README "Configuration"); `dynamodb_table_name` (an app on a table of its own) and the hashing keys are this project\'s.',
+  'Configuration keys of the app or tenant (docs/configuration.md "Configuration"); `dynamodb_table_name` (an app on a table of its own) and the hashing keys are this project\'s.',
   anyObject,
 );
 
@@ -156,7 +156,7 @@ const STAGED = okWith(
 );
 
 const STAGED_USERS_EXTENSION =
-  '`?dryRun=true` checks the users without staging them; `Idempotency-Key` stages a request at most once (README "Bulk import").';
+  '`?dryRun=true` checks the users without staging them; `Idempotency-Key` stages a request at most once (docs/bulk-import.md "Bulk import").';
 
 export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   apiversion: {
@@ -191,14 +191,16 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     tag: 'Apps and tenants',
     summary: 'Every app and its tenants',
     ok: okWith({ apps: arr(obj({ appId: str, tenants: arr(tenantV2) }, ['appId', 'tenants'])) }),
-    difference: 'Providers\' secrets and `api_keys` are shown as fingerprints (README "Credentials at rest").',
+    difference:
+      'Providers\' secrets and `api_keys` are shown as fingerprints (docs/security.md "Credentials at rest").',
     forbidden: ['Only the public tenantId and public appId is allowed to list all apps'],
   },
   'app-list': {
     tag: 'Apps and tenants',
     summary: 'Every app and its tenants (legacy view)',
     ok: okWith({ apps: arr(obj({ appId: str, tenants: arr(tenantLegacy) }, ['appId', 'tenants'])) }),
-    difference: 'Providers\' secrets and `api_keys` are shown as fingerprints (README "Credentials at rest").',
+    difference:
+      'Providers\' secrets and `api_keys` are shown as fingerprints (docs/security.md "Credentials at rest").',
     forbidden: ['Only the public tenantId and public appId is allowed to list all apps'],
   },
   'app-remove': {
@@ -234,13 +236,15 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     tag: 'Apps and tenants',
     summary: 'The tenant of the path',
     ok: [okWith(TENANT_V2, TENANT_V2_OPTIONAL), tenantNotFound],
-    difference: '`api_keys` and the Firebase signer key are shown as fingerprints (README "Credentials at rest").',
+    difference:
+      '`api_keys` and the Firebase signer key are shown as fingerprints (docs/security.md "Credentials at rest").',
   },
   'tenant-get': {
     tag: 'Apps and tenants',
     summary: 'The tenant of the path (legacy view)',
     ok: [okWith(TENANT_LEGACY, TENANT_LEGACY_OPTIONAL), tenantNotFound],
-    difference: '`api_keys` and the Firebase signer key are shown as fingerprints (README "Credentials at rest").',
+    difference:
+      '`api_keys` and the Firebase signer key are shown as fingerprints (docs/security.md "Credentials at rest").',
   },
   'tenant-list-v2': {
     tag: 'Apps and tenants',
@@ -270,7 +274,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     body: obj({ config: ref('ProviderConfig'), skipValidation: bool }, ['config']),
     ok: okWith({ createdNew: bool }),
     difference:
-      'A secret sent back as the fingerprint a response showed keeps the stored secret (README "Credentials at rest").',
+      'A secret sent back as the fingerprint a response showed keeps the stored secret (docs/security.md "Credentials at rest").',
   },
   'thirdparty-config-remove': {
     tag: 'Apps and tenants',
@@ -294,7 +298,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
       },
     },
     difference:
-      'Legacy hashes (PHPASS, SCRYPT, FIREBASE_SCRYPT among them) are accepted and bounded (README "Password hashes").',
+      'Legacy hashes (PHPASS, SCRYPT, FIREBASE_SCRYPT among them) are accepted and bounded (docs/password-hashes.md "Password hashes").',
   },
   'bulk-import-users-add': {
     tag: 'Bulk import',
@@ -304,7 +308,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
         name: 'dryRun',
         schema: { type: 'string', pattern: '^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$' },
         description: '`true`: check the users against the app without staging them.',
-        extension: 'Dry run (README "Checking a request first: `?dryRun=true`").',
+        extension: 'Dry run (docs/bulk-import.md "Checking a request first: ?dryRun=true").',
       },
     ],
     headers: [
@@ -312,7 +316,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
         name: 'Idempotency-Key',
         schema: { type: 'string', minLength: 1, maxLength: 255 },
         description: 'Stage this request at most once: a repeat with the same key and body replays the first answer.',
-        extension: 'Idempotent staging (README "Sending a request again safely: `Idempotency-Key`").',
+        extension: 'Idempotent staging (docs/bulk-import.md "Sending a request again safely: Idempotency-Key").',
       },
     ],
     body: obj({ users: arr(ref('ImportUser')) }, ['users']),
@@ -380,7 +384,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
       ['nextPaginationToken'],
     ),
     difference:
-      'Staged credentials are never returned: `plainTextPassword`, `passwordHash` and TOTP `secretKey` are left out (README "Bulk import").',
+      'Staged credentials are never returned: `plainTextPassword`, `passwordHash` and TOTP `secretKey` are left out (docs/bulk-import.md "Bulk import").',
   },
   'bulk-import-users-count': {
     tag: 'Bulk import',
@@ -402,7 +406,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     body: obj({ email: str, password: str }, ['email', 'password']),
     ok: [userAnswer(), status('WRONG_CREDENTIALS_ERROR')],
     difference:
-      'A legacy or weaker hash is replaced with the app\'s algorithm after a successful sign-in; a failed sign-in takes at least a dummy verify\'s time (README "Sign-in timing").',
+      'A legacy or weaker hash is replaced with the app\'s algorithm after a successful sign-in; a failed sign-in takes at least a dummy verify\'s time (docs/security.md "Sign-in timing").',
   },
   signup: {
     tag: 'Email and password',
@@ -963,7 +967,7 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
     ),
   ),
   ImportUser: described(
-    'One user to import (README "The import payload").',
+    'One user to import (docs/migrating.md "The import payload").',
     obj(
       {
         externalUserId: str,
@@ -981,7 +985,7 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
               email: str,
               passwordHash: str,
               hashingAlgorithm: described(
-                'BCRYPT, ARGON2, FIREBASE_SCRYPT and this project\'s legacy algorithms (README "Password hashes").',
+                'BCRYPT, ARGON2, FIREBASE_SCRYPT and this project\'s legacy algorithms (docs/password-hashes.md "Password hashes").',
                 str,
               ),
               plainTextPassword: str,

@@ -1,7 +1,7 @@
 /**
  * The base config: registry defaults ← `base-config.json` ← environment variables ← the API-keys
  * secret. Loaded again at most {@link BASE_CONFIG_MAX_AGE_MS} after the last load, so a rotated
- * base key stops working within that bound (README "API key rotation"); an invalid value is an
+ * base key stops working within that bound (docs/security.md "API key rotation"); an invalid value is an
  * error, never a silent default. Values are never put in messages or logs (they may be API keys).
  */
 import { ENV } from '#functions/shared/env.js';

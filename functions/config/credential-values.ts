@@ -1,6 +1,6 @@
 /**
  * The credentials a coreConfig can hold — `api_keys`, `firebase_password_hashing_signer_key` and
- * `password_migration_hook_secret` — and how they are stored, compared and shown (README "Credentials at rest"):
+ * `password_migration_hook_secret` — and how they are stored, compared and shown (docs/security.md "Credentials at rest"):
  *
  * - `api_keys` is stored as the SHA-256 digest of each key, `sha256:<64 hex>`, comma-separated in
  *   the keys' order (the API-key check compares digests anyway);

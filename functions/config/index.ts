@@ -5,7 +5,7 @@
  * - `registry.ts`: the key table (type, level, default, description).
  * - `base.ts`: loading the base config (`getBaseConfig`).
  * - `validate.ts`: coreConfig validation with the reference core's messages (`validateCoreConfig`).
- * - `reference-doc.ts`: the README's configuration reference.
+ * - `reference-doc.ts`: the configuration reference in docs/configuration.md.
  */
 import { availableParallelism } from 'node:os';
 import { apiKeyDigestsHex, HOOK_SECRET_KEY } from './credential-values.js';
@@ -172,7 +172,7 @@ export function resolveEffectiveConfig(
 }
 
 /**
- * Merges a coreConfig update into stored overrides (spec §1.6): stored ∪ update, update values
+ * Merges a coreConfig update into stored overrides (docs/reference-behaviour.md "Core configuration overrides"): stored ∪ update, update values
  * overwrite, a key whose update value is `null` is removed. Neither input is modified.
  */
 export function mergeCoreConfig(

@@ -1,4 +1,4 @@
-/** Renders the key registry as the README's configuration reference, so the two cannot drift. */
+/** Renders the key registry as the configuration reference of docs/configuration.md, so the two cannot drift. */
 import { CONFIG_KEYS, type ConfigKeyDefinition, type ConfigLevel } from './registry.js';
 
 const LEVEL_TEXT: Record<ConfigLevel, string> = {

@@ -1,14 +1,14 @@
 /**
  * The configuration key registry: one row per core config key this core accepts.
  *
- * Key names, JSON types, levels and defaults follow the reference core (spec §1.6, §5.1, §6);
+ * Key names, JSON types, levels and defaults follow the reference core (docs/reference-behaviour.md "Core configuration overrides"; docs/configuration.md);
  * `account_linking_enabled` and `mfa_enabled` are this core's own switches that replace the
  * reference core's licence-gated features. Storage-plugin keys (`postgresql_*`) are deliberately
  * absent (unknown keys here): an app's database is a DynamoDB table, `dynamodb_table_name`, and
  * there is no per-tenant database.
  *
  * The table is data only; validation (`validate.ts`), environment parsing (`base.ts`), resolution
- * (`index.ts`) and the README reference (`reference-doc.ts`) all read it.
+ * (`index.ts`) and the reference in docs/configuration.md (`reference-doc.ts`) all read it.
  */
 
 /**
@@ -35,10 +35,10 @@ export interface ConfigKeyDefinition {
   readonly level: ConfigLevel;
   /** Default when no layer sets the key; `null` = unset. */
   readonly default: ConfigScalar | null;
-  /** How the README shows the default, when the value alone would mislead (e.g. computed defaults). */
+  /** How docs/configuration.md shows the default, when the value alone would mislead (e.g. computed defaults). */
   readonly defaultText?: string;
   readonly description: string;
-  /** Hidden from / not modifiable by ordinary callers in the reference core when a SaaS secret is set (spec §1.4). */
+  /** Hidden from / not modifiable by ordinary callers in the reference core when a SaaS secret is set (docs/reference-behaviour.md "Listing apps"). */
   readonly protected?: boolean;
   /** Accepted for compatibility with the reference core's configs; has no effect in this core. */
   readonly inert?: boolean;
@@ -562,7 +562,7 @@ export function envVariableName(key: string): string {
 }
 
 /**
- * Database keys the reference core treats as protected (spec §1.4). This core has no
+ * Database keys the reference core treats as protected (docs/reference-behaviour.md "Listing apps"). This core has no
  * per-tenant database, so they are unknown keys here (`Invalid config key: <key>`); listed for
  * documentation only.
  * @internal Exported for test/unit/config.test.ts, which checks each is an unknown key here.
@@ -585,7 +585,7 @@ export const REFERENCE_PROTECTED_DATABASE_KEYS: readonly string[] = [
 
 /**
  * Registry keys the reference core hides from, and refuses to let ordinary callers change, when a
- * SaaS secret is configured (spec §1.4). This core has no SaaS secret, so nothing is hidden; the
+ * SaaS secret is configured (docs/reference-behaviour.md "Listing apps"). This core has no SaaS secret, so nothing is hidden; the
  * list documents which keys would be.
  * @internal Exported for test/unit/config.test.ts, which pins the list.
  */

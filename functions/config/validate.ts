@@ -1,4 +1,4 @@
-/** Validation of coreConfig overrides (spec §1.6) and of the base config. */
+/** Validation of coreConfig overrides (docs/reference-behaviour.md "Core configuration overrides") and of the base config. */
 
 import { isLoopbackHost } from '#functions/contract/loopback-host.js';
 import { compareVersions, SUPPORTED_CDI_VERSIONS } from '#functions/shared/cdi.js';
@@ -286,7 +286,7 @@ export const BASE_API_KEY_PINNED =
 
 /**
  * An app or tenant may not store a base key as its own: the base keys are rotated in one place
- * (README "API key rotation"), and a copy pinned in an app's `api_keys` would keep the old key
+ * (docs/security.md "API key rotation"), and a copy pinned in an app's `api_keys` would keep the old key
  * working there after the rotation. Compared by digest, whatever form each side is in.
  */
 function basePinProblem(merged: ConfigValues, base: ConfigValues | undefined): string | undefined {

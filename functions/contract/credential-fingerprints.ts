@@ -2,7 +2,7 @@
  * How the core shows a credential it holds (an API key, the Firebase signer key, a provider's client
  * secret) where a response must not carry it, and how a client that holds the value recognises it:
  * `sha256:` and the first 16 lowercase hex digits of the SHA-256 of its UTF-8 bytes
- * (README "Credentials at rest").
+ * (docs/security.md "Credentials at rest").
  */
 import { createHash } from 'node:crypto';
 

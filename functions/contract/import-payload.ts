@@ -11,7 +11,7 @@ export const IMPORT_RECIPE_IDS = ['emailpassword', 'thirdparty', 'passwordless']
 export type ImportRecipeId = (typeof IMPORT_RECIPE_IDS)[number];
 
 /**
- * The `hashingAlgorithm` values an imported password hash may declare (README "Password hashes"):
+ * The `hashingAlgorithm` values an imported password hash may declare (docs/password-hashes.md):
  * the reference's three and this core's legacy families. The core also accepts them in any case and
  * surrounded by whitespace; the command sends them as written here.
  */

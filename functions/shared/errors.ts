@@ -1,6 +1,6 @@
 /**
  * Errors that become HTTP responses. Status codes and message texts are the reference core's
- * (shared/docs/core-api-spec.md); only errors below 500 expose their message.
+ * (docs/reference-behaviour.md "Conventions every endpoint follows"); only errors below 500 expose their message.
  */
 export class CoreHttpError extends Error {
   constructor(
@@ -138,7 +138,7 @@ export class KeyServiceUnavailableError extends DependencyUnavailableError {
 /**
  * The base API keys' secret (Secrets Manager, read through the Lambda extension) could not be read
  * when they were due to be read again: the core never answers with keys older than their bound
- * (README "API key rotation"), so it answers 503 until it can read them.
+ * (docs/security.md "API key rotation"), so it answers 503 until it can read them.
  */
 export class ApiKeysSecretUnavailableError extends DependencyUnavailableError {
   constructor(message: string, options?: { cause?: unknown }) {

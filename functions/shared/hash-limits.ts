@@ -3,7 +3,7 @@
  * core, which has none): every accepted hash verifies in about a second of one core or less, so
  * neither a careless import nor a hostile one can stall sign-in. They start from Ory Kratos's
  * published bounds and are tightened where a verify at Kratos's bound took longer than that;
- * `npm run bench -- --only=7` measures a verify at each bound (the table is in the README).
+ * `npm run bench -- --only=7` measures a verify at each bound (the table is in docs/password-hashes.md).
  *
  * A hash beyond a bound is refused at import with a message naming the parameter and its limit;
  * one stored before the bounds existed is never computed at sign-in (the verify reports

@@ -3,7 +3,7 @@
  * them; each is at most 3 bytes of UTF-8). Every one of them becomes part of a DynamoDB key, and
  * DynamoDB refuses a partition key over 2,048 bytes and a sort key over 1,024 bytes: with every
  * id at its limit the longest key the core builds stays well inside both (the table of keys and
- * their worst-case sizes is in the README's "Hostile input" section, and a unit test builds each
+ * their worst-case sizes is in docs/security.md "Hostile input", and a unit test builds each
  * key at the limits). An id over its limit is refused with a 400 where it enters — path, query or
  * body — before anything is read or written.
  *

@@ -1,5 +1,5 @@
 /**
- * The core's path-prefix grammar (spec §3.1): `[/appid-<appId>][/<tenantId>]<apiPath>`,
+ * The core's path-prefix grammar (docs/reference-behaviour.md "Path prefixes"): `[/appid-<appId>][/<tenantId>]<apiPath>`,
  * case-insensitive. API Gateway hands us the prefix as up to two whole path segments; this is
  * the single place that turns them into (appId, tenantId).
  */

@@ -87,7 +87,7 @@ export class MigrationDashboard extends Construct {
         markdown:
           '## Migration\nDone when the import queue is empty and `GET /bulk-import/users/count?status=NEW` + `PROCESSING` = 0. ' +
           'Throttled users are not failures: they come back later (backpressure). ' +
-          `The write budget line is what the table serves at once (${props.tableWriteUnits} WRU/s); see the README on warm throughput.`,
+          `The write budget line is what the table serves at once (${props.tableWriteUnits} WRU/s); see docs/deploying-aws.md on warm throughput.`,
         width: 24,
         height: 2,
       }),

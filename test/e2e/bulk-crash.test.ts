@@ -1,5 +1,5 @@
 /**
- * Invariant 2 of the import pipeline (design §6): a local runtime killed in the middle of a bulk
+ * Invariant 2 of the import pipeline (docs/import-pipeline.md "Invariants (each has tests)"): a local runtime killed in the middle of a bulk
  * import loses nothing. 10,000 users are staged in one gzipped request, the runtime is SIGKILLed
  * while the import runs, and a new runtime on the same data directory finishes the job: every
  * staged user ends imported exactly once, none FAILED, none left NEW/PROCESSING. No password hash

@@ -25,7 +25,7 @@ import { LocalProcess, removeDir } from '../helpers/local-process.js';
 
 const APP = 'bundled';
 const PASSWORD = 'bundle-Plain-Password-7';
-// bcrypt of 'correct horse' (the README's example hash).
+// bcrypt of 'correct horse' (the example hash of docs/api.md "A first tour with curl").
 const HASH = '$2a$10$GdJB9E9ce7G/H/5IYhrD0ON1CuVEmUoh/i7ewcot4ZStgHd83Ahbe';
 const HASH_PASSWORD = 'correct horse';
 

@@ -14,7 +14,7 @@
  * LOCAL_FUNCTION_TIMEOUT_SECONDS=15 caps every function's timeout (the import worker's 60 s, the
  * DLQ consumer's 30 s …; routes without their own keep the stack's 10 s), so a 25 s freeze exceeds
  * them all; IMPORT_BACKPRESSURE shortens the import's backoff. The figures (freeze length, time to
- * answer, time to finish the import after the thaw) are printed for the README.
+ * answer, time to finish the import after the thaw) are printed for docs/deploying-aws.md "When DynamoDB throttles".
  */
 import bcrypt from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

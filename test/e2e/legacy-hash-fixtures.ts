@@ -2,8 +2,8 @@ import { createHmac } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 
 /**
- * One imported hash for every legacy family and every accepted form of it (README "Password
- * hashes"), each with its password and where it comes from. Published vectors are used as given;
+ * One imported hash for every legacy family and every accepted form of it (docs/password-hashes.md),
+ * each with its password and where it comes from. Published vectors are used as given;
  * the few computed here say how. `hashingAlgorithm` is spelled in different cases on purpose.
  */
 export interface LegacyHashCase {

@@ -1,6 +1,6 @@
 /**
- * `npm start` is reachable from this machine only, and its data is its owner's only (docs/safe-defaults.md; README
- * "Security"): every socket the runtime's processes listen on — the core, fauxqs (in the runtime's
+ * `npm start` is reachable from this machine only, and its data is its owner's only (docs/safe-defaults.md;
+ * docs/security.md): every socket the runtime's processes listen on — the core, fauxqs (in the runtime's
  * own process) and DynamoDB Local (its java child) — is bound to 127.0.0.1, read from the kernel's
  * own tables (/proc/net/tcp and tcp6, matched to the processes' socket inodes); DynamoDB Local runs
  * with telemetry off; DynamoDB Local and fauxqs refuse a request naming another host (a DNS name

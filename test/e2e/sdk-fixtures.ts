@@ -34,7 +34,7 @@ export interface ImportCase {
   readonly metadata?: Record<string, unknown>;
   readonly isVerified: boolean;
   readonly timeJoined: number;
-  /** The import request body (one user, spec §4.2). */
+  /** The import request body (one user, docs/reference-behaviour.md "Validating an import user"). */
   readonly body: Record<string, unknown>;
   /** Values that must never show up in the runtime's output. */
   readonly secrets: readonly string[];

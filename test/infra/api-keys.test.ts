@@ -1,5 +1,5 @@
 /**
- * No open deploy (README "Deploying to AWS"): a stage given no API-keys secret generates one — a
+ * No open deploy (docs/deploying-aws.md): a stage given no API-keys secret generates one — a
  * random key in Secrets Manager, within the core's rules for `api_keys`, retained with the data,
  * wired to every function that checks keys (every route function; no worker) and output with the
  * command that prints it. An operator's secret replaces it; `-c openApi=true` deploys without any

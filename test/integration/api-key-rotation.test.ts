@@ -1,5 +1,5 @@
 /**
- * Base API keys rotate within a bound (README "API key rotation"): the base config, and with it
+ * Base API keys rotate within a bound (docs/security.md "API key rotation"): the base config, and with it
  * the keys, is read again once it is 5 minutes old, so a key rotated out of the environment or the
  * secret stops working then; and no app or tenant may keep a base key as its own, where a rotation
  * would not reach it. The clock the base config ages by is the test's.

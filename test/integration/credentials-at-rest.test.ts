@@ -1,5 +1,5 @@
 /**
- * Credentials at rest (design §6a): staged credentials sealed under a data key table readers do
+ * Credentials at rest (docs/security.md "Credentials at rest"): staged credentials sealed under a data key table readers do
  * not have, erased when a row becomes FAILED, unreadable ones FAILED (never retried); API keys
  * stored as digests, the Firebase signer key sealed, fingerprints in responses; data written
  * before any of this still works and is converted on its next write.

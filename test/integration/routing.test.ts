@@ -18,7 +18,7 @@ const tenantOf = async (path: string) => {
   return reply.json?.status === 'OK' ? reply.json.tenantId : reply.status === 200 ? reply.json.status : reply.text;
 };
 
-describe('path prefixes (spec §3.1)', () => {
+describe('path prefixes (docs/reference-behaviour.md "Path prefixes")', () => {
   it('resolves app and tenant segments case-insensitively', async () => {
     expect(await tenantOf(`/appid-${appId.toUpperCase()}/recipe/multitenancy/tenant/v2`)).toBe('public');
     expect(await tenantOf(`/appid-${appId}/T2/recipe/multitenancy/tenant/v2`)).toBe('t2');

@@ -1,5 +1,5 @@
 /**
- * Imported TOTP secrets and third-party providers' secrets are sealed at rest (README "Credentials
+ * Imported TOTP secrets and third-party providers' secrets are sealed at rest (docs/security.md "Credentials
  * at rest"): no item of the table nor of its indexes holds them in clear; the answers the SDK
  * reads (tenant get and list, v2 and legacy) are what they were; the app list shows fingerprints;
  * values stored in clear before this keep working and are sealed on their next write.

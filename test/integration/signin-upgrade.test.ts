@@ -28,7 +28,7 @@ afterAll(() => {
   expectNoSecrets(logs.lines, SECRETS);
 });
 
-/** One known hash per legacy family (the README's examples; their sources are in passwords-vectors.test.ts). */
+/** One known hash per legacy family (docs/password-hashes.md's examples; their sources are in passwords-vectors.test.ts). */
 const LEGACY = [
   {
     family: 'PBKDF2 (Django)',

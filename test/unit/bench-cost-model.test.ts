@@ -21,7 +21,7 @@ const phase = (write: number, table: number, read: number) => ({
   transactionsPerUser: 0,
 });
 
-/** The published figures (README, measurement 5): 18.84 WRU per user, 12.83 of them on the table, 130 ms per batch of 10. */
+/** The published figures (docs/performance.md, measurement 5): 18.84 WRU per user, 12.83 of them on the table, 130 ms per batch of 10. */
 const published: CostSample = {
   users: 200,
   staging: phase(3.3344, 2.3244, 0.015),

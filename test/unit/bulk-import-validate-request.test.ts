@@ -92,7 +92,7 @@ function generatedUser(i: number) {
   };
 }
 
-describe('precheckStagingBody (§4.3 steps 3–5)', () => {
+describe('precheckStagingBody (docs/reference-behaviour.md "Staging users")', () => {
   it('rejects a missing or non-array users field', () => {
     expect(precheckStagingBody({})).toEqual({ kind: 'usersFieldInvalid', message: USERS_FIELD_INVALID_MESSAGE });
     expect(precheckStagingBody({ users: 'string' })).toEqual({

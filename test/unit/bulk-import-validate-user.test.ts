@@ -100,7 +100,7 @@ function referenceGeneratedUser(tenants: string[] = ['public', 't1'], roles: str
   };
 }
 
-describe('validateImportUser – user-level fields (§4.2 #1–#7)', () => {
+describe('validateImportUser – user-level fields (docs/reference-behaviour.md "Validating an import user")', () => {
   it('requires loginMethods', () => {
     expect(errorsOf({})).toEqual(['loginMethods is required.']);
     expect(errorsOf({ loginMethods: 'string' })).toEqual(['loginMethods should be of type array of object.']);
@@ -638,7 +638,7 @@ describe('validateImportUser – passwordless', () => {
   });
 });
 
-describe('staged id and generated ids (§4.1)', () => {
+describe('staged id and generated ids (docs/reference-behaviour.md "Staged user ids")', () => {
   it('generates a fresh superTokensUserId per login method, ignoring client-supplied ids', () => {
     const user = userOf(referenceGeneratedUser(), makeCtx({ tenants: ['public', 't1'] }));
     expect(user.loginMethods.map((lm) => lm.superTokensUserId)).toEqual(['id-1', 'id-2', 'id-3']);

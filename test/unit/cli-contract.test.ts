@@ -1,6 +1,6 @@
 /**
  * The migration command's client side against a small local HTTP server of this test's own that
- * implements the staging contract (shared/docs contracts: Idempotency-Key replay, 409 while a request
+ * implements the staging contract (docs/bulk-import.md: Idempotency-Key replay, 409 while a request
  * with the key runs, 422 for another body, dry run with per-index conflicts), so retries, replays,
  * resume and the dry run are checked without the core.
  */

@@ -66,7 +66,7 @@ describe('keycloak OTP credentials', () => {
       expectSameCodes(device.secretKey, keys[i] as Uint8Array, device.period as number);
     });
     expect(tia.factorsLeftBehind).toEqual([]);
-    // The payload keeps the README's key order (the chunk's bytes must not change between runs).
+    // The payload keeps the key order of docs/migrating.md "The import payload" (the chunk's bytes must not change between runs).
     expect(Object.keys(tia.user)).toEqual(['externalUserId', 'userMetadata', 'totpDevices', 'loginMethods']);
   });
 

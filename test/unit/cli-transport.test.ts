@@ -186,7 +186,7 @@ describe('plain http is accepted to loopback only', () => {
       "refusing to talk to the core at http://core.internal:3567 over plain http: the API key, the export's password hashes, " +
         'TOTP secrets and passwords, and the Firebase signer key would cross the network unencrypted. ' +
         'Use an https:// URL (or a loopback address: 127.0.0.1, [::1], localhost), or add --allow-insecure-http ' +
-        'if the network between here and the core is yours to trust (README "Security" → Transport). Nothing was read or sent.',
+        'if the network between here and the core is yours to trust (docs/security.md "Transport"). Nothing was read or sent.',
     );
   });
 

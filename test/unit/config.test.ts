@@ -167,7 +167,7 @@ describe('key registry', () => {
     }
   });
 
-  it('lists every key of spec §1.6 at its level', () => {
+  it('lists every key of docs/configuration.md at its level', () => {
     const baseOnly = [
       'recent_token_reuse_behaviour',
       'info_log_path',
@@ -239,7 +239,7 @@ describe('key registry', () => {
     expect(CONFIG_KEYS.some((d) => d.key.startsWith('postgresql_'))).toBe(false);
   });
 
-  it('lists the protected keys of spec §1.4', () => {
+  it('lists the protected keys the reference hides (docs/reference-behaviour.md "Listing apps")', () => {
     expect([...protectedConfigKeys()].sort()).toEqual(
       [
         'ip_allow_regex',

@@ -1,5 +1,5 @@
 /**
- * The key service's failures, classified (README "Key service outages"): "not now" is backpressure
+ * The key service's failures, classified (docs/security.md "Key service outages"): "not now" is backpressure
  * (KeyServiceUnavailableError: 503 from a route, the message back to the queue from a worker);
  * "never for this box" and "never with this key until an operator acts" are permanent. The KMS
  * provider is driven through a fake client throwing the SDK's own exception classes; the key file

@@ -1,5 +1,5 @@
 /**
- * `npx auth-core`: the migration command (README "Migrating users"). Commands: `migrate`, `status`,
+ * `npx auth-core`: the migration command (docs/migrating.md). Commands: `migrate`, `status`,
  * `failures`, `pending`. Progress and messages go to stderr, the summary to stdout; exit statuses are in
  * errors.ts.
  */

@@ -1,8 +1,8 @@
 /**
  * Tokens and secrets never enter user metadata: the `userMetadata` the command sends is scrubbed of
  * every key that looks like a credential, at any nesting level (inside arrays too), and each dropped
- * key is reported by its path — never its value (README "Migrating users" → Metadata that looks like
- * a credential).
+ * key is reported by its path — never its value (docs/migrate-safety.md "Metadata that looks like
+ * a credential").
  *
  * The rule, on the key's name only:
  * 1. The name is cut into words at anything that is not a letter or digit, at lower→upper case

@@ -1,4 +1,4 @@
-/** Exit statuses of the command (README "Exit statuses"). */
+/** Exit statuses of the command (docs/migrating.md "Exit statuses"). */
 export const EXIT = {
   /** Every user imported (dry run: would be). */
   ok: 0,

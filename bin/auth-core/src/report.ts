@@ -1,5 +1,5 @@
 /**
- * The report (README "Migrating users" → The report): one JSON line per user not imported (or, in a
+ * The report (docs/migrating.md "The report"): one JSON line per user not imported (or, in a
  * dry run, not importable), one per user imported with something left behind (a second factor that
  * cannot be carried, metadata keys dropped because they look like credentials), and a line for each
  * warning about the run itself (plain http allowed by `--allow-insecure-http`). Every line has the

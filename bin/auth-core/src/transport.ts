@@ -1,6 +1,6 @@
 /**
- * Which core URLs the command may use (README "Migrating users" → Options, and "Security" →
- * Transport). Everything it sends — the API key, the URL's user name and password, whole exports
+ * Which core URLs the command may use (docs/migrating.md "Options", and docs/security.md
+ * "Transport"). Everything it sends — the API key, the URL's user name and password, whole exports
  * with hashes, TOTP secrets and plain-text passwords, the Firebase signer key — travels in the
  * request, so `http:` is accepted only to this machine:
  *
@@ -39,7 +39,7 @@ export function transportDecision(url: URL, shown: string, allowInsecureHttp: bo
       `refusing to talk to the core at ${shown} over plain http: the API key, the export's password hashes, ` +
         'TOTP secrets and passwords, and the Firebase signer key would cross the network unencrypted. ' +
         `Use an https:// URL (or a loopback address: 127.0.0.1, [::1], localhost), or add ${ALLOW_INSECURE_HTTP} ` +
-        'if the network between here and the core is yours to trust (README "Security" → Transport). Nothing was read or sent.',
+        'if the network between here and the core is yours to trust (docs/security.md "Transport"). Nothing was read or sent.',
     );
   }
   return {

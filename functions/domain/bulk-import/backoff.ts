@@ -46,7 +46,7 @@ export function planBackpressure(
   return { kind: 'later', delaySeconds: Math.round(ceiling * (0.5 + random() / 2)), history: { since, retries } };
 }
 
-/** A duration as the FAILED message and the README say it (`6 h`, `90 min`, `45 s`). */
+/** A duration as the FAILED message and docs/bulk-import.md say it (`6 h`, `90 min`, `45 s`). */
 function describeDuration(seconds: number): string {
   if (seconds >= 3600 && seconds % 3600 === 0) return `${seconds / 3600} h`;
   if (seconds >= 60 && seconds % 60 === 0) return `${seconds / 60} min`;

@@ -1,5 +1,5 @@
 /**
- * The normalised import user (core-api-spec §4.1, §4.2): what `validateImportUser` makes of a user of the
+ * The normalised import user (docs/reference-behaviour.md "Staged user ids", "Validating an import user"): what `validateImportUser` makes of a user of the
  * wire payload (`WireImportUser`, functions/contract/import-payload.ts) and what the staging store and the
  * importer consume. Key order of every object literal built by the validator follows
  * the reference's serialisation order, so `JSON.stringify` of a user matches the reference's raw data.

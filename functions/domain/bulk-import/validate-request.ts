@@ -1,5 +1,5 @@
 /**
- * Request-level validation for the two bulk-import entry points (core-api-spec §4.3, §4.7) and the
+ * Request-level validation for the two bulk-import entry points (docs/reference-behaviour.md "Staging users", "Importing one user") and the
  * success body of `POST /bulk-import/users`. Pure; per-user rules live in validate-user.ts.
  */
 import { MAX_USERS_PER_STAGING_REQUEST } from '#functions/contract/import-payload.js';
@@ -47,7 +47,7 @@ export type StagingBodyPrecheck =
   | { kind: 'ok'; users: unknown[] };
 
 /**
- * The checks of §4.3 that precede the app/tenant checks, in order: `users` missing / not an array → 400 text
+ * The checks of "Staging users" (docs/reference-behaviour.md) that precede the app/tenant checks, in order: `users` missing / not an array → 400 text
  * {@link USERS_FIELD_INVALID_MESSAGE}; empty → 200 {@link EMPTY_STAGING_RESPONSE_BODY}; more than 10000 → 400
  * JSON {@link TOO_MANY_USERS_ERROR_BODY}. The body itself must already be a JSON object.
  */
@@ -81,7 +81,7 @@ export function stagingUsersOf(body: unknown): unknown[] {
 export type StagingRequestValidation = { ok: true; users: ImportUser[] } | { ok: false; body: InvalidUsersErrorBody };
 
 /**
- * Validates every user of a `POST /bulk-import/users` body (§4.3 step 8). All-or-nothing: either every user
+ * Validates every user of a `POST /bulk-import/users` body (docs/reference-behaviour.md "Staging users"). All-or-nothing: either every user
  * is valid (normalised users in request order) or the 400 JSON body listing only the invalid users.
  * `externalUserId` must be unique across all users of the request, invalid ones included (first occurrence
  * wins). The caller runs {@link precheckStagingBody} first; a body without a `users` array is a caller bug.
@@ -105,7 +105,7 @@ export function validateStagingRequest(body: unknown, ctx: ImportValidationConte
 
 export type SingleImportValidation = { ok: true; user: ImportUser } | { ok: false; body: SingleImportErrorBody };
 
-/** Validates the body of `POST /bulk-import/import` (§4.7): one user object; errors as `{"errors":[…]}`. */
+/** Validates the body of `POST /bulk-import/import` (docs/reference-behaviour.md "Importing one user"): one user object; errors as `{"errors":[…]}`. */
 export function validateSingleImport(body: unknown, ctx: ImportValidationContext): SingleImportValidation {
   const result = validateImportUser(body, ctx);
   return result.ok ? { ok: true, user: result.user } : { ok: false, body: { errors: result.errors } };

@@ -1,5 +1,5 @@
 /**
- * Validation and normalisation of one import user (core-api-spec §4.1, §4.2). Pure: everything the rules
+ * Validation and normalisation of one import user (docs/reference-behaviour.md "Staged user ids", "Validating an import user"). Pure: everything the rules
  * need from the app (roles, tenants, feature switches, clock, id generator) comes in through the context.
  *
  * Errors are collected, never fail-fast, in the reference's evaluation order; message texts are the
@@ -185,7 +185,7 @@ function validateAndNormaliseTenantIds(
 }
 
 // ------------------------------------------------------------------------------------------------
-// Sections of the user object (§4.2 table rows #3–#5)
+// Sections of the user object (docs/reference-behaviour.md "Validating an import user", items 3–5)
 
 /** Roles as validated (tenant ids not yet de-duplicated: the post check counts duplicates like the reference). */
 function parseUserRoles(user: JsonObject, ctx: ImportValidationContext, errors: string[]): ImportUserRole[] {
@@ -518,7 +518,7 @@ function describeLoginMethod(lm: ImportLoginMethod): string {
 }
 
 /**
- * Validates and normalises one import user (§4.2). On success the user carries generated ids and all
+ * Validates and normalises one import user (docs/reference-behaviour.md "Validating an import user"). On success the user carries generated ids and all
  * defaults; on failure every error is reported, in the reference's order.
  */
 export function validateImportUser(

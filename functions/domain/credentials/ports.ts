@@ -1,5 +1,5 @@
 /**
- * Credentials at rest (design §6a): staged credentials and app secrets are sealed with AES-256-GCM
+ * Credentials at rest (docs/security.md "Credentials at rest"): staged credentials and app secrets are sealed with AES-256-GCM
  * under a data key that table readers do not have. The data key comes from a key provider — the
  * stack's credentials KMS key on AWS, a key file locally — which hands out a fresh data key with
  * its wrapped (encrypted) form, and later unwraps that form again, for the same context only.

@@ -55,7 +55,7 @@ export interface V2FactorUpdate {
 }
 
 /**
- * The v2 APIs' update (spec §1.2): when either list is given the legacy switches are all turned
+ * The v2 APIs' update (docs/reference-behaviour.md "Creating or updating an app"): when either list is given the legacy switches are all turned
  * on — after converting switches that were off into an explicit first-factor list — and the given
  * lists overwrite the stored ones. An empty `requiredSecondaryFactors` is stored as null.
  */
@@ -85,7 +85,7 @@ export interface LegacyUpdate extends V2FactorUpdate {
 const without = (list: string[] | null, remove: readonly string[]) =>
   list === null ? null : list.filter((f) => !remove.includes(f));
 
-/** The legacy APIs' update under CDI < 5.0 (spec §1.3, "3.0 logic"); factor lists are not inputs there. */
+/** The legacy APIs' update under CDI < 5.0 (docs/reference-behaviour.md "The legacy app input": "3.0 logic"); factor lists are not inputs there. */
 export function applyLegacyFactorsCdi3(state: FactorState, update: LegacyUpdate): FactorState {
   const next: FactorState = { ...state };
   for (const recipe of RECIPES) {
@@ -102,7 +102,7 @@ export function applyLegacyFactorsCdi3(state: FactorState, update: LegacyUpdate)
   return next;
 }
 
-/** The legacy APIs' update under CDI ≥ 5.0 (spec §1.3, "5.0 logic"). */
+/** The legacy APIs' update under CDI ≥ 5.0 (docs/reference-behaviour.md "The legacy app input": "5.0 logic"). */
 export function applyLegacyFactorsCdi5(state: FactorState, update: LegacyUpdate): FactorState {
   if (update.firstFactors?.length === 0) {
     throw new BadRequestError('firstFactors cannot be empty. Set null instead to remove all first factors.');
@@ -149,7 +149,7 @@ export function applyLegacyFactorsCdi5(state: FactorState, update: LegacyUpdate)
   return next;
 }
 
-/** Whether a legacy view shows a recipe as enabled (spec §1.4). */
+/** Whether a legacy view shows a recipe as enabled (docs/reference-behaviour.md "Listing apps"). */
 export function legacyRecipeEnabled(state: FactorState, recipe: Recipe, cdiAtLeast5: boolean): boolean {
   if (!state[FLAG[recipe]]) return false;
   if (state.firstFactors === null) return true;

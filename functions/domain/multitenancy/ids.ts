@@ -4,7 +4,7 @@ import { checkIdLength } from '#functions/shared/id-limits.js';
 const ID_PATTERN = /^[a-z0-9-]+$/;
 const RESERVED_TENANT_IDS = new Set(['recipe', 'config', 'users', 'hello']);
 
-/** Normalises and validates a body `appId` (spec §1.1): trimmed, lower-cased. */
+/** Normalises and validates a body `appId` (docs/reference-behaviour.md "App ids"): trimmed, lower-cased. */
 export function normaliseAppId(raw: string): string {
   const id = raw.trim().toLowerCase();
   if (id === '') throw new BadRequestError('appId should not be an empty String');
@@ -14,7 +14,7 @@ export function normaliseAppId(raw: string): string {
   return id;
 }
 
-/** Normalises and validates a body `tenantId` (spec §2.1): trimmed, lower-cased. */
+/** Normalises and validates a body `tenantId` (docs/reference-behaviour.md "Tenant ids"): trimmed, lower-cased. */
 export function normaliseTenantId(raw: string): string {
   const id = raw.trim().toLowerCase();
   if (id === '') throw new BadRequestError('tenantId should not be an empty String');

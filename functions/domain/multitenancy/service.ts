@@ -77,7 +77,7 @@ const ALL_ON: FactorState = {
   requiredSecondaryFactors: null,
 };
 
-/** Defaults of a tenant created by this request (spec §1.2, §1.3, §2.2). */
+/** Defaults of a tenant created by this request (docs/reference-behaviour.md "Creating or updating an app", "The legacy app input", "Creating or updating a tenant"). */
 function creationDefaults(tenantId: string, api: ApiVersion, cdiAtLeast5: boolean): FactorState {
   if (tenantId === PUBLIC_TENANT_ID) return ALL_ON;
   if (api === 'v2') return { ...ALL_ON, firstFactors: [] };
@@ -244,7 +244,7 @@ export function parseAppPut(body: Body, caller: Caller, api: ApiVersion): AppPut
   return { appId, config: parseConfigInput(body, api, caller.cdiAtLeast5) };
 }
 
-/** `PUT /recipe/multitenancy/app[/v2]` (spec §1.2, §1.3). */
+/** `PUT /recipe/multitenancy/app[/v2]` (docs/reference-behaviour.md "Creating or updating an app", "The legacy app input"). */
 export async function createOrUpdateApp(deps: Deps, caller: Caller, { appId, config }: AppPutInput, api: ApiVersion) {
   const fromBase = caller.appId === PUBLIC_TENANT_ID && caller.tenantId === PUBLIC_TENANT_ID;
   const fromSameApp = caller.appId === appId && caller.tenantId === PUBLIC_TENANT_ID;
@@ -265,7 +265,7 @@ export function parseTenantPut(body: Body, caller: Caller, api: ApiVersion): Ten
   return { tenantId, config: parseConfigInput(body, api, caller.cdiAtLeast5) };
 }
 
-/** `PUT /recipe/multitenancy/tenant[/v2]` (spec §2.2). */
+/** `PUT /recipe/multitenancy/tenant[/v2]` (docs/reference-behaviour.md "Creating or updating a tenant"). */
 export async function createOrUpdateTenant(
   deps: Deps,
   caller: Caller,
@@ -285,7 +285,7 @@ function view(tenant: TenantRecord, api: ApiVersion, cdiAtLeast5: boolean) {
 
 /**
  * `GET /<t>/recipe/multitenancy/tenant[/v2]`: an unknown app or tenant is a 200 status, not a 400.
- * The SDK reads its providers here, secrets included: they are opened (README "Credentials at rest").
+ * The SDK reads its providers here, secrets included: they are opened (docs/security.md "Credentials at rest").
  */
 export async function getTenant(
   deps: Pick<Deps, 'store'>,
@@ -297,7 +297,7 @@ export async function getTenant(
   return { ...view(await deps.store.openSecrets(caller.tenant), api, caller.cdiAtLeast5), status: 'OK' };
 }
 
-/** `GET /recipe/multitenancy/tenant/list[/v2]` (spec §2.4); providers with their secrets, as for a get. */
+/** `GET /recipe/multitenancy/tenant/list[/v2]` (docs/reference-behaviour.md "Reading and listing tenants"); providers with their secrets, as for a get. */
 export async function listTenants(deps: Deps, caller: Caller, api: ApiVersion) {
   if (caller.tenantId !== PUBLIC_TENANT_ID) {
     throw new ForbiddenError('Only the public tenantId is allowed to list all tenants associated with this app');
@@ -312,7 +312,7 @@ const withProviderFingerprints = (tenant: TenantRecord): TenantRecord => ({
   thirdPartyProviders: tenant.thirdPartyProviders.map(presentProviderSecrets),
 });
 
-/** `GET /recipe/multitenancy/app/list[/v2]` (spec §1.4). */
+/** `GET /recipe/multitenancy/app/list[/v2]` (docs/reference-behaviour.md "Listing apps"). */
 export async function listApps(deps: Deps, caller: Caller, api: ApiVersion) {
   if (caller.appId !== PUBLIC_TENANT_ID || caller.tenantId !== PUBLIC_TENANT_ID) {
     throw new ForbiddenError(
@@ -342,7 +342,7 @@ export function parseAppRemove(body: Body): { appId: string } {
 }
 
 /**
- * `POST /recipe/multitenancy/app/remove` (spec §1.5). Deletes everything the app owns, then its
+ * `POST /recipe/multitenancy/app/remove` (docs/reference-behaviour.md "Removing an app"). Deletes everything the app owns, then its
  * public tenant last: a crash part-way leaves the app in place, and calling remove again
  * finishes the job.
  */
@@ -370,7 +370,7 @@ export function parseTenantRemove(body: Body): { tenantId: string } {
   return { tenantId };
 }
 
-/** `POST /recipe/multitenancy/tenant/remove` (spec §2.5). */
+/** `POST /recipe/multitenancy/tenant/remove` (docs/reference-behaviour.md "Removing a tenant"). */
 export async function removeTenant(deps: Deps, caller: Caller, { tenantId }: { tenantId: string }) {
   if (caller.tenantId !== PUBLIC_TENANT_ID)
     throw new ForbiddenError('Only the public tenantId is allowed to delete a tenant');
@@ -391,7 +391,7 @@ export function parseThirdPartyPut(body: Body): ProviderConfig {
 }
 
 /**
- * `PUT /<t>/recipe/multitenancy/config/thirdparty` (spec §2.6): replaces or appends one provider.
+ * `PUT /<t>/recipe/multitenancy/config/thirdparty` (docs/reference-behaviour.md "Third-party provider configuration"): replaces or appends one provider.
  * A secret sent back as the fingerprint a response showed for it keeps its stored value.
  */
 export async function upsertThirdPartyConfig(deps: Deps, caller: Caller, provider: ProviderConfig) {
@@ -412,7 +412,7 @@ export function parseThirdPartyRemove(body: Body): { thirdPartyId: string } {
   return { thirdPartyId: requiredString(body, 'thirdPartyId').trim() };
 }
 
-/** `POST /<t>/recipe/multitenancy/config/thirdparty/remove` (spec §2.6). */
+/** `POST /<t>/recipe/multitenancy/config/thirdparty/remove` (docs/reference-behaviour.md "Third-party provider configuration"). */
 export async function removeThirdPartyConfig(deps: Deps, caller: Caller, { thirdPartyId }: { thirdPartyId: string }) {
   return updateProviders(deps, caller, (providers) => {
     const next = providers.filter((p) => p.thirdPartyId !== thirdPartyId);

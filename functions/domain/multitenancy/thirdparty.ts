@@ -23,7 +23,7 @@ function invalid(message: string): never {
 const nonEmptyString = (value: unknown) => typeof value === 'string' && value.trim() !== '';
 
 /**
- * Validates and normalises one third-party provider configuration (spec §2.6). With
+ * Validates and normalises one third-party provider configuration (docs/reference-behaviour.md "Third-party provider configuration"). With
  * `skipValidation` the provider-specific checks are skipped; the structural ones always apply.
  */
 export function validateProviderConfig(

@@ -11,7 +11,7 @@ const state = (t: TenantRecord) => ({
 });
 
 /**
- * A tenant as the v2 APIs show it (spec §1.4): optional keys omitted, not null. Credentials in its
+ * A tenant as the v2 APIs show it (docs/reference-behaviour.md "Listing apps"): optional keys omitted, not null. Credentials in its
  * coreConfig are shown as fingerprints (functions/config/credential-values.ts), never as values.
  */
 export function tenantViewV2(tenant: TenantRecord): Record<string, unknown> {

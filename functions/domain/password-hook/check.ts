@@ -1,6 +1,6 @@
 /**
  * One check of a password through the app's hook, within its budget
- * (docs/password-migration-hook.md "Outcomes"): the circuit breaker first, then a signed POST;
+ * (docs/password-migration-hook.md "Outcomes and answers"): the circuit breaker first, then a signed POST;
  * a refused connection is tried once more if the budget has time left, nothing else is retried.
  * Pure: the transport, the secret, the clock and the breaker are given.
  */

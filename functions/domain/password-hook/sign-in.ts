@@ -1,6 +1,6 @@
 /**
  * Sign-in of an email/password login method pending the password-migration hook
- * (docs/password-migration-hook.md "Sign-in"). The hook checks the password; on a match the
+ * (docs/password-migration-hook.md "Outcomes and answers"). The hook checks the password; on a match the
  * password is hashed with the app's algorithm at its configured cost and stored in one write that
  * applies only if the user is still as it was read (still pending): two first sign-ins at once
  * store one hash, and a password changed in between is never overwritten — the loser reads the

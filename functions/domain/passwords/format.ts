@@ -8,7 +8,7 @@ import { importPhpass } from './phpass.js';
 import { importScrypt } from './scrypt.js';
 
 /**
- * Format error texts: the reference core's three (core-api-spec §6) and the same wording for this
+ * Format error texts: the reference core's three (docs/reference-behaviour.md "Password hash formats") and the same wording for this
  * core's families. A refused cost or parameter appends `: <detail>` (HASH_LIMITS).
  */
 export const HASH_FORMAT_ERRORS = {

@@ -1,5 +1,5 @@
 /**
- * Password hashing and verification (core-api-spec §6): import checks of legacy hashes and their
+ * Password hashing and verification (docs/reference-behaviour.md "Password hash formats"; docs/password-hashes.md): import checks of legacy hashes and their
  * canonical stored forms (schemes.ts), bounded costs (limits.ts), hashing of plain-text
  * passwords, and sign-in verification of every stored form.
  */

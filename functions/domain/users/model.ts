@@ -1,5 +1,5 @@
 /**
- * The user model the core stores and returns (sdk-client.md §3): a *user* is a primary user or a
+ * The user model the core stores and returns (docs/reference-behaviour.md "The user object"): a *user* is a primary user or a
  * standalone recipe user; it embeds its login methods (recipe users). Pure data and helpers.
  */
 const USER_RECIPE_IDS = ['emailpassword', 'thirdparty', 'passwordless'] as const;

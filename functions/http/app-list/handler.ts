@@ -3,7 +3,7 @@ import { callerOf } from '#functions/http/caller.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { multitenancyDeps } from '#functions/wiring/multitenancy.js';
 
-/** `GET /recipe/multitenancy/app/list` (spec §1.4): only from the public app and tenant. */
+/** `GET /recipe/multitenancy/app/list` (docs/reference-behaviour.md "Listing apps"): only from the public app and tenant. */
 export const handler = httpHandler({
   route: { id: 'app-list', scope: 'tenant' },
   run: async (_, request) => ok(await listApps(multitenancyDeps, callerOf(request), 'legacy')),

@@ -3,7 +3,7 @@ import { callerOf } from '#functions/http/caller.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { multitenancyDeps } from '#functions/wiring/multitenancy.js';
 
-/** `PUT /recipe/multitenancy/app` (spec §1.3, legacy input): creates or updates an app. */
+/** `PUT /recipe/multitenancy/app` (docs/reference-behaviour.md "The legacy app input"): creates or updates an app. */
 export const handler = httpHandler({
   route: { id: 'app-put', scope: 'tenant', exists: 'after-input' },
   input: (request) => parseAppPut(request.body ?? {}, callerOf(request), 'legacy'),

@@ -3,7 +3,7 @@ import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { importDeps, importValidationContext } from '#functions/wiring/import.js';
 import { usersDeps } from '#functions/wiring/users.js';
 
-/** `POST /bulk-import/import` (spec §4.7): validate one user, then run THE import function. */
+/** `POST /bulk-import/import` (docs/reference-behaviour.md "Importing one user"): validate one user, then run THE import function. */
 export const handler = httpHandler({
   route: { id: 'bulk-import-import', scope: 'app' },
   run: async (_, { appId, body, config }) =>

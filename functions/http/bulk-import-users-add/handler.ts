@@ -42,7 +42,7 @@ function readInput({ body, query, headers, bodyDigest }: CoreRequest): Input | A
 }
 
 /**
- * `POST /bulk-import/users` (spec §4.3). The body checks precede the app checks (empty → 200 for
+ * `POST /bulk-import/users` (docs/reference-behaviour.md "Staging users"). The body checks precede the app checks (empty → 200 for
  * any app); then the app and tenant must exist and the tenant be public, in the reference's order.
  * With `Idempotency-Key` the request is staged at most once per key (a repeat replays its answer);
  * with `?dryRun=true` it is validated and checked against the app's users, and nothing is written.

@@ -2,7 +2,7 @@ import { countStagedUsers, parseStatus } from '#functions/domain/bulk-import/sta
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { statusDeps } from '#functions/wiring/bulk-status.js';
 
-/** `GET /bulk-import/users/count` (spec §4.5): exact, from the sharded counters. */
+/** `GET /bulk-import/users/count` (docs/reference-behaviour.md "Counting staged users"): exact, from the sharded counters. */
 export const handler = httpHandler({
   route: { id: 'bulk-import-users-count', scope: 'app' },
   input: ({ query }) => parseStatus(query),

@@ -2,7 +2,7 @@ import { listStagedUsers, parseListQuery } from '#functions/domain/bulk-import/s
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { statusDeps } from '#functions/wiring/bulk-status.js';
 
-/** `GET /bulk-import/users` (spec §4.4): newest first, credentials omitted. */
+/** `GET /bulk-import/users` (docs/reference-behaviour.md "Listing staged users"): newest first, credentials omitted. */
 export const handler = httpHandler({
   route: { id: 'bulk-import-users-list', scope: 'app' },
   input: ({ query }) => parseListQuery(query),

@@ -2,7 +2,7 @@ import { parseRemoveIds, removeStagedUsers } from '#functions/domain/bulk-import
 import { Answer, httpHandler, ok } from '#functions/http/pipeline.js';
 import { statusDeps } from '#functions/wiring/bulk-status.js';
 
-/** `POST /bulk-import/users/remove` (spec §4.6): `[]` answers before any app check; no `status` key. */
+/** `POST /bulk-import/users/remove` (docs/reference-behaviour.md "Removing staged users"): `[]` answers before any app check; no `status` key. */
 export const handler = httpHandler({
   route: { id: 'bulk-import-users-remove', scope: 'tenant', exists: 'after-input', publicTenantOnly: true },
   input: ({ body }) => {

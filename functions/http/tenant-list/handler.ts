@@ -3,7 +3,7 @@ import { callerOf } from '#functions/http/caller.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { multitenancyDeps } from '#functions/wiring/multitenancy.js';
 
-/** `GET /recipe/multitenancy/tenant/list` (spec §2.4): only from the app's public tenant. */
+/** `GET /recipe/multitenancy/tenant/list` (docs/reference-behaviour.md "Reading and listing tenants"): only from the app's public tenant. */
 export const handler = httpHandler({
   route: { id: 'tenant-list', scope: 'tenant' },
   run: async (_, request) => ok(await listTenants(multitenancyDeps, callerOf(request), 'legacy')),

@@ -3,7 +3,7 @@ import { callerOf } from '#functions/http/caller.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { multitenancyDeps } from '#functions/wiring/multitenancy.js';
 
-/** `POST /recipe/multitenancy/tenant/remove` (spec §2.5): never `public`. */
+/** `POST /recipe/multitenancy/tenant/remove` (docs/reference-behaviour.md "Removing a tenant"): never `public`. */
 export const handler = httpHandler({
   route: { id: 'tenant-remove', scope: 'tenant', exists: 'after-input' },
   input: (request) => parseTenantRemove(request.body ?? {}),

@@ -3,7 +3,7 @@ import { callerOf } from '#functions/http/caller.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { multitenancyDeps } from '#functions/wiring/multitenancy.js';
 
-/** `POST /<t>/recipe/multitenancy/config/thirdparty/remove` (spec §2.6). */
+/** `POST /<t>/recipe/multitenancy/config/thirdparty/remove` (docs/reference-behaviour.md "Third-party provider configuration"). */
 export const handler = httpHandler({
   route: { id: 'thirdparty-config-remove', scope: 'tenant', exists: 'after-input' },
   input: (request) => parseThirdPartyRemove(request.body ?? {}),

@@ -4,7 +4,7 @@
  * moved to another app does not decrypt, and the stack's IAM grants can require the app in it.
  * A wrapped key is `'K' (1) | KMS ciphertext blob`.
  *
- * KMS's failures fall into three kinds (README "Key service outages"):
+ * KMS's failures fall into three kinds (docs/security.md "Key service outages"):
  * - not now (throttling, an outage: {@link KMS_UNAVAILABLE}, 5xx, timeouts, the network): a
  *   KeyServiceUnavailableError — backpressure, 503 from a route, the message back to the queue;
  * - never for this wrapped key (it was altered, or wrapped under another key): UnreadableSecretError

@@ -1,6 +1,6 @@
 /**
  * Key builders for password-reset and email-verification tokens and for verified emails (see
- * README "Data model" and docs/password-reset-and-verification.md).
+ * docs/architecture.md "Data model" and docs/password-reset-and-verification.md).
  *
  * - `APP#<a>#TOKEN#<sha256(token)>` / `RESET` or `EMAIL_VERIFICATION`: a token found by its hash
  *   (the token itself is never stored). One GetItem finds it, and the conditional delete of this

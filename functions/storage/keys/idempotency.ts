@@ -1,5 +1,5 @@
 /**
- * Key builders for requests remembered under an `Idempotency-Key` (see README "Data model").
+ * Key builders for requests remembered under an `Idempotency-Key` (see docs/architecture.md "Data model").
  *
  * - `APP#<a>#IDEM#<sha256(key)>` is one key's partition: SK `REQUEST` holds the record (the
  *   body's digest, the claim's generation, its lease, and once answered where the answer is); SK

@@ -1,5 +1,5 @@
 /**
- * Key builders for passwordless devices and codes (see README "Data model" and
+ * Key builders for passwordless devices and codes (see docs/architecture.md "Data model" and
  * docs/passwordless.md):
  *
  * - `APP#<a>#T#<t>#PLESS#DEV#<deviceIdHash>` is one device's partition: SK `DEVICE` holds the

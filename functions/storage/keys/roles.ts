@@ -1,5 +1,5 @@
 /**
- * Key builders for roles and role assignments (see README "Data model").
+ * Key builders for roles and role assignments (see docs/architecture.md "Data model").
  *
  * - A role is an app-level item: PK `APP#<a>`, SK `ROLE#<role>`, holding its permission set.
  * - An assignment lives in the user id's partition (`APP#<a>#U#<userId>`, SK `ROLE#<t>#<role>`,

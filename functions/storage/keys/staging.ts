@@ -1,5 +1,5 @@
 /**
- * Key builders for staged bulk-import users (see README "Data model").
+ * Key builders for staged bulk-import users (see docs/architecture.md "Data model").
  *
  * - `APP#<a>#BULK#<id>` / `STAGED`: one staged user per partition, so staging and import spread
  *   their writes over as many partitions as there are users.

@@ -1,5 +1,5 @@
 /**
- * Key builders for users and everything hanging off a user. The data model (see README "Data
+ * Key builders for users and everything hanging off a user. The data model (see docs/architecture.md "Data
  * model"):
  *
  * - `APP#<a>#U#<userId>` is a user's partition. SK `USER` holds the user (primary or standalone

@@ -1,5 +1,5 @@
 /**
- * The items of the staged-users store (keys: ../keys/staging.ts, layout: README "Data model"):
+ * The items of the staged-users store (keys: ../keys/staging.ts, layout: docs/architecture.md "Data model"):
  * the staged row, its per-status counter shards and the app's staging marker, each declared once
  * with its key and index entries.
  */

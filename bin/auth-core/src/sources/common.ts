@@ -140,7 +140,7 @@ export interface ConvertOptions {
   readonly providerMap: ReadonlyMap<string, string>;
   /**
    * `--password-hook`: a user whose export carries no password hash goes in pending the app's
-   * password-migration hook (docs/migration-command.md "Users without a hash") instead of being refused.
+   * password-migration hook (docs/migration-command.md "Users without a hash: --password-hook") instead of being refused.
    */
   readonly passwordHook?: boolean;
 }
@@ -241,7 +241,7 @@ export function isArgon2(hash: string): boolean {
 }
 
 /**
- * A user's keys in the order the README's payload shows (externalUserId, userMetadata, userRoles,
+ * A user's keys in the order docs/migrating.md "The import payload" shows (externalUserId, userMetadata, userRoles,
  * totpDevices, loginMethods), so a chunk's JSON is the same from one run to the next.
  */
 export function inPayloadOrder(user: WireImportUser): WireImportUser {

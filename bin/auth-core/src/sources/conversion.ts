@@ -1,6 +1,6 @@
 /**
  * What a converter makes of one source record: a user of the import payload (`WireImportUser`, the
- * wire type of functions/contract/import-payload.ts; README "The import payload"), or the reasons it
+ * wire type of functions/contract/import-payload.ts; docs/migrating.md "The import payload"), or the reasons it
  * cannot be one. Converters create users with a fixed key order, so the JSON of a chunk is
  * byte-identical from one run to the next (the Idempotency-Key replay needs that).
  */

@@ -198,7 +198,7 @@ export function firebaseCsvRowToRecord(row: readonly string[]): JsonObject {
   };
 }
 
-/** `$f_scrypt$<hash>$<salt>$m=<mem_cost>$r=<rounds>$s=<salt separator>` (README, password hashes). */
+/** `$f_scrypt$<hash>$<salt>$m=<mem_cost>$r=<rounds>$s=<salt separator>` (docs/password-hashes.md). */
 export function firebaseStoredHash(hash: string, salt: string, config: FirebaseHashConfig): string {
   return `$f_scrypt$${hash}$${salt}$m=${config.memCost}$r=${config.rounds}$s=${config.saltSeparator}`;
 }

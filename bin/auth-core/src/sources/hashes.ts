@@ -1,5 +1,5 @@
 /**
- * Password hashes of the sources in the forms the core's import accepts (README "Password hashes"):
+ * Password hashes of the sources in the forms the core's import accepts (docs/password-hashes.md):
  * a source's own spelling is rewritten into one the core reads, the bytes untouched. Only the shape is
  * checked here; the core checks the parameters against its bounds and answers per user. A reason never
  * quotes the hash.

@@ -1,5 +1,5 @@
 /**
- * TOTP devices as the core takes them (README "The import payload"): the secret as RFC 4648 base32
+ * TOTP devices as the core takes them (docs/migrating.md "The import payload"): the secret as RFC 4648 base32
  * text (upper case, no padding: what authenticator apps and the core's own devices use), verified
  * with HMAC-SHA-1 and 6 digits at the device's period, within `skew` periods either side. A source
  * device with another algorithm, another number of digits or a counter (HOTP) cannot be carried.
