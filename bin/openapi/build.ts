@@ -345,7 +345,7 @@ const TAGS = [
   ['Bulk import', 'Migrating users: staging for the import worker, and one user at a time.'],
   ['Roles', 'Roles, permissions and their assignments.'],
   ['User metadata', 'Free-form JSON per user id.'],
-  ['TOTP', 'TOTP devices.'],
+  ['TOTP', 'TOTP devices and codes.'],
   ['Sessions', 'Sessions and their tokens.'],
   ['JWT', 'Signing keys and JWTs.'],
   ['Local runtime', "Pages of `npm start` only (this project's own)."],

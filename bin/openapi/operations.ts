@@ -81,6 +81,28 @@ const LINKING_OFF = {
     content: { 'text/plain': { schema: str } },
   },
 };
+/** 402 of the TOTP routes that need MFA (the app's `mfa_enabled` off; a licence in the reference). */
+const MFA_OFF = {
+  '402': {
+    description:
+      "`MFA feature is not enabled. Please subscribe to a SuperTokens core license key to enable this feature.` (the app's `mfa_enabled` is off; a licence in the reference).",
+    content: { 'text/plain': { schema: str } },
+  },
+};
+/** A wrong TOTP code, and a user refused while over `totp_max_attempts` (the counts from CDI 5.0). */
+const totpCodeErrors = [
+  status('INVALID_TOTP_ERROR', { currentNumberOfFailedAttempts: int, maxNumberOfFailedAttempts: int }, [
+    'currentNumberOfFailedAttempts',
+    'maxNumberOfFailedAttempts',
+  ]),
+  status(
+    'LIMIT_REACHED_ERROR',
+    { retryAfterMs: int, currentNumberOfFailedAttempts: int, maxNumberOfFailedAttempts: int },
+    ['currentNumberOfFailedAttempts', 'maxNumberOfFailedAttempts'],
+  ),
+];
+const TOTP_COUNTS =
+  'Attempts are counted per user id and tenant (`totp_max_attempts`, `totp_rate_limit_cooldown_sec`); the failure counts are in the answers from CDI 5.0 on (docs/totp-and-mfa.md).';
 const UNKNOWN_RECIPE_USER = 'An unknown recipe user id is 400 `Unknown user ID provided`.';
 const unknownUser = status('UNKNOWN_USER_ID_ERROR');
 const tenantNotFound = status('TENANT_NOT_FOUND_ERROR');
@@ -754,6 +776,72 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
       devices: arr(obj({ name: str, period: int, skew: int, verified: bool }, ['name', 'period', 'skew', 'verified'])),
     }),
   },
+  'totp-device-create': {
+    tag: 'TOTP',
+    summary: 'A new unverified TOTP device; its secret is in this answer only',
+    description:
+      "Without `deviceName` the device is `TOTP Device <n>`. An unverified device of the name is replaced. 400: `userId cannot be empty`, `deviceName cannot be empty`, `skew must be >= 0`, `period must be > 0`, `skew must be <= 100` (this core's limit), an id too long.",
+    body: obj({ userId: str, deviceName: str, skew: int, period: int }, ['userId', 'skew', 'period']),
+    ok: [okWith({ deviceName: str, secret: str }), status('DEVICE_ALREADY_EXISTS_ERROR')],
+    more: MFA_OFF,
+  },
+  'totp-device-verify': {
+    tag: 'TOTP',
+    summary: "Verify a device with its first code (counted against the user's attempts in the tenant)",
+    description: TOTP_COUNTS,
+    body: obj({ userId: str, deviceName: str, totp: str }, ['userId', 'deviceName', 'totp']),
+    ok: [okWith({ wasAlreadyVerified: bool }), status('UNKNOWN_DEVICE_ERROR'), ...totpCodeErrors],
+  },
+  'totp-device-rename': {
+    tag: 'TOTP',
+    summary: 'Rename a TOTP device',
+    description:
+      '400: `userId cannot be empty`, `existingDeviceName cannot be empty`, `newDeviceName cannot be empty`, a new name too long.',
+    body: obj({ userId: str, existingDeviceName: str, newDeviceName: str }, [
+      'userId',
+      'existingDeviceName',
+      'newDeviceName',
+    ]),
+    ok: [okWith(), status('UNKNOWN_DEVICE_ERROR'), status('DEVICE_ALREADY_EXISTS_ERROR')],
+  },
+  'totp-device-remove': {
+    tag: 'TOTP',
+    summary: "Remove a TOTP device (the last one also forgets the user's attempts)",
+    body: obj({ userId: str, deviceName: str }, ['userId', 'deviceName']),
+    ok: okWith({ didDeviceExist: bool }),
+  },
+  'totp-verify': {
+    tag: 'TOTP',
+    summary: "Check a code against the user's verified devices (counted against the user's attempts in the tenant)",
+    description: TOTP_COUNTS,
+    body: obj({ userId: str, totp: str }, ['userId', 'totp']),
+    ok: [okWith(), unknownUser, ...totpCodeErrors],
+    more: MFA_OFF,
+  },
+  'password-migration-status': {
+    tag: 'Bulk import',
+    summary: 'How many login methods still wait for the password-migration hook, and how many it migrated',
+    extension: 'Cutover readiness of the password-migration hook (docs/password-migration-hook.md "Readiness").',
+    ok: okWith({ pending: int, migrated: int }),
+  },
+  'password-migration-pending': {
+    tag: 'Bulk import',
+    summary: 'The login methods still waiting for the password-migration hook, page by page',
+    description:
+      '400: `max limit allowed is 500`, `limit must a positive integer with min value 1`, `invalid pagination token`.',
+    extension: 'Cutover readiness of the password-migration hook (docs/password-migration-hook.md "Readiness").',
+    query: [
+      { name: 'limit', schema: int, description: '1 … 500, default 100.' },
+      { name: 'paginationToken', schema: str },
+    ],
+    ok: okWith(
+      {
+        users: arr(closed(obj({ userId: str, email: str, timeJoined: int }, ['userId', 'email', 'timeJoined']))),
+        nextPaginationToken: str,
+      },
+      ['nextPaginationToken'],
+    ),
+  },
 
   'session-create': {
     tag: 'Sessions',
@@ -989,6 +1077,10 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
                 str,
               ),
               plainTextPassword: str,
+              passwordMigration: described(
+                "An emailpassword login method without a password: its first sign-in asks the app's password-migration hook (needs `password_migration_hook_url`; docs/password-migration-hook.md). This project's own.",
+                { const: 'hook' },
+              ),
               thirdPartyId: str,
               thirdPartyUserId: str,
               phoneNumber: str,

@@ -8,6 +8,7 @@
  * (test/helpers/openapi.ts). The test ends by checking that every operation was exercised, and
  * that every route answered 200 at least once.
  */
+import { TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_ONLY_PATHS, LOCAL_PATHS } from '../../bin/local/openapi.js';
 import { LOCAL_RUNTIME_PATHS } from '../../bin/openapi/build.js';
@@ -557,6 +558,96 @@ const SCENARIOS: Record<string, Scenario> = {
   'totp-devices-list': async (c) => {
     await c.app('GET', '/recipe/totp/device/list', { query: { userId: c.name('lazy') }, expect: 200 });
   },
+  'totp-device-create': async (c) => {
+    await c.app('POST', '/recipe/totp/device', {
+      body: { userId: c.name('totp'), deviceName: 'laptop', skew: 1, period: 30 },
+      expect: 200,
+    });
+  },
+  'totp-device-verify': async (c) => {
+    const created = await c.app('POST', '/recipe/totp/device', {
+      body: { userId: c.name('totp-v'), deviceName: 'phone', skew: 1, period: 30 },
+      expect: 200,
+    });
+    // A wrong code first (INVALID_TOTP_ERROR with the counts), then the device's own code.
+    await c.tenant('POST', '/recipe/totp/device/verify', {
+      body: { userId: c.name('totp-v'), deviceName: 'phone', totp: '12345678' },
+      expect: 200,
+    });
+    const totp = new TOTP({ secret: created.json.secret, period: 30 }).generate();
+    const verified = await c.tenant('POST', '/recipe/totp/device/verify', {
+      body: { userId: c.name('totp-v'), deviceName: 'phone', totp },
+      expect: 200,
+    });
+    expect(verified.json).toEqual({ status: 'OK', wasAlreadyVerified: false });
+    await c.tenant('POST', '/recipe/totp/device/verify', {
+      body: { userId: c.name('totp-v'), deviceName: 'no-such-device', totp },
+      expect: 200,
+    });
+  },
+  'totp-device-rename': async (c) => {
+    await c.app('POST', '/recipe/totp/device', {
+      body: { userId: c.name('totp-r'), deviceName: 'old', skew: 0, period: 30 },
+      expect: 200,
+    });
+    await c.app('PUT', '/recipe/totp/device', {
+      body: { userId: c.name('totp-r'), existingDeviceName: 'old', newDeviceName: 'new' },
+      expect: 200,
+    });
+    await c.app('PUT', '/recipe/totp/device', {
+      body: { userId: c.name('totp-r'), existingDeviceName: 'old', newDeviceName: 'newer' },
+      expect: 200,
+    });
+  },
+  'totp-device-remove': async (c) => {
+    await c.app('POST', '/recipe/totp/device', {
+      body: { userId: c.name('totp-x'), deviceName: 'gone', skew: 0, period: 30 },
+      expect: 200,
+    });
+    const removed = await c.app('POST', '/recipe/totp/device/remove', {
+      body: { userId: c.name('totp-x'), deviceName: 'gone' },
+      expect: 200,
+    });
+    expect(removed.json).toEqual({ status: 'OK', didDeviceExist: true });
+  },
+  'totp-verify': async (c) => {
+    const userId = c.name('totp-c');
+    const created = await c.app('POST', '/recipe/totp/device', {
+      body: { userId, deviceName: 'key', skew: 1, period: 30 },
+      expect: 200,
+    });
+    const code = () => new TOTP({ secret: created.json.secret, period: 30 }).generate();
+    await c.tenant('POST', '/recipe/totp/device/verify', {
+      body: { userId, deviceName: 'key', totp: code() },
+      expect: 200,
+    });
+    const wrong = await c.tenant('POST', '/recipe/totp/verify', { body: { userId, totp: '000000000' }, expect: 200 });
+    expect(wrong.json.status).toBe('INVALID_TOTP_ERROR');
+    await c.tenant('POST', '/recipe/totp/verify', {
+      body: { userId: c.name('totp-nobody'), totp: '123456' },
+      expect: 200,
+    });
+    // The code that verified the device was used in its window: a replay is refused.
+    const replay = await c.tenant('POST', '/recipe/totp/verify', { body: { userId, totp: code() }, expect: 200 });
+    expect(replay.json.status).toBe('INVALID_TOTP_ERROR');
+  },
+  'password-migration-status': async (c) => {
+    const reply = await c.app('GET', '/password-migration/status', { expect: 200 });
+    if (c.appId === APP) expect(reply.json.pending).toBeGreaterThan(0);
+  },
+  'password-migration-pending': async (c) => {
+    const page = await c.app('GET', '/password-migration/pending', { query: { limit: '1' }, expect: 200 });
+    if (c.appId === APP) {
+      expect(page.json.users).toHaveLength(1);
+      expect(page.json.nextPaginationToken).toEqual(expect.any(String));
+      await c.app('GET', '/password-migration/pending', {
+        query: { limit: '500', paginationToken: page.json.nextPaginationToken },
+        expect: 200,
+      });
+    }
+    await c.app('GET', '/password-migration/pending', { query: { paginationToken: '!' }, expect: 400 });
+    await c.app('GET', '/password-migration/pending', { query: { limit: '501' }, expect: 400 });
+  },
   'session-create': async (c) => {
     await c.session(c.name('session-user'));
   },
@@ -666,9 +757,28 @@ beforeAll(async () => {
   await core.waitUntilReady();
   // The test app, and the test tenant in the public app and in it.
   await send('PUT', '/recipe/multitenancy/app/v2', {
-    body: { appId: APP, coreConfig: { account_linking_enabled: true, mfa_enabled: true } },
+    body: {
+      appId: APP,
+      coreConfig: {
+        account_linking_enabled: true,
+        mfa_enabled: true,
+        // The hook is never called here (no pending user signs in): importing with the marker needs it set.
+        password_migration_hook_url: 'http://127.0.0.1:9/check',
+        password_migration_hook_secret: 'contract-test-hook-secret-0123456789abcdef',
+      },
+    },
     expect: 200,
   });
+  // Users waiting for the hook, for the readiness routes (two, so a page of one has a next one).
+  for (const n of [1, 2]) {
+    await send('POST', `/appid-${APP}/bulk-import/import`, {
+      body: {
+        externalUserId: `oa-pending-${n}`,
+        loginMethods: [{ recipeId: 'emailpassword', email: `oa-pending-${n}@example.com`, passwordMigration: 'hook' }],
+      },
+      expect: 200,
+    });
+  }
   for (const prefix of ['', `/appid-${APP}`]) {
     await send('PUT', `${prefix}/recipe/multitenancy/tenant/v2`, {
       body: { tenantId: TENANT, firstFactors: ALL_FACTORS },
