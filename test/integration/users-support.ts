@@ -2,7 +2,7 @@
  * Shared set-up of the users/import integration tests (not a test file itself). Importing it first
  * lowers the hashing costs of the base config (bcrypt 4, small Argon2) before the config is loaded.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { setLogSink } from '#functions/shared/logger.js';
@@ -80,6 +80,23 @@ export async function appItems(
     startKey = out.LastEvaluatedKey;
   } while (startKey);
   return items;
+}
+
+/** One item of the table, read consistently (test-only: proves what a write left). */
+export async function readItem(key: Record<string, string>): Promise<Record<string, any> | undefined> {
+  return (await getDocumentClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true })))
+    .Item;
+}
+
+/** Every way an item could show a credential: its attributes as JSON, its binaries as text and as Base64. */
+export function itemText(item: Record<string, any>): string {
+  return Object.values(item)
+    .map((v) =>
+      v instanceof Uint8Array
+        ? `${Buffer.from(v).toString('latin1')} ${Buffer.from(v).toString('base64')}`
+        : JSON.stringify(v),
+    )
+    .join('\n');
 }
 
 export const keysOf = (items: readonly Record<string, unknown>[]) => items.map((i) => `${i.PK} ${i.SK}`).sort();
