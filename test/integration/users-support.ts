@@ -2,8 +2,10 @@
  * Shared set-up of the users/import integration tests (not a test file itself). Importing it first
  * lowers the hashing costs of the base config (bcrypt 4, small Argon2) before the config is loaded.
  */
+import { randomUUID } from 'node:crypto';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
+import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { setLogSink } from '#functions/shared/logger.js';
 import { call, uniqueAppId } from '../helpers/core-client.js';
@@ -100,6 +102,37 @@ export function itemText(item: Record<string, any>): string {
 }
 
 export const keysOf = (items: readonly Record<string, unknown>[]) => items.map((i) => `${i.PK} ${i.SK}`).sort();
+
+/**
+ * A normalised import user as validation would produce it (validation bypassed on purpose): one
+ * emailpassword login method in the public tenant, unverified, not primary, with `loginMethod`'s
+ * fields (its credential) over those, and `extra` over the user.
+ */
+export function normalisedUser(
+  email: string,
+  loginMethod: Record<string, unknown> = {},
+  extra: Partial<ImportUser> = {},
+): ImportUser {
+  const id = randomUUID();
+  return {
+    id,
+    userRoles: [],
+    totpDevices: [],
+    loginMethods: [
+      {
+        recipeId: 'emailpassword',
+        email,
+        tenantIds: ['public'],
+        isVerified: false,
+        isPrimary: false,
+        timeJoinedInMSSinceEpoch: 10,
+        superTokensUserId: id,
+        ...loginMethod,
+      } as ImportUser['loginMethods'][number],
+    ],
+    ...extra,
+  };
+}
 
 export async function importUser(appId: string, user: unknown) {
   return call('POST', `/appid-${appId}/bulk-import/import`, { body: user });
