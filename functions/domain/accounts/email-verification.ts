@@ -10,6 +10,7 @@ import { writePlan } from '../users/write.js';
 import {
   type AccountsDeps,
   ownerOf,
+  tokenWithGroup,
   type VerificationPlace,
   verificationPlace,
   WRITE_ATTEMPTS,
@@ -68,17 +69,16 @@ export async function verifyEmail(
   token: string,
 ): Promise<{ status: 'OK'; userId: string; email: string } | typeof INVALID_TOKEN> {
   const { appId } = target;
-  const found = await deps.tokens.getToken(appId, 'emailVerification', hashOneTimeToken(token));
-  if (!found || found.tenantId !== target.tenantId) return INVALID_TOKEN;
-  const group = await deps.tokens.tokensOf(appId, {
-    kind: 'emailVerification',
-    ownerId: found.ownerId,
-    tenantId: target.tenantId,
-    email: found.email,
-  });
-  // Its owner-side item gone means it was revoked (the lookup item may outlive it).
-  if (!group.some((t) => t.hash === found.hash)) return INVALID_TOKEN;
-  const others = group.filter((t) => t.hash !== found.hash);
+  const live = await tokenWithGroup(
+    deps.tokens,
+    appId,
+    'emailVerification',
+    token,
+    (found) => ({ kind: 'emailVerification', ownerId: found.ownerId, tenantId: target.tenantId, email: found.email }),
+    (found) => found.tenantId === target.tenantId,
+  );
+  if (!live) return INVALID_TOKEN;
+  const { found, others } = live;
   const inWrite = others.slice(0, DISCARD_IN_WRITE);
   const consumption: AccountWrites = { consume: found, discard: inWrite };
   const expired = found.expiresAt < deps.users.now();
