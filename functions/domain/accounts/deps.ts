@@ -93,6 +93,25 @@ export function withMethod(
 }
 
 /**
+ * Issues a token of `lifetimeMs` for `fields` (kind, owner, the ids and email it is for): stores
+ * its hash and its expiry, and gives the token itself, for its owner only.
+ */
+export async function issueToken(
+  deps: AccountsDeps,
+  appId: string,
+  fields: Omit<OneTimeToken, 'hash' | 'expiresAt'>,
+  lifetimeMs: number,
+): Promise<string> {
+  const token = deps.newToken();
+  await deps.tokens.putToken(appId, {
+    ...fields,
+    hash: hashOneTimeToken(token),
+    expiresAt: deps.users.now() + lifetimeMs,
+  });
+  return token;
+}
+
+/**
  * The first step of consuming a token, shared by both kinds: the stored token with this token's
  * hash, if `accepts` it, and the other tokens of its group (`groupOf`, removed with it). Undefined
  * when no such token is stored, `accepts` refuses it, or its owner-side item is gone: it was

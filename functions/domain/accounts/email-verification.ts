@@ -9,6 +9,7 @@ import type { CompanionWrites, UserWritePlan } from '../users/ports.js';
 import { writePlan } from '../users/write.js';
 import {
   type AccountsDeps,
+  issueToken,
   ownerOf,
   tokenWithGroup,
   type VerificationPlace,
@@ -17,7 +18,6 @@ import {
   withMethod,
 } from './deps.js';
 import type { AccountWrites } from './ports.js';
-import { hashOneTimeToken } from './tokens.js';
 
 /** Whether (id, email) is verified (`GET /recipe/user/email/verify`). The email is taken as given. */
 export async function isEmailVerified(deps: AccountsDeps, appId: string, input: { userId: string; email: string }) {
@@ -38,16 +38,12 @@ export async function createEmailVerificationToken(
   const place = await verificationPlace(deps, target.appId, input.userId, input.email);
   if (place.verified) return { status: 'EMAIL_ALREADY_VERIFIED_ERROR' };
   const ownerId = place.at === 'method' ? place.method.recipeUserId : place.ref.ownerId;
-  const token = deps.newToken();
-  await deps.tokens.putToken(target.appId, {
-    kind: 'emailVerification',
-    hash: hashOneTimeToken(token),
-    ownerId,
-    userId: input.userId,
-    email: input.email,
-    tenantId: target.tenantId,
-    expiresAt: deps.users.now() + deps.lifetimes.emailVerificationMs,
-  });
+  const token = await issueToken(
+    deps,
+    target.appId,
+    { kind: 'emailVerification', ownerId, userId: input.userId, email: input.email, tenantId: target.tenantId },
+    deps.lifetimes.emailVerificationMs,
+  );
   return { status: 'OK', token };
 }
 

@@ -9,9 +9,8 @@ import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.j
 import { resolveUser } from '../users/lookup.js';
 import { externalIdOf } from '../users/model.js';
 import { writePlan } from '../users/write.js';
-import { type AccountsDeps, tokenWithGroup } from './deps.js';
+import { type AccountsDeps, issueToken, tokenWithGroup } from './deps.js';
 import type { AccountWrites } from './ports.js';
-import { hashOneTimeToken } from './tokens.js';
 
 export interface CreateResetTokenInput {
   readonly userId: string;
@@ -47,15 +46,12 @@ export async function createPasswordResetToken(
     if (input.email === undefined) throw new BadRequestError(invalidFieldMessage('email'));
     email = input.email;
   }
-  const token = deps.newToken();
-  await deps.tokens.putToken(target.appId, {
-    kind: 'passwordReset',
-    hash: hashOneTimeToken(token),
-    ownerId: found.superTokensId,
-    userId: found.superTokensId,
-    email,
-    expiresAt: deps.users.now() + deps.lifetimes.passwordResetMs,
-  });
+  const token = await issueToken(
+    deps,
+    target.appId,
+    { kind: 'passwordReset', ownerId: found.superTokensId, userId: found.superTokensId, email },
+    deps.lifetimes.passwordResetMs,
+  );
   return { status: 'OK', token };
 }
 
