@@ -15,6 +15,7 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import bcrypt from 'bcryptjs';
 import { describe, expect, it } from 'vitest';
 import { freePort, startDynamoDbLocal } from '../../bin/local/dynamodb.js';
+import { jsonOr } from '../helpers/json.js';
 import type { LocalProcess } from '../helpers/local-process.js';
 import { killHard, useRuntimes } from '../helpers/runtimes.js';
 
@@ -70,13 +71,7 @@ async function request(runtime: LocalProcess, method: string, path: string, body
     ...(raw ? { body: gzip ? gzipSync(raw) : raw } : {}),
   });
   const text = await response.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, text, json };
+  return { status: response.status, text, json: jsonOr(text) };
 }
 
 async function getJson(runtime: LocalProcess, path: string): Promise<any> {

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_ONLY_PATHS, LOCAL_PATHS } from '../../bin/local/openapi.js';
 import { LOCAL_RUNTIME_PATHS } from '../../bin/openapi/build.js';
 import { ROUTES } from '../../functions/routes.js';
+import { jsonOr } from '../helpers/json.js';
 import { LocalProcess, removeDir } from '../helpers/local-process.js';
 import { type Exchange, FORMS, type Form, openApiValidator } from '../helpers/openapi.js';
 
@@ -52,12 +53,7 @@ async function send(method: string, path: string, options: SendOptions = {}): Pr
   }
   const response = await core.fetch(`${path}${query}`, { method, headers, body });
   const text = await response.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
+  const json = jsonOr(text);
   const exchange: Exchange = {
     method,
     path,

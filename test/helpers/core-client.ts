@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { ROUTES } from '#functions/routes.js';
 import { createRouter, dispatch } from '../../bin/local/dispatch.js';
+import { jsonOr } from './json.js';
 
 const router = createRouter(ROUTES);
 
@@ -38,17 +39,11 @@ export async function call(method: string, url: string, options: CallOptions = {
   if (body && !headers['content-type']) headers['content-type'] = 'application/json; charset=utf-8';
   const result = await dispatch(router, { method, url, headers, body });
   const contentType = result.headers['content-type'] ?? '';
-  let json: unknown;
-  try {
-    json = JSON.parse(result.body);
-  } catch {
-    json = undefined;
-  }
   return {
     status: result.statusCode,
     text: result.body.replace(/\n$/, ''),
     contentType,
-    json,
+    json: jsonOr(result.body),
     headers: result.headers,
   };
 }
