@@ -48,6 +48,22 @@ export async function call(method: string, url: string, options: CallOptions = {
   };
 }
 
+/** Creates (or updates) app `appId` with `coreConfig`, then its `tenants`; throws on any answer but 200. */
+export async function createAppWith(
+  appId: string,
+  coreConfig: Record<string, unknown> = {},
+  tenants: readonly string[] = [],
+): Promise<void> {
+  const puts: [string, unknown][] = [
+    ['/recipe/multitenancy/app/v2', { appId, coreConfig }],
+    ...tenants.map((tenantId): [string, unknown] => [`/appid-${appId}/recipe/multitenancy/tenant/v2`, { tenantId }]),
+  ];
+  for (const [url, body] of puts) {
+    const reply = await call('PUT', url, { body });
+    if (reply.status !== 200) throw new Error(`PUT ${url} → ${reply.status}: ${reply.text}`);
+  }
+}
+
 /** A fresh, collision-free app id for one test file. */
 export function uniqueAppId(prefix = 'app'): string {
   return `${prefix}-${Math.random().toString(36).slice(2, 10)}`;

@@ -8,7 +8,7 @@ import { expect } from 'vitest';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { setLogSink } from '#functions/shared/logger.js';
-import { call, uniqueAppId } from '../helpers/core-client.js';
+import { call, createAppWith, uniqueAppId } from '../helpers/core-client.js';
 
 process.env.BCRYPT_LOG_ROUNDS = '4';
 process.env.ARGON2_MEMORY_KB = '1024';
@@ -26,14 +26,7 @@ export async function createApp(
   prefix = 'users',
 ): Promise<string> {
   const appId = uniqueAppId(prefix);
-  const created = await call('PUT', '/recipe/multitenancy/app/v2', { body: { appId, coreConfig } });
-  expect(created.status, created.text).toBe(200);
-  for (const tenantId of tenants) {
-    const t = await call('PUT', `/appid-${appId}/recipe/multitenancy/tenant/v2`, {
-      body: { tenantId },
-    });
-    expect(t.status, t.text).toBe(200);
-  }
+  await createAppWith(appId, coreConfig, tenants);
   return appId;
 }
 
