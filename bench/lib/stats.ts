@@ -30,6 +30,14 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[rank - 1] as number;
 }
 
+/** Runs `run`, adds how long it took (ms) to `samples`, and gives back its result. */
+export async function timed<T>(samples: number[], run: () => Promise<T>): Promise<T> {
+  const start = performance.now();
+  const result = await run();
+  samples.push(performance.now() - start);
+  return result;
+}
+
 export interface RunPlan {
   readonly warmup: number;
   readonly runs: number;

@@ -11,7 +11,7 @@ import { ROUTES } from '#functions/routes.js';
 import { createRouter, dispatch } from '../../bin/local/dispatch.js';
 import type { InProcess, RecordedCall } from '../lib/calls.js';
 import { call, callOk, type Runtime } from '../lib/runtime.js';
-import { percentile } from '../lib/stats.js';
+import { percentile, timed } from '../lib/stats.js';
 import { shortId } from '../lib/users.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -46,33 +46,25 @@ export async function sessionsRun(runtime: Runtime, target: { appId: string; ema
   const refresh: number[] = [];
   const hello: number[] = [];
   for (let i = 0; i < requests; i++) {
-    let start = performance.now();
-    await callOk(runtime, 'POST', `${base}/recipe/signin`, { email: target.email, password: PASSWORD });
-    signIn.push(performance.now() - start);
-
-    start = performance.now();
-    const user = await callOk(runtime, 'POST', `${base}/recipe/signin`, { email: target.email, password: PASSWORD });
-    const session = await callOk(
-      runtime,
-      'POST',
-      `${base}/public/recipe/session`,
-      sessionBody((user.user as { id: string }).id),
+    const signInOnce = () =>
+      callOk(runtime, 'POST', `${base}/recipe/signin`, { email: target.email, password: PASSWORD });
+    await timed(signIn, signInOnce);
+    const session = await timed(withSession, async () => {
+      const user = await signInOnce();
+      return callOk(runtime, 'POST', `${base}/public/recipe/session`, sessionBody((user.user as { id: string }).id));
+    });
+    await timed(refresh, () =>
+      callOk(
+        runtime,
+        'POST',
+        `${base}/recipe/session/refresh`,
+        refreshBody((session.refreshToken as { token: string }).token),
+      ),
     );
-    withSession.push(performance.now() - start);
-
-    start = performance.now();
-    await callOk(
-      runtime,
-      'POST',
-      `${base}/recipe/session/refresh`,
-      refreshBody((session.refreshToken as { token: string }).token),
-    );
-    refresh.push(performance.now() - start);
-
-    start = performance.now();
-    const h = await call(runtime, 'GET', '/hello');
-    if (h.status !== 200) throw new Error('hello failed');
-    hello.push(performance.now() - start);
+    await timed(hello, async () => {
+      const h = await call(runtime, 'GET', '/hello');
+      if (h.status !== 200) throw new Error('hello failed');
+    });
   }
   return {
     signInP50: percentile(signIn, 50),

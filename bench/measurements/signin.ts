@@ -15,7 +15,7 @@ import { type HashingAlgorithm, normaliseImportedHash, verifyPassword } from '#f
 import { firebaseScryptHash } from '../lib/firebase-scrypt.js';
 import { phpassHash } from '../lib/phpass.js';
 import { callOk, type Runtime } from '../lib/runtime.js';
-import { percentile } from '../lib/stats.js';
+import { percentile, timed } from '../lib/stats.js';
 import { shortId } from '../lib/users.js';
 
 export interface HashFormat {
@@ -166,12 +166,12 @@ export async function signInRun(
   const http: number[] = [];
   const bare: number[] = [];
   for (let i = 0; i < requests; i++) {
-    let start = performance.now();
-    await callOk(runtime, 'POST', `/appid-${target.appId}/recipe/signin`, { email: target.email, password: PASSWORD });
-    http.push(performance.now() - start);
-    start = performance.now();
-    if (!(await format.verify(PASSWORD, format.stored))) throw new Error(`bare verify failed for ${format.name}`);
-    bare.push(performance.now() - start);
+    await timed(http, () =>
+      callOk(runtime, 'POST', `/appid-${target.appId}/recipe/signin`, { email: target.email, password: PASSWORD }),
+    );
+    await timed(bare, async () => {
+      if (!(await format.verify(PASSWORD, format.stored))) throw new Error(`bare verify failed for ${format.name}`);
+    });
   }
   return {
     signInP50: percentile(http, 50),

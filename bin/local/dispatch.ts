@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { RouteDefinition } from '#functions/routes.js';
 import { handlerModulePath } from './bundles.js';
 import { createRouter, type RawRequest, type Router, toGatewayEvent } from './router.js';
-import { FunctionTimeoutError, functionTimeoutSeconds, withinTimeout } from './timeouts.js';
+import { FunctionTimeoutError, functionTimeoutSeconds, localContext, withinTimeout } from './timeouts.js';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2 | string>;
 
@@ -33,29 +32,6 @@ export function loadHandler(route: RouteDefinition): Promise<Handler> {
   return loaded;
 }
 
-/**
- * A Lambda context good enough for the handlers (the request deadline reads getRemainingTimeInMillis), counting
- * down from the function's timeout (timeouts.ts).
- */
-function fakeContext(route: RouteDefinition): Context {
-  const timeoutMs = functionTimeoutSeconds(route.timeoutSeconds) * 1000;
-  const deadline = Date.now() + timeoutMs;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: route.id,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${route.id}`,
-    memoryLimitInMB: String(route.memoryMb ?? 1024),
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${route.id}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
-
 export interface DispatchResult {
   readonly statusCode: number;
   readonly headers: Record<string, string>;
@@ -73,7 +49,11 @@ export async function dispatch(router: Router, request: RawRequest): Promise<Dis
   if (!match)
     return { statusCode: 404, headers: { 'content-type': 'application/json' }, body: '{"message":"Not Found"}' };
   const handler = await loadHandler(match.route);
-  const context = fakeContext(match.route);
+  const context = localContext(
+    match.route.id,
+    functionTimeoutSeconds(match.route.timeoutSeconds) * 1000,
+    match.route.memoryMb ?? 1024,
+  );
   const result = await withinTimeout(
     handler(toGatewayEvent(request, match), context),
     context.getRemainingTimeInMillis(),

@@ -7,10 +7,9 @@
  * to the DLQ after maxReceiveCount. `concurrency` batches run at most at once; `stop` lets the
  * batches in flight finish.
  */
-import { randomUUID } from 'node:crypto';
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { FunctionTimeoutError, withinTimeout } from './timeouts.js';
+import { FunctionTimeoutError, localContext, withinTimeout } from './timeouts.js';
 
 export type SqsWorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
 
@@ -72,24 +71,6 @@ function toRecord(message: Message, options: SqsPollerOptions): SQSRecord {
   };
 }
 
-function context(options: SqsPollerOptions): Context {
-  const deadline = Date.now() + options.timeoutSeconds * 1000;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: options.functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${options.functionName}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${options.functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
-
 export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
   const stats = { invocations: 0, deleted: 0, failed: 0 };
   const report = options.onError ?? (() => undefined);
@@ -124,7 +105,10 @@ export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
     try {
       stats.invocations++;
       // As Lambda: past the function's timeout the invocation has failed (its batch comes back).
-      const response = await withinTimeout(options.handler(event, context(options)), options.timeoutSeconds * 1000);
+      const response = await withinTimeout(
+        options.handler(event, localContext(options.functionName, options.timeoutSeconds * 1000)),
+        options.timeoutSeconds * 1000,
+      );
       const listed = (response ?? { batchItemFailures: [] }).batchItemFailures ?? [];
       const known = new Set(event.Records.map((r) => r.messageId));
       // As on Lambda: an empty or unknown identifier fails the whole batch.

@@ -11,6 +11,8 @@
  * end of its run to hand messages back (the import worker 10 s), which a shorter timeout would
  * leave no time before.
  */
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'aws-lambda';
 import { DEFAULT_ROUTE_TIMEOUT_SECONDS } from '../../lib/constants.js';
 
 export const LOCAL_FUNCTION_TIMEOUT_ENV = 'LOCAL_FUNCTION_TIMEOUT_SECONDS';
@@ -66,4 +68,27 @@ export function withinTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T
       },
     );
   });
+}
+
+/**
+ * A Lambda context good enough for the handlers of `functionName`, for one invocation: its
+ * remaining time (what the request deadline and the workers' budgets read) counts down from
+ * `timeoutMs`.
+ */
+export function localContext(functionName: string, timeoutMs: number, memoryMb = 1024): Context {
+  const deadline = Date.now() + timeoutMs;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: String(memoryMb),
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
 }

@@ -40,10 +40,8 @@ import {
   queryAll,
   type Table,
   type TransactItem,
+  ttlSeconds,
 } from './kit/index.js';
-
-/** The TTL attribute is in epoch seconds. */
-const ttlSeconds = (ms: number) => Math.ceil(ms / 1000);
 
 const LOOKUP_SK: Record<OneTimeTokenKind, string> = {
   passwordReset: RESET_TOKEN_SK,

@@ -39,15 +39,13 @@ import {
   queryPages,
   type Table,
   type TransactItem,
+  ttlSeconds,
   updateExpression,
   updateItem,
 } from './kit/index.js';
 
 /** Bytes of compressed answer per item (items are at most 400 KB). */
 const PART_BYTES = 300_000;
-
-/** The TTL attribute is in epoch seconds. */
-const ttlSeconds = (ms: number) => Math.ceil(ms / 1000);
 
 const idempotencyRecord = defineEntity({
   type: 'IDEMPOTENT_REQUEST',

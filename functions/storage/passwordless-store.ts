@@ -39,6 +39,7 @@ import {
   shardOf,
   type Table,
   transact,
+  ttlSeconds,
   updateExpression,
   updateItem,
 } from './kit/index.js';
@@ -87,9 +88,6 @@ const codeEntity = defineEntity({
     GSI2: appIndex,
   },
 });
-
-/** The TTL attribute is in epoch seconds. */
-const ttlSeconds = (ms: number) => Math.ceil(ms / 1000);
 
 function deviceItem(tenant: TenantRef, device: PasswordlessDevice, expiresAt: number): Item {
   const ref = { ...tenant, deviceIdHash: device.deviceIdHash };

@@ -5,26 +5,15 @@
  */
 import type { EffectiveConfig } from '#functions/config/index.js';
 import { KeyRing } from '#functions/domain/sessions/key-ring.js';
-import type { SessionStore, SigningKeyStore } from '#functions/domain/sessions/ports.js';
+import type { SigningKeyStore } from '#functions/domain/sessions/ports.js';
 import type { SessionDeps } from '#functions/domain/sessions/service.js';
 import type { Table } from '#functions/storage/kit/index.js';
-import { createSessionStore } from '#functions/storage/sessions/session-store.js';
 import { createSigningKeyStore } from '#functions/storage/sessions/signing-key-store.js';
 import { credentialsEnvelope } from './credentials.js';
-import { userStoreOf } from './stores.js';
+import { sessionStoreOf, userStoreOf } from './stores.js';
 import { appTable } from './tables.js';
 
-const sessionStores = new Map<string, SessionStore>();
 const keyRings = new Map<string, KeyRing>();
-
-const sessionStoreOf = (table: Table): SessionStore => {
-  let store = sessionStores.get(table.name);
-  if (!store) {
-    store = createSessionStore(table);
-    sessionStores.set(table.name, store);
-  }
-  return store;
-};
 
 export const signingKeyStoreOf = (table: Table): SigningKeyStore => createSigningKeyStore(table, credentialsEnvelope);
 

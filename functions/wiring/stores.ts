@@ -9,6 +9,7 @@ import type { IdempotencyStore, StagingStore } from '#functions/domain/bulk-impo
 import type { MetadataStore } from '#functions/domain/metadata/ports.js';
 import type { PasswordlessStore } from '#functions/domain/passwordless/ports.js';
 import type { RoleStore } from '#functions/domain/roles/ports.js';
+import type { SessionStore } from '#functions/domain/sessions/ports.js';
 import type { TotpStore } from '#functions/domain/totp/ports.js';
 import type { UserStore } from '#functions/domain/users/ports.js';
 import { createAccountTokenStore } from '#functions/storage/account-tokens.js';
@@ -17,6 +18,7 @@ import type { Table } from '#functions/storage/kit/index.js';
 import { createMetadataStore } from '#functions/storage/metadata-store.js';
 import { createPasswordlessStore } from '#functions/storage/passwordless-store.js';
 import { createRoleStore } from '#functions/storage/role-store.js';
+import { createSessionStore } from '#functions/storage/sessions/session-store.js';
 import { createStagingStore } from '#functions/storage/staging/store.js';
 import { createTenantStore } from '#functions/storage/tenant-store.js';
 import { createTotpStore } from '#functions/storage/totp-store.js';
@@ -41,7 +43,7 @@ export interface AppStores {
 /** Built stores by kind and table name. */
 const built = new Map<string, unknown>();
 
-function kept<S>(kind: keyof AppStores, table: Table, create: (table: Table) => S): S {
+function kept<S>(kind: keyof AppStores | 'sessions', table: Table, create: (table: Table) => S): S {
   const key = `${kind}\u0000${table.name}`;
   let store = built.get(key) as S | undefined;
   if (store === undefined) {
@@ -65,6 +67,8 @@ export const accountTokenStoreOf = (table: Table): AccountTokenStore =>
   kept('accountTokens', table, createAccountTokenStore);
 export const passwordlessStoreOf = (table: Table): PasswordlessStore =>
   kept('passwordless', table, createPasswordlessStore);
+/** Sessions (the session use cases, and account linking, whose links and unlinks end sessions). */
+export const sessionStoreOf = (table: Table): SessionStore => kept('sessions', table, createSessionStore);
 
 /**
  * Every store of an app's table at once (the tests and the bench; routes take only theirs).

@@ -2,6 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import {
   Dashboard,
   GraphWidget,
+  type HorizontalAnnotation,
   type IMetric,
   MathExpression,
   Metric,
@@ -78,6 +79,9 @@ export class MigrationDashboard extends Construct {
       ),
     );
 
+    const graph = (title: string, left: IMetric[], leftAnnotations?: HorizontalAnnotation[]) =>
+      new GraphWidget({ title, left, ...(leftAnnotations ? { leftAnnotations } : {}), width: WIDTH, height: HEIGHT });
+
     this.dashboard = new Dashboard(this, 'Dashboard', {
       dashboardName: props.dashboardName,
       defaultInterval: Duration.hours(3),
@@ -93,131 +97,89 @@ export class MigrationDashboard extends Construct {
       }),
     );
     this.dashboard.addWidgets(
-      new GraphWidget({
-        title: 'Users per minute',
-        left: [
-          custom(METRIC.usersStaged, 'staged'),
-          custom(METRIC.usersImported, 'imported'),
-          custom(METRIC.usersFailed, 'failed'),
-        ],
-        width: WIDTH,
-        height: HEIGHT,
-      }),
-      new GraphWidget({
-        title: 'Throttled (retried later, per minute)',
-        left: [
-          custom(METRIC.importThrottled, 'import: users returned with a delay'),
-          custom(METRIC.stagingThrottled, 'staging: requests answered 503'),
-        ],
-        width: WIDTH,
-        height: HEIGHT,
-      }),
+      graph('Users per minute', [
+        custom(METRIC.usersStaged, 'staged'),
+        custom(METRIC.usersImported, 'imported'),
+        custom(METRIC.usersFailed, 'failed'),
+      ]),
+      graph('Throttled (retried later, per minute)', [
+        custom(METRIC.importThrottled, 'import: users returned with a delay'),
+        custom(METRIC.stagingThrottled, 'staging: requests answered 503'),
+      ]),
     );
     this.dashboard.addWidgets(
-      new GraphWidget({
-        title: 'Import queue (messages)',
-        left: [
-          queue.metricApproximateNumberOfMessagesVisible({ ...perMinute, statistic: Stats.MAXIMUM, label: 'waiting' }),
-          queue.metricApproximateNumberOfMessagesNotVisible({
-            ...perMinute,
-            statistic: Stats.MAXIMUM,
-            label: 'in flight',
-          }),
-          queue.metric('ApproximateNumberOfMessagesDelayed', {
-            ...perMinute,
-            statistic: Stats.MAXIMUM,
-            label: 'delayed (backpressure)',
-          }),
-          deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-            ...perMinute,
-            statistic: Stats.MAXIMUM,
-            label: 'dead letters',
-          }),
-        ],
-        width: WIDTH,
-        height: HEIGHT,
-      }),
-      new GraphWidget({
-        title: 'Oldest message (seconds)',
-        left: [
-          queue.metricApproximateAgeOfOldestMessage({ ...perMinute, statistic: Stats.MAXIMUM, label: 'import queue' }),
-          deadLetterQueue.metricApproximateAgeOfOldestMessage({
-            ...perMinute,
-            statistic: Stats.MAXIMUM,
-            label: 'dead-letter queue',
-          }),
-        ],
-        width: WIDTH,
-        height: HEIGHT,
-      }),
+      graph('Import queue (messages)', [
+        queue.metricApproximateNumberOfMessagesVisible({ ...perMinute, statistic: Stats.MAXIMUM, label: 'waiting' }),
+        queue.metricApproximateNumberOfMessagesNotVisible({
+          ...perMinute,
+          statistic: Stats.MAXIMUM,
+          label: 'in flight',
+        }),
+        queue.metric('ApproximateNumberOfMessagesDelayed', {
+          ...perMinute,
+          statistic: Stats.MAXIMUM,
+          label: 'delayed (backpressure)',
+        }),
+        deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          ...perMinute,
+          statistic: Stats.MAXIMUM,
+          label: 'dead letters',
+        }),
+      ]),
+      graph('Oldest message (seconds)', [
+        queue.metricApproximateAgeOfOldestMessage({ ...perMinute, statistic: Stats.MAXIMUM, label: 'import queue' }),
+        deadLetterQueue.metricApproximateAgeOfOldestMessage({
+          ...perMinute,
+          statistic: Stats.MAXIMUM,
+          label: 'dead-letter queue',
+        }),
+      ]),
     );
     this.dashboard.addWidgets(
-      new GraphWidget({
-        title: 'Write units per second',
-        left: [perSecond(tableWrites, 'table WRU/s'), ...indexWrites],
-        leftAnnotations: [{ value: props.tableWriteUnits, label: 'write budget (new table / warm throughput)' }],
-        width: WIDTH,
-        height: HEIGHT,
-      }),
-      new GraphWidget({
-        title: 'Throttled (per minute)',
-        left: [
-          props.table.metricThrottledRequestsForOperations({
-            operations: [...TABLE_OPERATIONS],
-            period: MINUTE,
-            label: 'throttled requests',
-          }),
-          props.table.metric('WriteThrottleEvents', {
-            ...perMinute,
-            statistic: Stats.SUM,
-            label: 'write throttle events',
-          }),
-          props.table.metric('ReadThrottleEvents', {
-            ...perMinute,
-            statistic: Stats.SUM,
-            label: 'read throttle events',
-          }),
-        ],
-        width: WIDTH,
-        height: HEIGHT,
-      }),
+      graph(
+        'Write units per second',
+        [perSecond(tableWrites, 'table WRU/s'), ...indexWrites],
+        [{ value: props.tableWriteUnits, label: 'write budget (new table / warm throughput)' }],
+      ),
+      graph('Throttled (per minute)', [
+        props.table.metricThrottledRequestsForOperations({
+          operations: [...TABLE_OPERATIONS],
+          period: MINUTE,
+          label: 'throttled requests',
+        }),
+        props.table.metric('WriteThrottleEvents', {
+          ...perMinute,
+          statistic: Stats.SUM,
+          label: 'write throttle events',
+        }),
+        props.table.metric('ReadThrottleEvents', {
+          ...perMinute,
+          statistic: Stats.SUM,
+          label: 'read throttle events',
+        }),
+      ]),
     );
     // The password-migration hook (docs/password-migration-hook.md): what the legacy system answers
     // at first sign-ins, and how long it takes (the app's budget is at most 5,000 ms).
     this.dashboard.addWidgets(
-      new GraphWidget({
-        title: 'Password-migration hook (checks per minute)',
-        left: [
-          custom(METRIC.passwordHookMatch, 'match (migrated)'),
-          custom(METRIC.passwordHookMismatch, 'mismatch (wrong password)'),
-          custom(METRIC.passwordHookUnavailable, 'unavailable (503, user stays pending)'),
-        ],
-        width: WIDTH,
-        height: HEIGHT,
-      }),
-      new GraphWidget({
-        title: 'Password-migration hook latency (ms)',
-        left: [
-          custom(LATENCY_METRIC.passwordHookLatency, 'p50', Stats.p(50)),
-          custom(LATENCY_METRIC.passwordHookLatency, 'p99', Stats.p(99)),
-        ],
-        width: WIDTH,
-        height: HEIGHT,
-      }),
+      graph('Password-migration hook (checks per minute)', [
+        custom(METRIC.passwordHookMatch, 'match (migrated)'),
+        custom(METRIC.passwordHookMismatch, 'mismatch (wrong password)'),
+        custom(METRIC.passwordHookUnavailable, 'unavailable (503, user stays pending)'),
+      ]),
+      graph('Password-migration hook latency (ms)', [
+        custom(LATENCY_METRIC.passwordHookLatency, 'p50', Stats.p(50)),
+        custom(LATENCY_METRIC.passwordHookLatency, 'p99', Stats.p(99)),
+      ]),
     );
     this.dashboard.addWidgets(
-      new GraphWidget({
-        title: 'Import worker duration (ms)',
-        left: [
-          props.importWorker.metricDuration({ ...perMinute, statistic: Stats.AVERAGE, label: 'average' }),
-          props.importWorker.metricDuration({ ...perMinute, statistic: Stats.p(99), label: 'p99' }),
-        ],
-        width: WIDTH,
-        height: HEIGHT,
-      }),
-      new GraphWidget({
-        title: 'Import worker concurrency',
-        left: [
+      graph('Import worker duration (ms)', [
+        props.importWorker.metricDuration({ ...perMinute, statistic: Stats.AVERAGE, label: 'average' }),
+        props.importWorker.metricDuration({ ...perMinute, statistic: Stats.p(99), label: 'p99' }),
+      ]),
+      graph(
+        'Import worker concurrency',
+        [
           props.importWorker.metric('ConcurrentExecutions', {
             ...perMinute,
             statistic: Stats.MAXIMUM,
@@ -226,10 +188,8 @@ export class MigrationDashboard extends Construct {
           props.importWorker.metricErrors({ ...perMinute, statistic: Stats.SUM, label: 'errors' }),
           props.importWorker.metricThrottles({ ...perMinute, statistic: Stats.SUM, label: 'throttles' }),
         ],
-        leftAnnotations: [{ value: props.importMaxConcurrency, label: 'maximum concurrency' }],
-        width: WIDTH,
-        height: HEIGHT,
-      }),
+        [{ value: props.importMaxConcurrency, label: 'maximum concurrency' }],
+      ),
     );
   }
 }

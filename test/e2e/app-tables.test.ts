@@ -13,15 +13,11 @@ import { gzipSync } from 'node:zlib';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import bcrypt from 'bcryptjs';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { freePort, startDynamoDbLocal } from '../../bin/local/dynamodb.js';
-import {
-  dynamoDbLocalProcessesMentioning,
-  freshDataDir,
-  LocalProcess,
-  removeDir,
-  waitUntil,
-} from '../helpers/local-process.js';
+import { jsonOr } from '../helpers/json.js';
+import type { LocalProcess } from '../helpers/local-process.js';
+import { killHard, useRuntimes } from '../helpers/runtimes.js';
 
 const RUN = randomBytes(4).toString('hex');
 const TABLE_A = `e2e-a-${RUN}`;
@@ -52,29 +48,14 @@ const APPS: readonly App[] = [
 const app = (key: App['key']) => APPS.find((a) => a.key === key)!;
 const firstPassword = (a: App) => `first-password-${a.key}-${RUN}`;
 
-const started: LocalProcess[] = [];
-const dirs: string[] = [];
-
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((r) => r.dispose()));
-});
-
-afterAll(() => {
-  for (const dir of dirs) removeDir(dir);
-});
-
-function dataDir(): string {
-  const dir = freshDataDir();
-  dirs.push(dir);
-  return dir;
-}
+const runtimes = useRuntimes();
+const dataDir = () => runtimes.dataDir();
 
 async function start(options: { dataDir?: string; env?: Record<string, string> }): Promise<LocalProcess> {
-  const runtime = await LocalProcess.start({
+  const runtime = await runtimes.start({
     dataDir: options.dataDir ?? dataDir(),
     env: { API_KEYS: undefined, ...options.env },
   });
-  started.push(runtime);
   await runtime.waitForOutput(/Auth core \(local\) ready/, 120_000);
   return runtime;
 }
@@ -90,13 +71,7 @@ async function request(runtime: LocalProcess, method: string, path: string, body
     ...(raw ? { body: gzip ? gzipSync(raw) : raw } : {}),
   });
   const text = await response.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, text, json };
+  return { status: response.status, text, json: jsonOr(text) };
 }
 
 async function getJson(runtime: LocalProcess, path: string): Promise<any> {
@@ -233,13 +208,11 @@ describe('apps on their own, the base and a shared table', () => {
       await sleep(300);
     }
     const stillPending = [await pending(first, app('a')), await pending(first, app('c'))];
-    first.kill('SIGKILL');
-    expect((await first.exited).signal).toBe('SIGKILL');
+    expect((await killHard(first, dir)).signal).toBe('SIGKILL');
     expect(
       stillPending.every((n) => n > 0),
       `both imports still running when killed: ${stillPending}`,
     ).toBe(true);
-    await waitUntil(() => dynamoDbLocalProcessesMentioning(dir).length === 0, 10_000);
 
     const second = await start({ dataDir: dir });
     let last = { at: Date.now(), left: Number.POSITIVE_INFINITY };
@@ -374,11 +347,10 @@ describe('DYNAMODB_ENDPOINT', () => {
 
   it('stops at start-up with a clear message when nothing answers there (the URL shown without credentials)', async () => {
     const port = await freePort();
-    const runtime = await LocalProcess.start({
+    const runtime = await runtimes.start({
       dataDir: dataDir(),
       env: { DYNAMODB_ENDPOINT: `http://ops:pw-5e1c@127.0.0.1:${port}/?token=tok-8d2f` },
     });
-    started.push(runtime);
     const { code } = await runtime.exited;
     expect(code).toBe(1);
     expect(runtime.stderr).toContain(`DynamoDB at http://127.0.0.1:${port} (DYNAMODB_ENDPOINT):`);

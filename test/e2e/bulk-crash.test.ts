@@ -8,14 +8,9 @@
  * persisted DynamoDB Local on two shared cores imports a few users per second under it).
  */
 import bcrypt from 'bcryptjs';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import {
-  dynamoDbLocalProcessesMentioning,
-  freshDataDir,
-  LocalProcess,
-  removeDir,
-  waitUntil,
-} from '../helpers/local-process.js';
+import { describe, expect, it } from 'vitest';
+import type { LocalProcess } from '../helpers/local-process.js';
+import { killHard, useRuntimes } from '../helpers/runtimes.js';
 import { getJson, listUsers, stageInChunks, TEST_BACKPRESSURE } from './throttling-helpers.js';
 
 interface Scenario {
@@ -38,20 +33,11 @@ const STALL_TIMEOUT_MS = 2 * 60_000;
 /** One cost-4 hash shared by every user: the import stores it, no hashing happens. */
 const PASSWORD_HASH = bcrypt.hashSync('crash-test-password', bcrypt.genSaltSync(4));
 
-const started: LocalProcess[] = [];
-const dirs: string[] = [];
-
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((r) => r.dispose()));
-});
-
-afterAll(() => {
-  for (const dir of dirs) removeDir(dir);
-});
+const runtimes = useRuntimes();
 
 async function start(dataDir: string, scenario: Scenario): Promise<LocalProcess> {
   const throttled = scenario.throttling !== undefined;
-  const runtime = await LocalProcess.start({
+  const runtime = await runtimes.start({
     dataDir,
     args: throttled ? [`--simulate-throttling=${scenario.throttling}`] : [],
     env: {
@@ -59,7 +45,6 @@ async function start(dataDir: string, scenario: Scenario): Promise<LocalProcess>
       ...(throttled ? { IMPORT_BACKPRESSURE: TEST_BACKPRESSURE, LOCAL_IMPORT_CONTEXTS: '4' } : {}),
     },
   });
-  started.push(runtime);
   await runtime.waitUntilReady();
   return runtime;
 }
@@ -117,8 +102,7 @@ const usersOf = (count: number) =>
 async function crashMidImport(scenario: Scenario): Promise<void> {
   const USER_COUNT = scenario.users;
   APP_ID = `crash-${Math.random().toString(36).slice(2, 8)}`;
-  const dir = freshDataDir();
-  dirs.push(dir);
+  const dir = runtimes.dataDir();
 
   // --- First run: create the app and stage the users in gzipped requests.
   const first = await start(dir, scenario);
@@ -152,13 +136,10 @@ async function crashMidImport(scenario: Scenario): Promise<void> {
     // Each poll is four requests to the runtime under test: keep the observer's load small.
     await sleep(500);
   }
-  first.kill('SIGKILL');
   const killedAt = Date.now();
-  expect((await first.exited).signal).toBe('SIGKILL');
+  expect((await killHard(first, dir)).signal).toBe('SIGKILL');
   expect(beforeKill.pending, 'the import finished before the runtime could be killed mid-way').toBeGreaterThan(0);
   expect(beforeKill.imported).toBeGreaterThan(0);
-  // Its watchdog stops DynamoDB Local; the next start would also stop a leftover one.
-  await waitUntil(() => dynamoDbLocalProcessesMentioning(dir).length === 0, 10_000);
 
   // --- Second run on the same data: the pipeline picks up what was left and finishes it.
   const restartAt = Date.now();

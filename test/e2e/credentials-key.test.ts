@@ -8,34 +8,21 @@ import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import bcrypt from 'bcryptjs';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UNREADABLE_CREDENTIALS_MESSAGES } from '#functions/storage/staging/sealing.js';
 import { KEY_FILE_NAME } from '../../bin/local/key-file.js';
-import {
-  dynamoDbLocalProcessesMentioning,
-  freshDataDir,
-  LocalProcess,
-  removeDir,
-  waitUntil,
-} from '../helpers/local-process.js';
+import type { LocalProcess } from '../helpers/local-process.js';
+import { killHard, useRuntimes } from '../helpers/runtimes.js';
 
 const APP_ID = `keys-${Math.random().toString(36).slice(2, 8)}`;
 const PASSWORD = 'restart-test-password';
 const PASSWORD_HASH = bcrypt.hashSync(PASSWORD, bcrypt.genSaltSync(4));
 const DRAIN_TIMEOUT_MS = 10 * 60_000;
 
-const started: LocalProcess[] = [];
-const dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((r) => r.dispose()));
-});
-afterAll(() => {
-  for (const dir of dirs) removeDir(dir);
-});
+const runtimes = useRuntimes();
 
 async function start(dataDir: string): Promise<LocalProcess> {
-  const runtime = await LocalProcess.start({ dataDir, env: { API_KEYS: undefined } });
-  started.push(runtime);
+  const runtime = await runtimes.start({ dataDir, env: { API_KEYS: undefined } });
   await runtime.waitUntilReady();
   return runtime;
 }
@@ -75,9 +62,7 @@ function users(prefix: string, n: number) {
 async function stageThenKill(runtime: LocalProcess, dir: string, prefix: string, n: number): Promise<number> {
   await request(runtime, 'POST', `/appid-${APP_ID}/bulk-import/users`, { users: users(prefix, n) }, true);
   const waiting = await pending(runtime);
-  runtime.kill('SIGKILL');
-  await runtime.exited;
-  await waitUntil(() => dynamoDbLocalProcessesMentioning(dir).length === 0, 10_000);
+  await killHard(runtime, dir);
   return waiting;
 }
 
@@ -93,8 +78,7 @@ describe('the local key file', () => {
   it('is created 0600 on first start, reused after a restart, and its loss fails the staged users clearly', {
     timeout: 25 * 60_000,
   }, async () => {
-    const dir = freshDataDir();
-    dirs.push(dir);
+    const dir = runtimes.dataDir();
     const keyFile = join(dir, KEY_FILE_NAME);
 
     // --- First start: the key file appears; users are staged, the runtime dies before importing them all.

@@ -1,49 +1,20 @@
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import {
-  dynamoDbLocalProcessesMentioning,
-  freshDataDir,
-  LocalProcess,
-  processRunning,
-  removeDir,
-  waitUntil,
-  watchdogOf,
-} from '../helpers/local-process.js';
+import { describe, expect, it } from 'vitest';
+import { dynamoDbLocalProcessesMentioning, processRunning, waitUntil, watchdogOf } from '../helpers/local-process.js';
+import { useRuntimes } from '../helpers/runtimes.js';
 
 /**
  * `npm start` as a user runs it: a real child process (`node --import tsx bin/local.ts`) with its
  * own port and data directory, talked to over HTTP.
  */
 
-const started: LocalProcess[] = [];
-const dirs: string[] = [];
-
-async function start(options: Parameters<typeof LocalProcess.start>[0] = {}): Promise<LocalProcess> {
-  const runtime = await LocalProcess.start(options);
-  started.push(runtime);
-  return runtime;
-}
-
-function dataDir(): string {
-  const dir = freshDataDir();
-  dirs.push(dir);
-  return dir;
-}
+const { start, dataDir } = useRuntimes();
 
 async function text(response: Response): Promise<string> {
   return (await response.text()).replace(/\n$/, '');
 }
-
-afterEach(async () => {
-  // Never leave a runtime (or its JVM) behind, whatever the test did.
-  await Promise.all(started.splice(0).map((r) => r.dispose()));
-});
-
-afterAll(() => {
-  for (const dir of dirs) removeDir(dir);
-});
 
 describe('local runtime, persisted data', () => {
   it('serves, survives SIGKILL without an orphaned JVM, keeps the data, and stops cleanly on SIGINT', async () => {

@@ -8,6 +8,7 @@ import EmailPassword from 'supertokens-node/recipe/emailpassword';
 import Session from 'supertokens-node/recipe/session';
 import { expect } from 'vitest';
 import { COMMAND_ENTRY, REPO_ROOT } from '../helpers/command.js';
+import { jsonOr } from '../helpers/json.js';
 import { LocalProcess, removeDir } from '../helpers/local-process.js';
 
 export { REPO_ROOT };
@@ -63,13 +64,7 @@ export function coreCaller(runtime: () => LocalProcess, apiKey: string) {
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await response.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, json, text };
+    return { status: response.status, json: jsonOr(text), text };
   };
 }
 

@@ -14,6 +14,7 @@ import { join, resolve } from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { CookieJar } from 'tough-cookie';
 import { expect } from 'vitest';
+import { jsonOr } from '../helpers/json.js';
 import { LocalProcess, removeDir } from '../helpers/local-process.js';
 
 const SERVER = resolve(import.meta.dirname, 'fixtures', 'sdk-app-server.ts');
@@ -195,13 +196,7 @@ export class Browser {
     const antiCsrf = response.headers.get('anti-csrf');
     if (antiCsrf) this.antiCsrf = antiCsrf;
     const text = await response.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = text;
-    }
-    return { status: response.status, json };
+    return { status: response.status, json: jsonOr(text, text) };
   }
 
   async cookie(name: string, path = '/'): Promise<string | undefined> {

@@ -69,17 +69,21 @@ beforeAll(async () => {
 
 afterAll(() => stopRuntime(runtime, dir));
 
+type CreatedCode = Awaited<ReturnType<typeof Passwordless.createCode>>;
+/** The code of `created` as the user types it (or `userInputCode` instead), for consumeCode and checkCode. */
+const typed = (created: CreatedCode, userInputCode = created.userInputCode) => ({
+  tenantId: 'public',
+  preAuthSessionId: created.preAuthSessionId,
+  deviceId: created.deviceId,
+  userInputCode,
+});
+
 describe('passwordless through supertokens-node', () => {
   it('signs in the user migrated from the email connection with a user input code', async () => {
     const created = await Passwordless.createCode({ tenantId: 'public', email: ' PAT.pwless@example.com' });
     expect(created.status).toBe('OK');
     expect(created.codeLifetime).toBe(900_000);
-    const consumed = await Passwordless.consumeCode({
-      tenantId: 'public',
-      preAuthSessionId: created.preAuthSessionId,
-      deviceId: created.deviceId,
-      userInputCode: created.userInputCode,
-    });
+    const consumed = await Passwordless.consumeCode(typed(created));
     expect(consumed.status).toBe('OK');
     if (consumed.status !== 'OK') return;
     expect(consumed.createdNewRecipeUser).toBe(false);
@@ -117,12 +121,7 @@ describe('passwordless through supertokens-node', () => {
 
   it('signs up a new user, then signs the same user in (signInUp)', async () => {
     const created = await Passwordless.createCode({ tenantId: 'public', email: 'newcomer@example.com' });
-    const consumed = await Passwordless.consumeCode({
-      tenantId: 'public',
-      preAuthSessionId: created.preAuthSessionId,
-      deviceId: created.deviceId,
-      userInputCode: created.userInputCode,
-    });
+    const consumed = await Passwordless.consumeCode(typed(created));
     expect(consumed.status).toBe('OK');
     if (consumed.status !== 'OK') return;
     expect(consumed.createdNewRecipeUser).toBe(true);
@@ -138,23 +137,15 @@ describe('passwordless through supertokens-node', () => {
 
   it('counts a wrong code, resends, lists and revokes as the SDK expects', async () => {
     const created = await Passwordless.createCode({ tenantId: 'public', email: EMAIL_USER.email });
-    const wrong = await Passwordless.consumeCode({
-      tenantId: 'public',
-      preAuthSessionId: created.preAuthSessionId,
-      deviceId: created.deviceId,
-      userInputCode: created.userInputCode === '000000' ? '111111' : '000000',
-    });
+    const wrong = await Passwordless.consumeCode(
+      typed(created, created.userInputCode === '000000' ? '111111' : '000000'),
+    );
     expect(wrong).toEqual({
       status: 'INCORRECT_USER_INPUT_CODE_ERROR',
       failedCodeInputAttemptCount: 1,
       maximumCodeInputAttempts: 5,
     });
-    const checked = await Passwordless.checkCode({
-      tenantId: 'public',
-      preAuthSessionId: created.preAuthSessionId,
-      deviceId: created.deviceId,
-      userInputCode: created.userInputCode,
-    });
+    const checked = await Passwordless.checkCode(typed(created));
     expect(checked.status).toBe('OK');
 
     const resent = await Passwordless.createNewCodeForDevice({ tenantId: 'public', deviceId: created.deviceId });

@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { ROUTES } from '#functions/routes.js';
 import { createRouter, dispatch } from '../../bin/local/dispatch.js';
+import { jsonOr } from './json.js';
 
 const router = createRouter(ROUTES);
 
@@ -38,19 +39,29 @@ export async function call(method: string, url: string, options: CallOptions = {
   if (body && !headers['content-type']) headers['content-type'] = 'application/json; charset=utf-8';
   const result = await dispatch(router, { method, url, headers, body });
   const contentType = result.headers['content-type'] ?? '';
-  let json: unknown;
-  try {
-    json = JSON.parse(result.body);
-  } catch {
-    json = undefined;
-  }
   return {
     status: result.statusCode,
     text: result.body.replace(/\n$/, ''),
     contentType,
-    json,
+    json: jsonOr(result.body),
     headers: result.headers,
   };
+}
+
+/** Creates (or updates) app `appId` with `coreConfig`, then its `tenants`; throws on any answer but 200. */
+export async function createAppWith(
+  appId: string,
+  coreConfig: Record<string, unknown> = {},
+  tenants: readonly string[] = [],
+): Promise<void> {
+  const puts: [string, unknown][] = [
+    ['/recipe/multitenancy/app/v2', { appId, coreConfig }],
+    ...tenants.map((tenantId): [string, unknown] => [`/appid-${appId}/recipe/multitenancy/tenant/v2`, { tenantId }]),
+  ];
+  for (const [url, body] of puts) {
+    const reply = await call('PUT', url, { body });
+    if (reply.status !== 200) throw new Error(`PUT ${url} → ${reply.status}: ${reply.text}`);
+  }
 }
 
 /** A fresh, collision-free app id for one test file. */

@@ -14,7 +14,14 @@ import {
 import { TABLE_ACTIONS } from '../../lib/constructs/service-function.js';
 import { appTablePrefixOf } from '../../lib/tables.js';
 import { resourcesOfType, type Synthesized, synth } from './synth.js';
-import { prefixTablesArn, pseudoArn, type RouteFunction, resourceCount, routeFunctions } from './template-helpers.js';
+import {
+  expectManifestFunctions,
+  prefixTablesArn,
+  pseudoArn,
+  type RouteFunction,
+  resourceCount,
+  routeFunctions,
+} from './template-helpers.js';
 
 const WRITE_ACTIONS = [
   'dynamodb:PutItem',
@@ -71,23 +78,18 @@ describe('routes: manifest, template and local router agree', () => {
 });
 
 describe('route functions', () => {
-  it('has one Lambda function per manifest entry', () => {
-    expect(functions).toHaveLength(ROUTES.length);
-    expect(sorted(functions.map((f) => f.routeId))).toEqual(sorted(ROUTES.map((r) => r.id)));
-  });
-
-  it('runs Node.js 24 on ARM64 with the manifest timeout and memory', () => {
-    for (const fn of functions) {
-      const route = routeById.get(fn.routeId)!;
-      expect(fn.properties).toMatchObject({
-        Runtime: 'nodejs24.x',
-        Architectures: ['arm64'],
-        Handler: 'index.handler',
-        Timeout: route.timeoutSeconds ?? DEFAULT_ROUTE_TIMEOUT_SECONDS,
-        MemorySize: route.memoryMb ?? DEFAULT_ROUTE_MEMORY_MB,
-        TracingConfig: { Mode: 'Active' },
-      });
-    }
+  it('has one Lambda function per manifest entry, on Node.js 24 on ARM64 with the manifest timeout and memory', () => {
+    expectManifestFunctions(
+      functions,
+      ROUTES.map((r) => r.id),
+      (id) => {
+        const route = routeById.get(id)!;
+        return {
+          timeoutSeconds: route.timeoutSeconds ?? DEFAULT_ROUTE_TIMEOUT_SECONDS,
+          memoryMb: route.memoryMb ?? DEFAULT_ROUTE_MEMORY_MB,
+        };
+      },
+    );
   });
 
   it('logs to its own log group with a retention', () => {

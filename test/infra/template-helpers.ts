@@ -3,6 +3,7 @@
  * with what rights.
  */
 import type { Template } from 'aws-cdk-lib/assertions';
+import { expect } from 'vitest';
 import { type Resource, resources } from './synth.js';
 
 export interface PolicyStatement {
@@ -109,3 +110,27 @@ export function pseudoArn(value: unknown): string | undefined {
 /** The ARN of every table named with `prefix`, in any stack's region and account. */
 export const prefixTablesArn = (prefix: string) =>
   `arn:\${AWS::Partition}:dynamodb:\${AWS::Region}:\${AWS::AccountId}:table/${prefix}*`;
+
+/**
+ * Every function of a manifest (routes or workers) as deployed: exactly one per entry, each on
+ * Node.js 24 on ARM64 with X-Ray tracing and the timeout and memory `sizeOf` gives for its entry.
+ */
+export function expectManifestFunctions(
+  functions: readonly RouteFunction[],
+  entryIds: readonly string[],
+  sizeOf: (id: string) => { readonly timeoutSeconds: number; readonly memoryMb: number },
+): void {
+  expect(functions).toHaveLength(entryIds.length);
+  expect(functions.map((f) => f.routeId).sort()).toEqual([...entryIds].sort());
+  for (const fn of functions) {
+    const { timeoutSeconds, memoryMb } = sizeOf(fn.routeId);
+    expect(fn.properties, fn.routeId).toMatchObject({
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      Timeout: timeoutSeconds,
+      MemorySize: memoryMb,
+      TracingConfig: { Mode: 'Active' },
+    });
+  }
+}

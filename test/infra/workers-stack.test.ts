@@ -5,6 +5,7 @@ import { MAX_RESOURCES_PER_STACK, VISIBILITY_TIMEOUT_FACTOR } from '../../lib/co
 import { appTablePrefixOf } from '../../lib/tables.js';
 import { PLACEHOLDER_HANDLER, type Resource, resourcesOfType, type Synthesized, synth } from './synth.js';
 import {
+  expectManifestFunctions,
   importedFrom,
   prefixTablesArn,
   pseudoArn,
@@ -113,24 +114,13 @@ describe('worker manifest', () => {
 });
 
 describe('worker functions', () => {
-  it('has one Lambda function per manifest entry', () => {
-    expect(functions).toHaveLength(WORKERS.length);
-    expect(sorted(functions.map((f) => f.routeId))).toEqual(sorted(WORKERS.map((w) => w.id)));
-  });
-
-  it('runs Node.js 24 on ARM64 with the manifest timeout and memory', () => {
-    for (const fn of functions) {
-      const worker = workerById.get(fn.routeId)!;
-      expect(fn.properties, fn.routeId).toMatchObject({
-        Runtime: 'nodejs24.x',
-        Architectures: ['arm64'],
-        Handler: 'index.handler',
-        Timeout: worker.timeoutSeconds,
-        MemorySize: worker.memoryMb,
-        TracingConfig: { Mode: 'Active' },
-      });
-      expect(fn.properties.FunctionName).toBeUndefined();
-    }
+  it('has one Lambda function per manifest entry, on Node.js 24 on ARM64 with the manifest timeout and memory', () => {
+    expectManifestFunctions(
+      functions,
+      WORKERS.map((w) => w.id),
+      (id) => workerById.get(id)!,
+    );
+    for (const fn of functions) expect(fn.properties.FunctionName, fn.routeId).toBeUndefined();
   });
 
   it('logs to its own log group with a retention', () => {

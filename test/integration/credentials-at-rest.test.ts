@@ -5,8 +5,7 @@
  * before any of this still works and is converted on its next write.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { SQSEvent } from 'aws-lambda';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import bcrypt from 'bcryptjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RETRIES_EXHAUSTED_MESSAGE } from '#functions/domain/bulk-import/failed-rows.js';
@@ -26,8 +25,11 @@ import {
   createApp,
   expectNoSecrets,
   importUser,
+  itemText,
   listAll,
+  readItem,
   signIn,
+  sqsEvent,
   stage,
   stagedCount,
   userCount,
@@ -65,45 +67,11 @@ afterAll(() => {
 
 const ddb = () => getDocumentClient();
 const rowKey = (appId: string, id: string) => ({ PK: stagedUserPartition(appId, id), SK: STAGED_SK });
-async function readItem(key: Record<string, string>): Promise<Record<string, any> | undefined> {
-  return (await ddb().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
-}
 const readRow = (appId: string, id: string) => readItem(rowKey(appId, id));
 const readApp = (appId: string, tenantId = 'public') =>
   readItem({ PK: appPartition(appId), SK: tenantSortKey(tenantId) });
 
-/** Every way a row's bytes could show a secret: its JSON, its binaries as text and as Base64. */
-function rowText(item: Record<string, any>): string {
-  const parts = Object.values(item).map((v) =>
-    v instanceof Uint8Array
-      ? `${Buffer.from(v).toString('latin1')} ${Buffer.from(v).toString('base64')}`
-      : JSON.stringify(v),
-  );
-  return parts.join('\n');
-}
-
 const worker = createImportWorker();
-function sqsEvent(appId: string, ids: readonly string[]): SQSEvent {
-  return {
-    Records: ids.map((id, i) => ({
-      messageId: `m-${i}-${id}`,
-      receiptHandle: 'r',
-      body: JSON.stringify({ v: 1, appId, id }),
-      attributes: {
-        ApproximateReceiveCount: '1',
-        SentTimestamp: String(Date.now()),
-        SenderId: 'test',
-        ApproximateFirstReceiveTimestamp: String(Date.now()),
-      },
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:local:000000000000:test',
-      awsRegion: 'local',
-    })),
-  };
-}
-
 const plainUser = (email: string) => ({
   totpDevices: [{ secretKey: TOTP_SECRET, deviceName: 'phone' }],
   loginMethods: [{ recipeId: 'emailpassword', email, plainTextPassword: PLAIN }],
@@ -127,7 +95,7 @@ function expectNoCredentials(item: Record<string, any>): void {
     expect(lm.plainTextPassword).toBeUndefined();
   }
   for (const device of user.totpDevices) expect(device.secretKey).toBeUndefined();
-  for (const secret of SECRETS) expect(rowText(item).includes(secret)).toBe(false);
+  for (const secret of SECRETS) expect(itemText(item).includes(secret)).toBe(false);
 }
 
 describe('staged credentials at rest', () => {
@@ -138,7 +106,7 @@ describe('staged credentials at rest', () => {
     const hashed = (await readRow(appId, hashedId!))!;
     for (const item of [plain, hashed]) {
       expect(item.credentials).toBeInstanceOf(Uint8Array);
-      for (const secret of SECRETS) expect(rowText(item).includes(secret), secret).toBe(false);
+      for (const secret of SECRETS) expect(itemText(item).includes(secret), secret).toBe(false);
       const user = JSON.parse(item.user);
       expect(user.loginMethods[0]).not.toHaveProperty('passwordHash');
       expect(user.loginMethods[0]).not.toHaveProperty('plainTextPassword');
@@ -148,7 +116,7 @@ describe('staged credentials at rest', () => {
     expect(hashed.dataKey).toBe(plain.dataKey);
     const key = (await readItem({ PK: stagingDataKeyPartition(appId), SK: plain.dataKey }))!;
     expect(key.wrapped).toBeInstanceOf(Uint8Array);
-    for (const secret of SECRETS) expect(rowText(key).includes(secret)).toBe(false);
+    for (const secret of SECRETS) expect(itemText(key).includes(secret)).toBe(false);
     // The status API shows the rest of the user, never the credentials.
     const listed = JSON.stringify(await listAll(appId));
     for (const secret of SECRETS) expect(listed.includes(secret)).toBe(false);
@@ -167,7 +135,7 @@ describe('staged credentials at rest', () => {
     // The device's secret is sealed at rest too; its store opens it.
     const devices = (await appItems(appId)).filter((i) => i.entityType === 'TOTP_DEVICE');
     expect(devices).toHaveLength(1);
-    for (const secret of SECRETS) expect(rowText(devices[0]!).includes(secret)).toBe(false);
+    for (const secret of SECRETS) expect(itemText(devices[0]!).includes(secret)).toBe(false);
     expect(await totpStoreOf(baseTable).deviceSecret(appId, devices[0]!.userId as string, 'phone')).toBe(TOTP_SECRET);
   });
 
@@ -221,7 +189,7 @@ describe('staged credentials at rest', () => {
       }),
       failing!,
     );
-    expect(rowText((await readRow(appId, failing!))!)).toContain(HASH);
+    expect(itemText((await readRow(appId, failing!))!)).toContain(HASH);
     expect((await worker(sqsEvent(appId, [importable!]))).batchItemFailures).toEqual([]);
     expect((await signIn(appId, 'old1@x.com', PLAIN)).json.status).toBe('OK');
     expect((await dlqConsumer(sqsEvent(appId, [failing!]))).batchItemFailures).toEqual([]);
@@ -382,7 +350,7 @@ describe('credentials in app configuration', () => {
     const digest = (v: string) => `sha256:${sha256(v)}`;
     expect(stored.coreConfig.api_keys).toBe(`${digest(API_KEY)},${digest(second)}`);
     expect(stored.coreConfig.firebase_password_hashing_signer_key).toMatch(/^sealed:v1:[0-9a-f]{64}:[A-Za-z0-9+/=]+$/);
-    for (const secret of SECRETS) expect(rowText(stored).includes(secret)).toBe(false);
+    for (const secret of SECRETS) expect(itemText(stored).includes(secret)).toBe(false);
 
     // The keys still work; the signer key still verifies Firebase hashes.
     const unkeyed = await call('GET', `/appid-${appId}/recipe/roles`);

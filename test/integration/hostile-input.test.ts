@@ -3,7 +3,6 @@
  * the worker, sign-in), credentials in messages that quote input, values DynamoDB could never
  * store (integers, metadata, ids), and the worker's classification of such errors.
  */
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { importUser as importDirect } from '#functions/domain/import/import-user.js';
@@ -17,6 +16,7 @@ import {
   importUser,
   keysOf,
   listAll,
+  normalisedUser,
   signIn,
   sqsEvent,
   stage,
@@ -47,34 +47,9 @@ const ep = (email: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-/** A normalised import user as validation would produce it (validation bypassed on purpose). */
-function normalised(
-  email: string,
-  loginMethod: Record<string, unknown> = {},
-  extra: Partial<ImportUser> = {},
-): ImportUser {
-  const id = randomUUID();
-  return {
-    id,
-    userRoles: [],
-    totpDevices: [],
-    loginMethods: [
-      {
-        recipeId: 'emailpassword',
-        email,
-        passwordHash: OK_HASH,
-        hashingAlgorithm: 'BCRYPT',
-        tenantIds: ['public'],
-        isVerified: false,
-        isPrimary: false,
-        timeJoinedInMSSinceEpoch: 10,
-        superTokensUserId: id,
-        ...loginMethod,
-      } as ImportUser['loginMethods'][number],
-    ],
-    ...extra,
-  };
-}
+/** A normalised import user with the bcrypt hash OK_HASH unless `loginMethod` says otherwise. */
+const normalised = (email: string, loginMethod: Record<string, unknown> = {}, extra: Partial<ImportUser> = {}) =>
+  normalisedUser(email, { passwordHash: OK_HASH, hashingAlgorithm: 'BCRYPT', ...loginMethod }, extra);
 
 /** Rows written as an older core (or a hand-made script) would have: no validation on the way in. */
 async function stageDirectly(appId: string, users: ImportUser[]): Promise<void> {
@@ -84,6 +59,43 @@ async function stageDirectly(appId: string, users: ImportUser[]): Promise<void> 
 async function failedMessages(appId: string): Promise<Record<string, string>> {
   const rows = await listAll(appId, 'FAILED');
   return Object.fromEntries(rows.map((r) => [r.loginMethods[0].email as string, r.errorMessage as string]));
+}
+
+/** Stages `users` directly, runs the worker on them and returns each FAILED row's message by email. */
+async function workerFailures(appId: string, users: ImportUser[]): Promise<Record<string, string>> {
+  await stageDirectly(appId, users);
+  expect(
+    await createImportWorker()(
+      sqsEvent(
+        appId,
+        users.map((u) => u.id),
+      ),
+    ),
+  ).toEqual({ batchItemFailures: [] });
+  return failedMessages(appId);
+}
+
+/**
+ * Stores `user` (a hash beyond the bounds) as a core before the bounds would have, then signs in:
+ * wrong credentials, and the one warning saying why (without the hash).
+ */
+async function expectSignInRefusedUncomputed(appId: string, user: ImportUser, password: string): Promise<void> {
+  const config = {
+    passwordHashingAlg: 'BCRYPT',
+    bcryptLogRounds: 4,
+    argon2: { iterations: 1, memoryKb: 64, parallelism: 1 },
+    accountLinkingEnabled: false,
+    mfaEnabled: false,
+  } as const;
+  expect((await importDirect({ store: userStore }, { appId, user, config })).kind).toBe('imported');
+  const before = logs.lines.length;
+  const email = user.loginMethods[0]?.email as string;
+  expect((await signIn(appId, email, password)).json).toEqual({ status: 'WRONG_CREDENTIALS_ERROR' });
+  const warnings = logs.lines.slice(before).filter((l) => l.includes('"level":"warn"'));
+  expect(warnings.map((l) => JSON.parse(l).message)).toEqual([
+    'sign-in refused: the stored password hash asks for more work than the hash cost bounds allow',
+  ]);
+  expect(warnings.join('\n')).not.toContain('$2a$20$');
 }
 
 describe('hash costs beyond the bounds', () => {
@@ -113,40 +125,14 @@ describe('hash costs beyond the bounds', () => {
       normalised('old-b20@x.io', { passwordHash: BCRYPT_20 }),
       normalised('old-a1000@x.io', { passwordHash: ARGON2_T1000, hashingAlgorithm: 'ARGON2' }),
     ];
-    await stageDirectly(appId, old);
-    const worker = createImportWorker();
-    expect(
-      await worker(
-        sqsEvent(
-          appId,
-          old.map((u) => u.id),
-        ),
-      ),
-    ).toEqual({ batchItemFailures: [] });
-    expect(await failedMessages(appId)).toEqual({
+    expect(await workerFailures(appId, old)).toEqual({
       'old-b20@x.io': `[${BCRYPT_20_ERROR}]`,
       'old-a1000@x.io': `[${ARGON2_T1000_ERROR}]`,
     });
 
     // A user stored before the bounds existed: sign-in answers wrong credentials without computing
     // (test/unit/signin.test.ts shows no KDF runs) and logs why, without the hash.
-    const stored = normalised('signin-b20@x.io', { passwordHash: BCRYPT_20 });
-    const config = {
-      passwordHashingAlg: 'BCRYPT',
-      bcryptLogRounds: 4,
-      argon2: { iterations: 1, memoryKb: 64, parallelism: 1 },
-      accountLinkingEnabled: false,
-      mfaEnabled: false,
-    } as const;
-    expect((await importDirect({ store: userStore }, { appId, user: stored, config })).kind).toBe('imported');
-    const before = logs.lines.length;
-    const res = await signIn(appId, 'signin-b20@x.io', 'whatever');
-    expect(res.json).toEqual({ status: 'WRONG_CREDENTIALS_ERROR' });
-    const warnings = logs.lines.slice(before).filter((l) => l.includes('"level":"warn"'));
-    expect(warnings.map((l) => JSON.parse(l).message)).toEqual([
-      'sign-in refused: the stored password hash asks for more work than the hash cost bounds allow',
-    ]);
-    expect(warnings.join('\n')).not.toContain('$2a$20$');
+    await expectSignInRefusedUncomputed(appId, normalised('signin-b20@x.io', { passwordHash: BCRYPT_20 }), 'whatever');
   });
 });
 
@@ -186,37 +172,13 @@ describe('hash costs beyond the bounds, given without hashingAlgorithm', () => {
     const withoutAlgorithm = (email: string, passwordHash: string) =>
       normalised(email, { passwordHash, hashingAlgorithm: undefined, plainTextPassword: PLAIN });
     const old = [withoutAlgorithm('u-old-b20@x.io', BCRYPT_20), withoutAlgorithm('u-old-a1000@x.io', ARGON2_T1000)];
-    await stageDirectly(appId, old);
-    const worker = createImportWorker();
-    expect(
-      await worker(
-        sqsEvent(
-          appId,
-          old.map((u) => u.id),
-        ),
-      ),
-    ).toEqual({ batchItemFailures: [] });
-    expect(await failedMessages(appId)).toEqual({
+    expect(await workerFailures(appId, old)).toEqual({
       'u-old-b20@x.io': `[${BCRYPT_20_ERROR}]`,
       'u-old-a1000@x.io': `[${ARGON2_T1000_ERROR}]`,
     });
 
     // Stored before the check: sign-in answers wrong credentials without computing it.
-    const stored = withoutAlgorithm('u-signin-b20@x.io', BCRYPT_20);
-    const config = {
-      passwordHashingAlg: 'BCRYPT',
-      bcryptLogRounds: 4,
-      argon2: { iterations: 1, memoryKb: 64, parallelism: 1 },
-      accountLinkingEnabled: false,
-      mfaEnabled: false,
-    } as const;
-    expect((await importDirect({ store: userStore }, { appId, user: stored, config })).kind).toBe('imported');
-    const before = logs.lines.length;
-    expect((await signIn(appId, 'u-signin-b20@x.io', PLAIN)).json).toEqual({ status: 'WRONG_CREDENTIALS_ERROR' });
-    const warnings = logs.lines.slice(before).filter((l) => l.includes('"level":"warn"'));
-    expect(warnings.map((l) => JSON.parse(l).message)).toEqual([
-      'sign-in refused: the stored password hash asks for more work than the hash cost bounds allow',
-    ]);
+    await expectSignInRefusedUncomputed(appId, withoutAlgorithm('u-signin-b20@x.io', BCRYPT_20), PLAIN);
   });
 });
 
@@ -251,16 +213,7 @@ describe('credentials in messages that quote input', () => {
       normalised('w-nt@x.io', { plainTextPassword: PLAIN, tenantIds: [] }),
       normalised('w-totp@x.io', {}, { totpDevices: [{ secretKey: TOTP_SECRET, period: 30, skew: 1 }] }),
     ];
-    await stageDirectly(appId, old);
-    expect(
-      await createImportWorker()(
-        sqsEvent(
-          appId,
-          old.map((u) => u.id),
-        ),
-      ),
-    ).toEqual({ batchItemFailures: [] });
-    const failed = await failedMessages(appId);
+    const failed = await workerFailures(appId, old);
     expect(failed['w-nt@x.io']).toMatch(/^\[LoginMethod '\{.*"passwordHash":"<redacted>".*\}' has no tenantId\]$/);
     expect(failed['w-totp@x.io']).toBe('[TOTP secretKey <redacted> is too long. Max length is 256.]');
     replies.push((await call('GET', `/appid-${appId}/bulk-import/users?status=FAILED`)).text);

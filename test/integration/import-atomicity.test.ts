@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { type ImportConfig, importUser as importDirect } from '#functions/domain/import/import-user.js';
@@ -13,6 +12,7 @@ import {
   expectNoSecrets,
   importUser,
   keysOf,
+  normalisedUser,
 } from './users-support.js';
 
 const { users: userStore, staging } = storesOf(baseTable);
@@ -31,28 +31,9 @@ const CONFIG: ImportConfig = {
   mfaEnabled: true,
 };
 
-/** A normalised import user as the validator would produce it (validation bypassed on purpose). */
-function normalised(email: string, extra: Partial<ImportUser> = {}): ImportUser {
-  const id = randomUUID();
-  return {
-    id,
-    userRoles: [],
-    totpDevices: [],
-    loginMethods: [
-      {
-        recipeId: 'emailpassword',
-        email,
-        plainTextPassword: 'pw-atomic-2',
-        tenantIds: ['public'],
-        isVerified: false,
-        isPrimary: true,
-        timeJoinedInMSSinceEpoch: 10,
-        superTokensUserId: id,
-      },
-    ],
-    ...extra,
-  };
-}
+/** A normalised import user with a plain-text password, primary (validation bypassed on purpose). */
+const normalised = (email: string, extra: Partial<ImportUser> = {}) =>
+  normalisedUser(email, { plainTextPassword: 'pw-atomic-2', isPrimary: true }, extra);
 
 describe('atomicity of one user import', () => {
   it('a conflict in the middle of a user leaves nothing behind', async () => {

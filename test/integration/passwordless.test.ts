@@ -60,6 +60,14 @@ const userCount = async (appId: string) =>
 
 const wrongCode = (c: Created) => (c.userInputCode === '000000' ? '111111' : '000000');
 
+/** A new app with a tenant `tenantId` of its own `coreConfig` (the passwordless settings under test). */
+async function appWithTenant(tenantId: string, coreConfig: Record<string, unknown>): Promise<string> {
+  const appId = await createApp({}, [], 'pl');
+  const tenant = await call('PUT', `/appid-${appId}/recipe/multitenancy/tenant/v2`, { body: { tenantId, coreConfig } });
+  expect(tenant.status, tenant.text).toBe(200);
+  return appId;
+}
+
 describe('creating codes', () => {
   it('creates a device and its first code for an email, as the reference answers it', async () => {
     const appId = await createApp({}, [], 'pl');
@@ -263,11 +271,7 @@ describe('consuming codes', () => {
   });
 
   it('counts wrong codes up to the tenant’s limit, then the device is gone', async () => {
-    const appId = await createApp({}, [], 'pl');
-    const tenant = await call('PUT', `/appid-${appId}/recipe/multitenancy/tenant/v2`, {
-      body: { tenantId: 'strict', coreConfig: { passwordless_max_code_input_attempts: 3 } },
-    });
-    expect(tenant.status, tenant.text).toBe(200);
+    const appId = await appWithTenant('strict', { passwordless_max_code_input_attempts: 3 });
     const created = await createCode(appId, { email: 'tries@example.com' }, 'strict');
     const wrong = withCode(created, wrongCode(created));
     expect((await consume(appId, wrong, 'strict')).json).toEqual({
@@ -298,11 +302,7 @@ describe('consuming codes', () => {
   });
 
   it('refuses an expired code: EXPIRED_USER_INPUT_CODE_ERROR for the user input code, RESTART for the link', async () => {
-    const appId = await createApp({}, [], 'pl');
-    const tenant = await call('PUT', `/appid-${appId}/recipe/multitenancy/tenant/v2`, {
-      body: { tenantId: 'brief', coreConfig: { passwordless_code_lifetime: 1 } },
-    });
-    expect(tenant.status, tenant.text).toBe(200);
+    const appId = await appWithTenant('brief', { passwordless_code_lifetime: 1 });
     const created = await createCode(appId, { email: 'late@example.com' }, 'brief');
     expect(created.codeLifetime).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 20));

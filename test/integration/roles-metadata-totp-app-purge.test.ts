@@ -1,28 +1,13 @@
-import { ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { expect, it } from 'vitest';
-import { getDocumentClient, tableName } from '#functions/shared/clients.js';
+import { getDocumentClient } from '#functions/shared/clients.js';
 import { totpDevicePut } from '#functions/storage/totp-store.js';
 import { baseTable } from '#functions/wiring/tables.js';
-import { call, uniqueAppId } from '../helpers/core-client.js';
+import { uniqueAppId } from '../helpers/core-client.js';
+import { appItems, call } from './users-support.js';
 
-/** Test-only Scan: every item whose partition belongs to the app. */
-async function itemsOfApp(appId: string): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await getDocumentClient().send(
-      new ScanCommand({
-        TableName: tableName(),
-        FilterExpression: 'PK = :app OR begins_with(PK, :prefix)',
-        ExpressionAttributeValues: { ':app': `APP#${appId}`, ':prefix': `APP#${appId}#` },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
-  return items;
-}
+/** Every item of the app, its own partition (tenants, roles) included. */
+const itemsOfApp = (appId: string) => appItems(appId, { ownPartition: true });
 
 it('deleting an app deletes its roles, assignments, metadata and TOTP devices (users or not)', async () => {
   const appId = uniqueAppId('purge');

@@ -1,15 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, uniqueAppId } from '../helpers/core-client.js';
+import { call, createAppWith, uniqueAppId } from '../helpers/core-client.js';
 
 const appId = uniqueAppId('roles');
 const base = `/appid-${appId}`;
 
-beforeAll(async () => {
-  const created = await call('PUT', '/recipe/multitenancy/app/v2', { body: { appId } });
-  expect(created.status, created.text).toBe(200);
-  const tenant = await call('PUT', `${base}/recipe/multitenancy/tenant/v2`, { body: { tenantId: 't1' } });
-  expect(tenant.status, tenant.text).toBe(200);
-});
+beforeAll(() => createAppWith(appId, {}, ['t1']));
 
 describe('PUT /recipe/role', () => {
   it('creates a role, then adds permissions to it (trimmed, deduplicated)', async () => {

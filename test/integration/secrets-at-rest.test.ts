@@ -5,8 +5,7 @@
  * values stored in clear before this keep working and are sealed on their next write.
  */
 import { randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { SQSEvent } from 'aws-lambda';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { credentialFingerprint } from '#functions/contract/credential-fingerprints.js';
 import { UnreadableSecretError } from '#functions/domain/credentials/ports.js';
@@ -17,7 +16,17 @@ import { totpDeviceSortKey, userPartition } from '#functions/storage/keys/totp.j
 import { totpStoreOf } from '#functions/wiring/stores.js';
 import { baseTable } from '#functions/wiring/tables.js';
 import { createImportWorker } from '#functions/workers/import-worker/handler.js';
-import { call, createApp, importUser, listAll, stage, useBulkTestFile } from './bulk-support.js';
+import {
+  call,
+  createApp,
+  importUser,
+  itemText,
+  listAll,
+  readItem,
+  sqsEvent,
+  stage,
+  useBulkTestFile,
+} from './bulk-support.js';
 
 const TOTP_SECRET = 'JBSWY3DPEHPK3PXPSEALEDTOTP';
 const TOTP_SECRET_2 = 'KRSXG5CTMVRXEZLUSEALEDTWO';
@@ -29,9 +38,6 @@ const SECRETS = [TOTP_SECRET, TOTP_SECRET_2, CLIENT_SECRET, WEB_SECRET, APPLE_KE
 const { logs } = useBulkTestFile(SECRETS);
 
 const ddb = () => getDocumentClient();
-async function item(key: { PK: string; SK: string }): Promise<Record<string, any> | undefined> {
-  return (await ddb().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
-}
 async function indexItems(index: string, pk: string): Promise<Record<string, any>[]> {
   const out = await ddb().send(
     new QueryCommand({
@@ -44,40 +50,12 @@ async function indexItems(index: string, pk: string): Promise<Record<string, any
   );
   return out.Items ?? [];
 }
-/** Every way an item could show a secret: its JSON, its binaries as text and as Base64. */
-const itemText = (value: Record<string, any>) =>
-  Object.values(value)
-    .map((v) =>
-      v instanceof Uint8Array
-        ? `${Buffer.from(v).toString('latin1')} ${Buffer.from(v).toString('base64')}`
-        : JSON.stringify(v),
-    )
-    .join('\n');
 const expectNoClearSecret = (value: Record<string, any> | undefined) => {
   expect(value).toBeDefined();
   for (const secret of SECRETS) expect(itemText(value!).includes(secret), 'a clear secret at rest').toBe(false);
 };
 
 const worker = createImportWorker();
-const sqsEvent = (appId: string, ids: readonly string[]): SQSEvent => ({
-  Records: ids.map((id, i) => ({
-    messageId: `m-${i}-${id}`,
-    receiptHandle: 'r',
-    body: JSON.stringify({ v: 1, appId, id }),
-    attributes: {
-      ApproximateReceiveCount: '1',
-      SentTimestamp: String(Date.now()),
-      SenderId: 'test',
-      ApproximateFirstReceiveTimestamp: String(Date.now()),
-    },
-    messageAttributes: {},
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: 'arn:aws:sqs:local:000000000000:test',
-    awsRegion: 'local',
-  })),
-});
-
 const totpUser = (email: string, secretKey: string, deviceName = 'phone') => ({
   externalUserId: `ext-${email}`,
   totpDevices: [{ secretKey, deviceName, period: 30, skew: 1 }],
@@ -99,7 +77,7 @@ describe('imported TOTP secrets', () => {
       ['ext-single@x.com', 'phone', TOTP_SECRET],
       ['ext-staged@x.com', 'laptop', TOTP_SECRET_2],
     ] as const) {
-      const stored = await item({ PK: userPartition(appId, userId), SK: totpDeviceSortKey(device) });
+      const stored = await readItem({ PK: userPartition(appId, userId), SK: totpDeviceSortKey(device) });
       expectNoClearSecret(stored);
       expect(stored!.secretSealed).toBeInstanceOf(Uint8Array);
       // GSI3 projects the whole item: its copy holds the sealed form only.
@@ -119,7 +97,7 @@ describe('imported TOTP secrets', () => {
     const appId = await createApp({ mfa_enabled: true }, [], 'sealed');
     expect((await importUser(appId, totpUser('moved@x.com', TOTP_SECRET))).status).toBe(200);
     const key = { PK: userPartition(appId, 'ext-moved@x.com'), SK: totpDeviceSortKey('phone') };
-    const sealed = (await item(key))!;
+    const sealed = (await readItem(key))!;
     // Another device of the same user carrying this device's sealed secret.
     await ddb().send(
       new PutCommand({
@@ -175,7 +153,7 @@ describe('third-party provider secrets', () => {
     return appId;
   }
   const tenantItem = (appId: string, tenantId = 'public') =>
-    item({ PK: appPartition(appId), SK: tenantSortKey(tenantId) });
+    readItem({ PK: appPartition(appId), SK: tenantSortKey(tenantId) });
   const get = (appId: string, path: string) => call('GET', `/appid-${appId}${path}`);
 
   it('are sealed in the tenant item and its app-list index copy; the reads the SDK makes show them as put', async () => {

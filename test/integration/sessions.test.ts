@@ -11,7 +11,7 @@ import { getItem } from '#functions/storage/kit/index.js';
 import { sessionEntity } from '#functions/storage/sessions/session-store.js';
 import { storedSigningKeyItems } from '#functions/storage/sessions/signing-key-store.js';
 import { baseTable } from '#functions/wiring/tables.js';
-import { type CoreReply, call, uniqueAppId } from '../helpers/core-client.js';
+import { type CoreReply, call, createAppWith, uniqueAppId } from '../helpers/core-client.js';
 
 const appId = uniqueAppId('sess');
 const base = `/appid-${appId}`;
@@ -53,12 +53,7 @@ const verify = (accessToken: string, extra: Record<string, unknown> = {}) =>
 const refresh = (refreshToken: string, extra: Record<string, unknown> = {}) =>
   post('/recipe/session/refresh', { refreshToken, enableAntiCsrf: false, useDynamicSigningKey: true, ...extra });
 
-beforeAll(async () => {
-  const created = await call('PUT', '/recipe/multitenancy/app/v2', { body: { appId } });
-  expect(created.status, created.text).toBe(200);
-  const tenant = await call('PUT', `${base}/recipe/multitenancy/tenant/v2`, { body: { tenantId: 't1' } });
-  expect(tenant.status, tenant.text).toBe(200);
-});
+beforeAll(() => createAppWith(appId, {}, ['t1']));
 
 describe('POST /recipe/session', () => {
   it('answers the session with a v5 access token, an opaque refresh token, and stores only a hash', async () => {

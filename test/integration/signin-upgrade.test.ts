@@ -68,6 +68,13 @@ async function importHash(appId: string, email: string, passwordHash: string, ha
   expect(res.status, res.text).toBe(200);
 }
 
+/** A bcrypt hash (cost 4) of `password`; both are credentials the logs must never show. */
+function secretBcrypt(password: string): string {
+  const hash = bcrypt.hashSync(password, 4);
+  SECRETS.push(password, hash);
+  return hash;
+}
+
 async function expectSignIn(appId: string, email: string, password: string, status = 'OK') {
   const res = await signIn(appId, email, password);
   expect(res.status, res.text).toBe(200);
@@ -141,9 +148,7 @@ describe('legacy password hashes are upgraded at the first sign-in', () => {
 
   it('keeps bcrypt, Argon2 and Firebase-style hashes, wrong passwords and the app switch off untouched', async () => {
     const appId = await createApp();
-    SECRETS.push('kept-bcrypt-1');
-    const bcryptHash = bcrypt.hashSync('kept-bcrypt-1', 4);
-    SECRETS.push(bcryptHash);
+    const bcryptHash = secretBcrypt('kept-bcrypt-1');
     await importHash(appId, 'bcrypt@x.com', bcryptHash, 'BCRYPT');
     await expectSignIn(appId, 'bcrypt@x.com', 'kept-bcrypt-1');
     expect((await stored(appId, 'bcrypt@x.com')).hash).toBe(bcryptHash);
@@ -252,9 +257,7 @@ describe('bcrypt and Argon2 hashes below the app cost are upgraded at sign-in', 
 
   it('replaces a bcrypt hash below bcrypt_log_rounds, with the same conditional write as the legacy upgrade', async () => {
     const appId = await createApp();
-    SECRETS.push('bcrypt-low-pass');
-    const low = bcrypt.hashSync('bcrypt-low-pass', 4);
-    SECRETS.push(low);
+    const low = secretBcrypt('bcrypt-low-pass');
     await importHash(appId, 'bcrypt-low@x.com', low, 'BCRYPT');
     // An app whose bcrypt_log_rounds is 5 (a base-only key: the use case with such a configuration).
     const base = { ...(await getBaseConfig()), bcrypt_log_rounds: 5 };
@@ -299,9 +302,7 @@ describe('the upgrade never overwrites a concurrent change and never fails the s
     const appId = await createApp();
     const c = LEGACY[0];
     await importHash(appId, 'race@x.com', c.hash, c.algorithm);
-    SECRETS.push('changed-password-1');
-    const changedHash = bcrypt.hashSync('changed-password-1', 4);
-    SECRETS.push(changedHash);
+    const changedHash = secretBcrypt('changed-password-1');
 
     const result = await signInWith(appId, 'race@x.com', c.password, async () => {
       // Another actor changes the password while this sign-in hashes the new one.

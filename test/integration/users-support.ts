@@ -2,11 +2,13 @@
  * Shared set-up of the users/import integration tests (not a test file itself). Importing it first
  * lowers the hashing costs of the base config (bcrypt 4, small Argon2) before the config is loaded.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
+import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { setLogSink } from '#functions/shared/logger.js';
-import { call, uniqueAppId } from '../helpers/core-client.js';
+import { call, createAppWith, uniqueAppId } from '../helpers/core-client.js';
 
 process.env.BCRYPT_LOG_ROUNDS = '4';
 process.env.ARGON2_MEMORY_KB = '1024';
@@ -24,14 +26,7 @@ export async function createApp(
   prefix = 'users',
 ): Promise<string> {
   const appId = uniqueAppId(prefix);
-  const created = await call('PUT', '/recipe/multitenancy/app/v2', { body: { appId, coreConfig } });
-  expect(created.status, created.text).toBe(200);
-  for (const tenantId of tenants) {
-    const t = await call('PUT', `/appid-${appId}/recipe/multitenancy/tenant/v2`, {
-      body: { tenantId },
-    });
-    expect(t.status, t.text).toBe(200);
-  }
+  await createAppWith(appId, coreConfig, tenants);
   return appId;
 }
 
@@ -82,7 +77,55 @@ export async function appItems(
   return items;
 }
 
+/** One item of the table, read consistently (test-only: proves what a write left). */
+export async function readItem(key: Record<string, string>): Promise<Record<string, any> | undefined> {
+  return (await getDocumentClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true })))
+    .Item;
+}
+
+/** Every way an item could show a credential: its attributes as JSON, its binaries as text and as Base64. */
+export function itemText(item: Record<string, any>): string {
+  return Object.values(item)
+    .map((v) =>
+      v instanceof Uint8Array
+        ? `${Buffer.from(v).toString('latin1')} ${Buffer.from(v).toString('base64')}`
+        : JSON.stringify(v),
+    )
+    .join('\n');
+}
+
 export const keysOf = (items: readonly Record<string, unknown>[]) => items.map((i) => `${i.PK} ${i.SK}`).sort();
+
+/**
+ * A normalised import user as validation would produce it (validation bypassed on purpose): one
+ * emailpassword login method in the public tenant, unverified, not primary, with `loginMethod`'s
+ * fields (its credential) over those, and `extra` over the user.
+ */
+export function normalisedUser(
+  email: string,
+  loginMethod: Record<string, unknown> = {},
+  extra: Partial<ImportUser> = {},
+): ImportUser {
+  const id = randomUUID();
+  return {
+    id,
+    userRoles: [],
+    totpDevices: [],
+    loginMethods: [
+      {
+        recipeId: 'emailpassword',
+        email,
+        tenantIds: ['public'],
+        isVerified: false,
+        isPrimary: false,
+        timeJoinedInMSSinceEpoch: 10,
+        superTokensUserId: id,
+        ...loginMethod,
+      } as ImportUser['loginMethods'][number],
+    ],
+    ...extra,
+  };
+}
 
 export async function importUser(appId: string, user: unknown) {
   return call('POST', `/appid-${appId}/bulk-import/import`, { body: user });

@@ -12,6 +12,7 @@ import {
   validateStagingRequest,
 } from '#functions/domain/bulk-import/validate-request.js';
 import type { ImportValidationContext } from '#functions/domain/bulk-import/validate-user.js';
+import { UNKNOWN_ROLES_AND_TENANT_T1_ERRORS } from '../fixtures/import-users.js';
 
 const NOW = 1_750_000_000_000;
 const GENERIC = INVALID_USERS_ERROR_MESSAGE;
@@ -45,6 +46,24 @@ function errorText(body: unknown, ctx = makeCtx()): string {
 }
 
 const invalid = (entries: { index: number; errors: string[] }[]) => JSON.stringify({ error: GENERIC, users: entries });
+
+/** A request of one user: a primary emailpassword login method and a passwordless one (with `passwordless`' fields). */
+const primaryAndPasswordless = (passwordless: Record<string, unknown> = {}) => ({
+  users: [
+    {
+      loginMethods: [
+        {
+          recipeId: 'emailpassword',
+          email: 'johndoe@gmail.com',
+          passwordHash: '$2a',
+          hashingAlgorithm: 'bcrypt',
+          isPrimary: true,
+        },
+        { recipeId: 'passwordless', email: 'johndoe@gmail.com', ...passwordless },
+      ],
+    },
+  ],
+});
 
 /** The reference test's generated staging user (3 login methods, roles on public, one totp device). */
 function generatedUser(i: number) {
@@ -277,22 +296,7 @@ describe('validateStagingRequest – AddBulkImportUsersTest cases', () => {
   });
 
   it('multiple login methods without account linking', () => {
-    const body = {
-      users: [
-        {
-          loginMethods: [
-            {
-              recipeId: 'emailpassword',
-              email: 'johndoe@gmail.com',
-              passwordHash: '$2a',
-              hashingAlgorithm: 'bcrypt',
-              isPrimary: true,
-            },
-            { recipeId: 'passwordless', email: 'johndoe@gmail.com' },
-          ],
-        },
-      ],
-    };
+    const body = primaryAndPasswordless();
     expect(errorText(body, makeCtx({ accountLinking: false, mfa: false }))).toBe(
       invalid([{ index: 0, errors: ['Account linking must be enabled to import multiple loginMethods.'] }]),
     );
@@ -329,22 +333,7 @@ describe('validateStagingRequest – AddBulkImportUsersTest cases', () => {
   });
 
   it('two primary login methods', () => {
-    const body = {
-      users: [
-        {
-          loginMethods: [
-            {
-              recipeId: 'emailpassword',
-              email: 'johndoe@gmail.com',
-              passwordHash: '$2a',
-              hashingAlgorithm: 'bcrypt',
-              isPrimary: true,
-            },
-            { recipeId: 'passwordless', email: 'johndoe@gmail.com', isPrimary: true },
-          ],
-        },
-      ],
-    };
+    const body = primaryAndPasswordless({ isPrimary: true });
     expect(errorText(body, makeCtx({ accountLinking: true, multitenancy: true }))).toBe(
       invalid([{ index: 0, errors: ['No two loginMethods can have isPrimary as true.'] }]),
     );
@@ -534,15 +523,7 @@ describe('validateSingleImport – ImportUserTest / BulkImportFlowTest cases', (
     expect(result).toEqual({
       ok: false,
       body: {
-        errors: [
-          'Role role1 does not exist.',
-          'Invalid tenantId: t1 for a user role.',
-          'Role role2 does not exist.',
-          'Invalid tenantId: t1 for a user role.',
-          'Invalid tenantId: t1 for emailpassword recipe.',
-          'Invalid tenantId: t1 for thirdparty recipe.',
-          'Invalid tenantId: t1 for passwordless recipe.',
-        ],
+        errors: UNKNOWN_ROLES_AND_TENANT_T1_ERRORS,
       },
     });
     expect(validateSingleImport(body, makeCtx()).ok).toBe(true);

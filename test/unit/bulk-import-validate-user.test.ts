@@ -5,6 +5,7 @@ import { getPrimaryLoginMethod, withFreshIds } from '#functions/domain/bulk-impo
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { type ImportValidationContext, validateImportUser } from '#functions/domain/bulk-import/validate-user.js';
 import { HASHING_ALGORITHMS } from '#functions/domain/passwords/algorithm.js';
+import { UNKNOWN_ROLES_AND_TENANT_T1_ERRORS } from '../fixtures/import-users.js';
 
 const NOW = 1_750_000_000_000;
 
@@ -694,15 +695,7 @@ describe('staged id and generated ids (docs/reference-behaviour.md "Staged user 
 describe('ImportUserTest cases (validation part)', () => {
   it('unknown roles and unknown tenant t1 give the exact reference error list', () => {
     const ctx = makeCtx({ roles: [], tenants: ['public'] });
-    expect(errorsOf(referenceGeneratedUser(), ctx)).toEqual([
-      'Role role1 does not exist.',
-      'Invalid tenantId: t1 for a user role.',
-      'Role role2 does not exist.',
-      'Invalid tenantId: t1 for a user role.',
-      'Invalid tenantId: t1 for emailpassword recipe.',
-      'Invalid tenantId: t1 for thirdparty recipe.',
-      'Invalid tenantId: t1 for passwordless recipe.',
-    ]);
+    expect(errorsOf(referenceGeneratedUser(), ctx)).toEqual(UNKNOWN_ROLES_AND_TENANT_T1_ERRORS);
   });
 
   it('valid users: full, without roles, one login method, bare minimum', () => {

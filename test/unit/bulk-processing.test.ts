@@ -89,6 +89,14 @@ function fakeStore(rows: Record<string, StagedStatus>) {
   return { store, data, claims };
 }
 
+/** An import of one user that succeeds, recording the id in `singles`. */
+const importedOneByOne =
+  (singles: string[]) =>
+  async (id: string): Promise<ImportOutcome> => {
+    singles.push(id);
+    return { kind: 'imported', user: {} as never };
+  };
+
 function deps(
   store: StagingStore,
   outcome: (id: string) => Promise<ImportOutcome>,
@@ -234,19 +242,12 @@ describe('importStagedBatch (a worker batch)', () => {
     data.get('u3')!.user.loginMethods[0]!.tenantIds = ['gone'];
     const groups: string[][] = [];
     const singles: string[] = [];
-    const d = deps(
-      store,
-      async (id) => {
-        singles.push(id);
-        return { kind: 'imported', user: {} as never };
-      },
-      async (request) => {
-        expect(request.deleteStagedRows).toBe(true);
-        groups.push(request.users.map((u) => u.id));
-        for (const u of request.users) data.delete(u.id);
-        return { imported: new Set(request.users.map((u) => u.id)), hashes: new Map() };
-      },
-    );
+    const d = deps(store, importedOneByOne(singles), async (request) => {
+      expect(request.deleteStagedRows).toBe(true);
+      groups.push(request.users.map((u) => u.id));
+      for (const u of request.users) data.delete(u.id);
+      return { imported: new Set(request.users.map((u) => u.id)), hashes: new Map() };
+    });
     const results = await importStagedBatch(d, [msg('u1'), msg('u2'), msg('u3'), msg('u4'), msg('u1')]);
     expect(claims).toEqual([['u1', 'u2', 'u3', 'u4']]);
     expect(groups).toEqual([['u1', 'u2']]);
@@ -308,16 +309,9 @@ describe('backpressure in a worker batch', () => {
   it('holds a whole app back, untried one by one and unmarked, when its group write is throttled', async () => {
     const { store, data } = fakeStore({ u1: 'NEW', u2: 'NEW', u3: 'NEW' });
     const singles: string[] = [];
-    const d = deps(
-      store,
-      async (id) => {
-        singles.push(id);
-        return { kind: 'imported', user: {} as never };
-      },
-      async () => {
-        throw throttled();
-      },
-    );
+    const d = deps(store, importedOneByOne(singles), async () => {
+      throw throttled();
+    });
     const results = await importStagedBatch(d, [msg('u1'), msg('u2'), msg('u3')]);
     expect(results.map((r) => r.kind)).toEqual(['backpressure', 'backpressure', 'backpressure']);
     expect(results[0]).toEqual({

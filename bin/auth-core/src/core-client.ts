@@ -79,7 +79,7 @@ export interface CoreClientOptions {
   readonly appId: string;
   /** `--allow-insecure-http`: accept `http:` to a host that is not loopback (with a warning). */
   readonly allowInsecureHttp?: boolean;
-  /** Attempts per request before giving up (default 8: ~2 minutes of backoff). */
+  /** Attempts per request before giving up (default 8: seven jittered sleeps of 0.25–30 s, 31–62 s in all, plus the requests' own time). */
   readonly attempts?: number;
   /** First backoff delay in ms (default 500), doubled each attempt up to `maxDelayMs`. */
   readonly baseDelayMs?: number;

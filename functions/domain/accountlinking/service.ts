@@ -74,17 +74,12 @@ export interface LinkingTarget {
   readonly linkingEnabled: boolean;
 }
 
-type AccountInfoConflict = {
-  status: 'ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR';
-  primaryUserId: string;
-  description: string;
-};
+/** The reference's refusals that name the primary user in the way, with its description. */
+type PrimaryUserError<Status extends string> = { status: Status; primaryUserId: string; description: string };
 
-type LinkedToPrimary = {
-  status: 'RECIPE_USER_ID_ALREADY_LINKED_WITH_PRIMARY_USER_ID_ERROR';
-  primaryUserId: string;
-  description: string;
-};
+type AccountInfoConflict = PrimaryUserError<'ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR'>;
+
+type LinkedToPrimary = PrimaryUserError<'RECIPE_USER_ID_ALREADY_LINKED_WITH_PRIMARY_USER_ID_ERROR'>;
 
 export type CanCreatePrimaryAnswer =
   | { status: 'OK'; wasAlreadyAPrimaryUser: boolean }
@@ -96,11 +91,7 @@ export type CreatePrimaryAnswer =
   | LinkedToPrimary
   | AccountInfoConflict;
 
-type LinkedToAnother = {
-  status: 'RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR';
-  primaryUserId: string;
-  description: string;
-};
+type LinkedToAnother = PrimaryUserError<'RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR'>;
 
 export type CanLinkAnswer =
   | { status: 'OK'; accountsAlreadyLinked: boolean }

@@ -7,7 +7,8 @@
 import type { UsersDeps } from '../users/deps.js';
 import { resolveUser } from '../users/lookup.js';
 import type { LoginMethodRecord, UserRecord } from '../users/model.js';
-import type { AccountTokenStore, VerifiedEmailRef } from './ports.js';
+import type { AccountTokenStore, OneTimeToken, OneTimeTokenKind, TokenGroup, VerifiedEmailRef } from './ports.js';
+import { hashOneTimeToken } from './tokens.js';
 
 export interface AccountsDeps {
   readonly users: UsersDeps;
@@ -89,4 +90,44 @@ export function withMethod(
     loginMethods: user.loginMethods.map((lm) => (lm.recipeUserId === recipeUserId ? change(lm) : lm)),
     version: user.version + 1,
   };
+}
+
+/**
+ * Issues a token of `lifetimeMs` for `fields` (kind, owner, the ids and email it is for): stores
+ * its hash and its expiry, and gives the token itself, for its owner only.
+ */
+export async function issueToken(
+  deps: AccountsDeps,
+  appId: string,
+  fields: Omit<OneTimeToken, 'hash' | 'expiresAt'>,
+  lifetimeMs: number,
+): Promise<string> {
+  const token = deps.newToken();
+  await deps.tokens.putToken(appId, {
+    ...fields,
+    hash: hashOneTimeToken(token),
+    expiresAt: deps.users.now() + lifetimeMs,
+  });
+  return token;
+}
+
+/**
+ * The first step of consuming a token, shared by both kinds: the stored token with this token's
+ * hash, if `accepts` it, and the other tokens of its group (`groupOf`, removed with it). Undefined
+ * when no such token is stored, `accepts` refuses it, or its owner-side item is gone: it was
+ * revoked (the lookup item may outlive it).
+ */
+export async function tokenWithGroup(
+  tokens: AccountTokenStore,
+  appId: string,
+  kind: OneTimeTokenKind,
+  token: string,
+  groupOf: (found: OneTimeToken) => TokenGroup,
+  accepts: (found: OneTimeToken) => boolean = () => true,
+): Promise<{ found: OneTimeToken; others: OneTimeToken[] } | undefined> {
+  const found = await tokens.getToken(appId, kind, hashOneTimeToken(token));
+  if (!found || !accepts(found)) return undefined;
+  const group = await tokens.tokensOf(appId, groupOf(found));
+  if (!group.some((t) => t.hash === found.hash)) return undefined;
+  return { found, others: group.filter((t) => t.hash !== found.hash) };
 }

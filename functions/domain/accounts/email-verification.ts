@@ -9,14 +9,15 @@ import type { CompanionWrites, UserWritePlan } from '../users/ports.js';
 import { writePlan } from '../users/write.js';
 import {
   type AccountsDeps,
+  issueToken,
   ownerOf,
+  tokenWithGroup,
   type VerificationPlace,
   verificationPlace,
   WRITE_ATTEMPTS,
   withMethod,
 } from './deps.js';
 import type { AccountWrites } from './ports.js';
-import { hashOneTimeToken } from './tokens.js';
 
 /** Whether (id, email) is verified (`GET /recipe/user/email/verify`). The email is taken as given. */
 export async function isEmailVerified(deps: AccountsDeps, appId: string, input: { userId: string; email: string }) {
@@ -37,16 +38,12 @@ export async function createEmailVerificationToken(
   const place = await verificationPlace(deps, target.appId, input.userId, input.email);
   if (place.verified) return { status: 'EMAIL_ALREADY_VERIFIED_ERROR' };
   const ownerId = place.at === 'method' ? place.method.recipeUserId : place.ref.ownerId;
-  const token = deps.newToken();
-  await deps.tokens.putToken(target.appId, {
-    kind: 'emailVerification',
-    hash: hashOneTimeToken(token),
-    ownerId,
-    userId: input.userId,
-    email: input.email,
-    tenantId: target.tenantId,
-    expiresAt: deps.users.now() + deps.lifetimes.emailVerificationMs,
-  });
+  const token = await issueToken(
+    deps,
+    target.appId,
+    { kind: 'emailVerification', ownerId, userId: input.userId, email: input.email, tenantId: target.tenantId },
+    deps.lifetimes.emailVerificationMs,
+  );
   return { status: 'OK', token };
 }
 
@@ -68,17 +65,16 @@ export async function verifyEmail(
   token: string,
 ): Promise<{ status: 'OK'; userId: string; email: string } | typeof INVALID_TOKEN> {
   const { appId } = target;
-  const found = await deps.tokens.getToken(appId, 'emailVerification', hashOneTimeToken(token));
-  if (!found || found.tenantId !== target.tenantId) return INVALID_TOKEN;
-  const group = await deps.tokens.tokensOf(appId, {
-    kind: 'emailVerification',
-    ownerId: found.ownerId,
-    tenantId: target.tenantId,
-    email: found.email,
-  });
-  // Its owner-side item gone means it was revoked (the lookup item may outlive it).
-  if (!group.some((t) => t.hash === found.hash)) return INVALID_TOKEN;
-  const others = group.filter((t) => t.hash !== found.hash);
+  const live = await tokenWithGroup(
+    deps.tokens,
+    appId,
+    'emailVerification',
+    token,
+    (found) => ({ kind: 'emailVerification', ownerId: found.ownerId, tenantId: target.tenantId, email: found.email }),
+    (found) => found.tenantId === target.tenantId,
+  );
+  if (!live) return INVALID_TOKEN;
+  const { found, others } = live;
   const inWrite = others.slice(0, DISCARD_IN_WRITE);
   const consumption: AccountWrites = { consume: found, discard: inWrite };
   const expired = found.expiresAt < deps.users.now();

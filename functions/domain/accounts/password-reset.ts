@@ -9,9 +9,8 @@ import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.j
 import { resolveUser } from '../users/lookup.js';
 import { externalIdOf } from '../users/model.js';
 import { writePlan } from '../users/write.js';
-import type { AccountsDeps } from './deps.js';
+import { type AccountsDeps, issueToken, tokenWithGroup } from './deps.js';
 import type { AccountWrites } from './ports.js';
-import { hashOneTimeToken } from './tokens.js';
 
 export interface CreateResetTokenInput {
   readonly userId: string;
@@ -47,15 +46,12 @@ export async function createPasswordResetToken(
     if (input.email === undefined) throw new BadRequestError(invalidFieldMessage('email'));
     email = input.email;
   }
-  const token = deps.newToken();
-  await deps.tokens.putToken(target.appId, {
-    kind: 'passwordReset',
-    hash: hashOneTimeToken(token),
-    ownerId: found.superTokensId,
-    userId: found.superTokensId,
-    email,
-    expiresAt: deps.users.now() + deps.lifetimes.passwordResetMs,
-  });
+  const token = await issueToken(
+    deps,
+    target.appId,
+    { kind: 'passwordReset', ownerId: found.superTokensId, userId: found.superTokensId, email },
+    deps.lifetimes.passwordResetMs,
+  );
   return { status: 'OK', token };
 }
 
@@ -75,11 +71,12 @@ export async function consumePasswordResetToken(
   appId: string,
   token: string,
 ): Promise<{ status: 'OK'; userId: string; email: string } | typeof INVALID_TOKEN> {
-  const found = await deps.tokens.getToken(appId, 'passwordReset', hashOneTimeToken(token));
-  if (!found) return INVALID_TOKEN;
-  const group = await deps.tokens.tokensOf(appId, { kind: 'passwordReset', ownerId: found.ownerId });
-  if (!group.some((t) => t.hash === found.hash)) return INVALID_TOKEN;
-  const others = group.filter((t) => t.hash !== found.hash);
+  const live = await tokenWithGroup(deps.tokens, appId, 'passwordReset', token, (found) => ({
+    kind: 'passwordReset',
+    ownerId: found.ownerId,
+  }));
+  if (!live) return INVALID_TOKEN;
+  const { found, others } = live;
   const consumption: AccountWrites = { consume: found, discard: others.slice(0, DISCARD_IN_WRITE) };
   const result = await writePlan(deps.users.store, appId, { changes: [] }, { account: consumption });
   if (!result.ok) {

@@ -26,7 +26,7 @@ export interface OneTimeToken {
 }
 
 /** The tokens one consumption (or revocation) removes together. */
-type TokenGroup =
+export type TokenGroup =
   | { readonly kind: 'passwordReset'; readonly ownerId: string }
   | { readonly kind: 'emailVerification'; readonly ownerId: string; readonly tenantId: string; readonly email: string };
 

@@ -237,11 +237,15 @@ export interface AppPutInput {
   readonly config: ParsedConfigInput;
 }
 
+/** The id an app or tenant PUT body names in `field`: `public` when missing, else as `normalise` makes it. */
+function putId(body: Body, field: 'appId' | 'tenantId', normalise: (raw: string) => string): string {
+  const raw = optionalString(body, field);
+  return raw === undefined ? PUBLIC_TENANT_ID : normalise(raw);
+}
+
 /** The body of `PUT /recipe/multitenancy/app[/v2]`. */
 export function parseAppPut(body: Body, caller: Caller, api: ApiVersion): AppPutInput {
-  const rawAppId = optionalString(body, 'appId');
-  const appId = rawAppId === undefined ? PUBLIC_TENANT_ID : normaliseAppId(rawAppId);
-  return { appId, config: parseConfigInput(body, api, caller.cdiAtLeast5) };
+  return { appId: putId(body, 'appId', normaliseAppId), config: parseConfigInput(body, api, caller.cdiAtLeast5) };
 }
 
 /** `PUT /recipe/multitenancy/app[/v2]` (docs/reference-behaviour.md "Creating or updating an app", "The legacy app input"). */
@@ -260,9 +264,10 @@ export interface TenantPutInput {
 
 /** The body of `PUT /recipe/multitenancy/tenant[/v2]`. */
 export function parseTenantPut(body: Body, caller: Caller, api: ApiVersion): TenantPutInput {
-  const rawTenantId = optionalString(body, 'tenantId');
-  const tenantId = rawTenantId === undefined ? PUBLIC_TENANT_ID : normaliseTenantId(rawTenantId);
-  return { tenantId, config: parseConfigInput(body, api, caller.cdiAtLeast5) };
+  return {
+    tenantId: putId(body, 'tenantId', normaliseTenantId),
+    config: parseConfigInput(body, api, caller.cdiAtLeast5),
+  };
 }
 
 /** `PUT /recipe/multitenancy/tenant[/v2]` (docs/reference-behaviour.md "Creating or updating a tenant"). */

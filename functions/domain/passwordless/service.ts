@@ -10,6 +10,7 @@ import type { UsersDeps } from '#functions/domain/users/deps.js';
 import {
   externalIdOf,
   type LoginMethodRecord,
+  newRecipeUser,
   toUserJson,
   type UserJson,
   type UserRecord,
@@ -429,22 +430,13 @@ function newPasswordlessUser(
   tenant: TenantRef,
   device: PasswordlessDevice,
 ): { user: UserRecord; method: LoginMethodRecord } {
-  const userId = users.newId();
-  const now = users.now();
-  const method: LoginMethodRecord = {
+  return newRecipeUser(users.newId(), users.now(), tenant.tenantId, {
     recipeId: 'passwordless',
-    recipeUserId: userId,
-    tenantIds: [tenant.tenantId],
-    timeJoined: now,
     // The code reached the email: it is verified (the reference, CDI ≥ 4.0). A phone number has no email.
     verified: device.email !== undefined,
     ...(device.email !== undefined ? { email: device.email } : {}),
     ...(device.phoneNumber !== undefined ? { phoneNumber: device.phoneNumber } : {}),
-  };
-  return {
-    user: { userId, isPrimaryUser: false, timeJoined: now, loginMethods: [method], externalIds: {}, version: 1 },
-    method,
-  };
+  });
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import type { UsersDeps } from '#functions/domain/users/deps.js';
 import {
   externalIdOf,
   type LoginMethodRecord,
+  newRecipeUser,
   toUserJson,
   type UserJson,
   type UserRecord,
@@ -171,25 +172,13 @@ async function createLogin(
   email: string,
 ): Promise<SignInUpAnswer | undefined> {
   const userId = deps.newId();
-  const now = deps.now();
-  const method: LoginMethodRecord = {
+  const { user } = newRecipeUser(userId, deps.now(), target.tenantId, {
     recipeId: 'thirdparty',
-    recipeUserId: userId,
-    tenantIds: [target.tenantId],
-    timeJoined: now,
     verified: input.isVerified,
     email,
     thirdPartyId: input.thirdPartyId,
     thirdPartyUserId: input.thirdPartyUserId,
-  };
-  const user: UserRecord = {
-    userId,
-    isPrimaryUser: false,
-    timeJoined: now,
-    loginMethods: [method],
-    externalIds: {},
-    version: 1,
-  };
+  });
   const result = await writePlan(deps.store, target.appId, { changes: [{ after: user }] });
   return result.ok ? ok(true, user, userId) : undefined;
 }

@@ -16,6 +16,21 @@ const nonEmpty = (value: string, field: string) => {
   if (value === '') throw new BadRequestError(`${field} cannot be empty`);
 };
 
+/**
+ * The required string `fields`, each parsed in order first, then those of `nonEmptyFields` checked
+ * in order (`<field> cannot be empty`).
+ */
+function requiredStrings<F extends string>(
+  body: Body,
+  fields: readonly F[],
+  nonEmptyFields: readonly NoInfer<F>[],
+): { readonly [K in F]: string } {
+  const values = {} as Record<F, string>;
+  for (const field of fields) values[field] = requiredString(body, field);
+  for (const field of nonEmptyFields) nonEmpty(values[field], field);
+  return values;
+}
+
 export interface CreateDeviceInput {
   readonly userId: string;
   /** Absent: the core names it `TOTP Device <n>`. */
@@ -47,29 +62,17 @@ export interface DeviceInput {
 
 /** `POST /<t>/recipe/totp/device/verify` `{userId, deviceName, totp}`. */
 export function parseVerifyDevice(body: Body): DeviceInput & { readonly totp: string } {
-  const userId = requiredString(body, 'userId');
-  const deviceName = requiredString(body, 'deviceName');
-  const totp = requiredString(body, 'totp');
-  nonEmpty(userId, 'userId');
-  nonEmpty(deviceName, 'deviceName');
-  return { userId, deviceName, totp };
+  return requiredStrings(body, ['userId', 'deviceName', 'totp'], ['userId', 'deviceName']);
 }
 
 /** `POST /<t>/recipe/totp/verify` `{userId, totp}`. */
 export function parseVerifyCode(body: Body): { readonly userId: string; readonly totp: string } {
-  const userId = requiredString(body, 'userId');
-  const totp = requiredString(body, 'totp');
-  nonEmpty(userId, 'userId');
-  return { userId, totp };
+  return requiredStrings(body, ['userId', 'totp'], ['userId']);
 }
 
 /** `POST /recipe/totp/device/remove` `{userId, deviceName}`. */
 export function parseRemoveDevice(body: Body): DeviceInput {
-  const userId = requiredString(body, 'userId');
-  const deviceName = requiredString(body, 'deviceName');
-  nonEmpty(userId, 'userId');
-  nonEmpty(deviceName, 'deviceName');
-  return { userId, deviceName };
+  return requiredStrings(body, ['userId', 'deviceName'], ['userId', 'deviceName']);
 }
 
 export interface RenameDeviceInput {
@@ -80,12 +83,8 @@ export interface RenameDeviceInput {
 
 /** `PUT /recipe/totp/device` `{userId, existingDeviceName, newDeviceName}`. */
 export function parseRenameDevice(body: Body): RenameDeviceInput {
-  const userId = requiredString(body, 'userId');
-  const existingDeviceName = requiredString(body, 'existingDeviceName');
-  const newDeviceName = requiredString(body, 'newDeviceName');
-  nonEmpty(userId, 'userId');
-  nonEmpty(existingDeviceName, 'existingDeviceName');
-  nonEmpty(newDeviceName, 'newDeviceName');
-  checkIdLength('totpDeviceName', newDeviceName, 'newDeviceName');
-  return { userId, existingDeviceName, newDeviceName };
+  const fields = ['userId', 'existingDeviceName', 'newDeviceName'] as const;
+  const input = requiredStrings(body, fields, fields);
+  checkIdLength('totpDeviceName', input.newDeviceName, 'newDeviceName');
+  return input;
 }

@@ -48,6 +48,30 @@ export interface UserRecord {
   readonly version: number;
 }
 
+/**
+ * A user signing up (email/password, third party, passwordless): a standalone recipe user of one
+ * login method in one tenant, joined `now`, with no external id, before its first write.
+ */
+export function newRecipeUser(
+  userId: string,
+  now: number,
+  tenantId: string,
+  method: Omit<LoginMethodRecord, 'recipeUserId' | 'tenantIds' | 'timeJoined'>,
+): { user: UserRecord; method: LoginMethodRecord } {
+  const { recipeId, ...fields } = method;
+  const record: LoginMethodRecord = {
+    recipeId,
+    recipeUserId: userId,
+    tenantIds: [tenantId],
+    timeJoined: now,
+    ...fields,
+  };
+  return {
+    user: { userId, isPrimaryUser: false, timeJoined: now, loginMethods: [record], externalIds: {}, version: 1 },
+    method: record,
+  };
+}
+
 interface LoginMethodJson {
   recipeId: UserRecipeId;
   recipeUserId: string;

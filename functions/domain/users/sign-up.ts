@@ -1,7 +1,7 @@
 /** `POST /<t>/recipe/signup`: a new emailpassword user, unique by email in its tenant. */
 import { normaliseEmail } from '#functions/contract/emails.js';
 import type { PasswordPorts, UsersDeps } from './deps.js';
-import { type LoginMethodRecord, toUserJson, type UserJson, type UserRecord } from './model.js';
+import { newRecipeUser, toUserJson, type UserJson } from './model.js';
 import type { WriteEntity } from './ports.js';
 import { writePlan } from './write.js';
 
@@ -19,24 +19,12 @@ export async function signUp(
   }
   const passwordHash = await passwords.hash(input.password);
   const userId = deps.newId();
-  const now = deps.now();
-  const method: LoginMethodRecord = {
+  const { user } = newRecipeUser(userId, deps.now(), target.tenantId, {
     recipeId: 'emailpassword',
-    recipeUserId: userId,
-    tenantIds: [target.tenantId],
-    timeJoined: now,
     verified: false,
     email,
     passwordHash,
-  };
-  const user: UserRecord = {
-    userId,
-    isPrimaryUser: false,
-    timeJoined: now,
-    loginMethods: [method],
-    externalIds: {},
-    version: 1,
-  };
+  });
   const result = await writePlan(deps.store, target.appId, { changes: [{ after: user }] });
   if (!result.ok) {
     if (result.failed.some((e) => e.kind === 'uniqueEmail')) return { status: 'EMAIL_ALREADY_EXISTS_ERROR' };

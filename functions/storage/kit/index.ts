@@ -22,5 +22,5 @@ export { keyAttributes, type PartitionQuery, queryAll, queryPage, queryPages } f
 export { timeLeftMs, withRetryPolicy } from './retry.js';
 export { allShards, shardOf } from './shard.js';
 export { type Condition, deleteItem, getItem, putItem, updateItem } from './single.js';
-export { baseTable, type Item, type Key, keyString, sleep, type Table, tableNamed } from './table.js';
+export { baseTable, type Item, type Key, keyString, sleep, type Table, tableNamed, ttlSeconds } from './table.js';
 export { type TransactItem, transact } from './transact.js';

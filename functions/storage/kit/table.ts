@@ -34,6 +34,9 @@ export type Item = Record<string, unknown>;
 /** A key as one string (for sets and maps of keys). */
 export const keyString = (key: Key): string => `${key.PK}\u0000${key.SK}`;
 
+/** A time in epoch milliseconds as the table's TTL attribute (`expiresAt`) holds it: epoch seconds, rounded up. */
+export const ttlSeconds = (ms: number) => Math.ceil(ms / 1000);
+
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Jittered exponential backoff: the pause before retry `attempt` (1, 2 …), at most `capMs`. */

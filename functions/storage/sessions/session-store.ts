@@ -20,6 +20,7 @@ import {
   putItem,
   queryAll,
   type Table,
+  ttlSeconds,
   updateExpression,
   updateItem,
 } from '../kit/index.js';
@@ -38,8 +39,6 @@ export const sessionEntity = defineEntity({
     },
   },
 });
-
-const ttlSeconds = (ms: number) => Math.ceil(ms / 1000);
 
 function recordOf(item: Item): SessionRecord {
   return {
