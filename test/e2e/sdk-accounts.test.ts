@@ -6,8 +6,8 @@ import EmailPassword from 'supertokens-node/recipe/emailpassword';
 import EmailVerification from 'supertokens-node/recipe/emailverification';
 import Session from 'supertokens-node/recipe/session';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalProcess, removeDir } from '../helpers/local-process.js';
-import { coreCaller } from './migrate-helpers.js';
+import { LocalProcess } from '../helpers/local-process.js';
+import { coreCaller, stopRuntime } from './migrate-helpers.js';
 
 /**
  * Password reset, account updates and email verification of imported users through the
@@ -75,11 +75,7 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  if (!runtime) return;
-  await runtime.dispose();
-  removeDir(runtime.dataDir);
-});
+afterAll(() => stopRuntime(runtime, undefined));
 
 describe('password reset of imported users', () => {
   it('createResetPasswordToken + consumePasswordResetToken + updateEmailOrPassword: the old password is refused, the new one accepted', async () => {

@@ -3,9 +3,9 @@ import supertokens from 'supertokens-node';
 import EmailPassword from 'supertokens-node/recipe/emailpassword';
 import Session from 'supertokens-node/recipe/session';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalProcess, removeDir } from '../helpers/local-process.js';
+import { LocalProcess } from '../helpers/local-process.js';
 import { BEYOND_BOUNDS, type LegacyHashCase, legacyHashCases } from './legacy-hash-fixtures.js';
-import { coreCaller } from './migrate-helpers.js';
+import { coreCaller, stopRuntime } from './migrate-helpers.js';
 
 /**
  * Every legacy hash family and form, imported one user at a time (`POST /bulk-import/import`, in
@@ -80,11 +80,7 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  if (!runtime) return;
-  await runtime.dispose();
-  removeDir(runtime.dataDir);
-});
+afterAll(() => stopRuntime(runtime, undefined));
 
 describe('legacy hashes through supertokens-node', () => {
   it('imports one user per family and form, one at a time and in bulk', async () => {

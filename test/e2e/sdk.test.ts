@@ -6,8 +6,8 @@ import Session from 'supertokens-node/recipe/session';
 import UserMetadata from 'supertokens-node/recipe/usermetadata';
 import UserRoles from 'supertokens-node/recipe/userroles';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalProcess, removeDir } from '../helpers/local-process.js';
-import { coreCaller } from './migrate-helpers.js';
+import { LocalProcess } from '../helpers/local-process.js';
+import { coreCaller, stopRuntime } from './migrate-helpers.js';
 import { buildImportCases, emailVariant, FIREBASE, type ImportCase } from './sdk-fixtures.js';
 
 /**
@@ -88,11 +88,7 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  if (!runtime) return;
-  await runtime.dispose();
-  removeDir(runtime.dataDir);
-});
+afterAll(() => stopRuntime(runtime, undefined));
 
 describe('imported users through supertokens-node', () => {
   it('the core refuses requests without the API key (the SDK sends it)', async () => {
