@@ -101,7 +101,12 @@ export interface Route<I = undefined> {
   readonly run: (input: I, request: CoreRequest) => Promise<CoreResponse> | CoreResponse;
 }
 
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/**
+ * Methods whose body is read (and must be a JSON object). The core's DELETE routes (the
+ * dashboard's) take their input from the query string, as the reference does, and the SDK sends
+ * them without a body: a DELETE's body is ignored.
+ */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 const ONLY_PUBLIC_TENANT = 'Only public tenantId can call this app specific API';
 
 /** One request on its way through the steps. */

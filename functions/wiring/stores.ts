@@ -6,6 +6,7 @@
  */
 import type { AccountTokenStore } from '#functions/domain/accounts/ports.js';
 import type { IdempotencyStore, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
+import type { DashboardStore } from '#functions/domain/dashboard/ports.js';
 import type { MetadataStore } from '#functions/domain/metadata/ports.js';
 import type { PasswordlessStore } from '#functions/domain/passwordless/ports.js';
 import type { RoleStore } from '#functions/domain/roles/ports.js';
@@ -13,6 +14,7 @@ import type { SessionStore } from '#functions/domain/sessions/ports.js';
 import type { TotpStore } from '#functions/domain/totp/ports.js';
 import type { UserStore } from '#functions/domain/users/ports.js';
 import { createAccountTokenStore } from '#functions/storage/account-tokens.js';
+import { createDashboardStore } from '#functions/storage/dashboard-store.js';
 import { createIdempotencyStore } from '#functions/storage/idempotency-store.js';
 import type { Table } from '#functions/storage/kit/index.js';
 import { createMetadataStore } from '#functions/storage/metadata-store.js';
@@ -38,6 +40,8 @@ export interface AppStores {
   readonly accountTokens: AccountTokenStore;
   /** Passwordless devices and codes. */
   readonly passwordless: PasswordlessStore;
+  /** The user-management dashboard's own users and sessions. */
+  readonly dashboard: DashboardStore;
 }
 
 /** Built stores by kind and table name. */
@@ -67,6 +71,7 @@ export const accountTokenStoreOf = (table: Table): AccountTokenStore =>
   kept('accountTokens', table, createAccountTokenStore);
 export const passwordlessStoreOf = (table: Table): PasswordlessStore =>
   kept('passwordless', table, createPasswordlessStore);
+export const dashboardStoreOf = (table: Table): DashboardStore => kept('dashboard', table, createDashboardStore);
 /** Sessions (the session use cases, and account linking, whose links and unlinks end sessions). */
 export const sessionStoreOf = (table: Table): SessionStore => kept('sessions', table, createSessionStore);
 
@@ -83,6 +88,7 @@ export const storesOf = (table: Table): AppStores => ({
   totp: totpStoreOf(table),
   accountTokens: accountTokenStoreOf(table),
   passwordless: passwordlessStoreOf(table),
+  dashboard: dashboardStoreOf(table),
 });
 
 /** Apps and tenants: always the base table. */

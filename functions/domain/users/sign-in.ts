@@ -78,6 +78,20 @@ async function failAfterFloor(
   password: string,
   ranDummy: boolean,
 ): Promise<{ status: 'WRONG_CREDENTIALS_ERROR' }> {
+  await holdFailureToFloor(passwords, startedAt, password, ranDummy);
+  return { status: 'WRONG_CREDENTIALS_ERROR' };
+}
+
+/**
+ * Waits until a failed password check has taken no less than the dummy verify would have (see
+ * {@link failAfterFloor}); the dashboard's sign-in holds its failures to the same floor.
+ */
+export async function holdFailureToFloor(
+  passwords: PasswordPorts,
+  startedAt: number,
+  password: string,
+  ranDummy: boolean,
+): Promise<void> {
   const { timing } = passwords;
   const floor = timing.floorMs();
   if (!ranDummy && (floor === undefined || timing.now() - startedAt < floor * RUN_DUMMY_BELOW_SHARE)) {
@@ -88,7 +102,6 @@ async function failAfterFloor(
     const left = target - (timing.now() - startedAt);
     if (left > 0) await timing.sleep(left);
   }
-  return { status: 'WRONG_CREDENTIALS_ERROR' };
 }
 
 /**
