@@ -10,15 +10,7 @@ import bcrypt from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDashboardStore } from '#functions/storage/dashboard-store.js';
 import { baseTable } from '#functions/wiring/tables.js';
-import {
-  appItems,
-  call,
-  captureLogs,
-  createApp,
-  expectNoSecrets,
-  itemText,
-  readItem,
-} from './users-support.js';
+import { appItems, call, captureLogs, createApp, expectNoSecrets, itemText, readItem } from './users-support.js';
 
 const logs = captureLogs();
 afterAll(() => logs.restore());

@@ -26,7 +26,7 @@ type Query = Readonly<Record<string, string | undefined>>;
 export const DASHBOARD_SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** The reference's column width for a dashboard user's email (`VARCHAR(256)`); longer ones are refused here. */
-export const DASHBOARD_EMAIL_MAX_LENGTH = 256;
+const DASHBOARD_EMAIL_MAX_LENGTH = 256;
 
 export interface DashboardDeps {
   readonly store: DashboardStore;
