@@ -78,20 +78,6 @@ async function failAfterFloor(
   password: string,
   ranDummy: boolean,
 ): Promise<{ status: 'WRONG_CREDENTIALS_ERROR' }> {
-  await holdFailureToFloor(passwords, startedAt, password, ranDummy);
-  return { status: 'WRONG_CREDENTIALS_ERROR' };
-}
-
-/**
- * Waits until a failed password check has taken no less than the dummy verify would have (see
- * {@link failAfterFloor}); the dashboard's sign-in holds its failures to the same floor.
- */
-export async function holdFailureToFloor(
-  passwords: PasswordPorts,
-  startedAt: number,
-  password: string,
-  ranDummy: boolean,
-): Promise<void> {
   const { timing } = passwords;
   const floor = timing.floorMs();
   if (!ranDummy && (floor === undefined || timing.now() - startedAt < floor * RUN_DUMMY_BELOW_SHARE)) {
@@ -102,6 +88,7 @@ export async function holdFailureToFloor(
     const left = target - (timing.now() - startedAt);
     if (left > 0) await timing.sleep(left);
   }
+  return { status: 'WRONG_CREDENTIALS_ERROR' };
 }
 
 /**
@@ -134,3 +121,17 @@ async function upgradePasswordHash(
 
 /** Normalising can at most double an email's length (`İ` lower-cases to two characters). */
 const canBeStoredEmail = (email: string) => email.length <= 2 * ID_LIMITS.email;
+
+/**
+ * Holds a failed password check to the dummy verify's duration, as {@link failAfterFloor} holds a
+ * failed sign-in: the dashboard's sign-in (functions/domain/dashboard/service.ts) takes its users'
+ * failures through it.
+ */
+export async function holdFailureToFloor(
+  passwords: PasswordPorts,
+  startedAt: number,
+  password: string,
+  ranDummy: boolean,
+): Promise<void> {
+  await failAfterFloor(passwords, startedAt, password, ranDummy);
+}
