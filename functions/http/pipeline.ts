@@ -102,9 +102,8 @@ export interface Route<I = undefined> {
 }
 
 /**
- * Methods whose body is read (and must be a JSON object). The core's DELETE routes (the
- * dashboard's) take their input from the query string, as the reference does, and the SDK sends
- * them without a body: a DELETE's body is ignored.
+ * Methods whose body is read. A DELETE's is not: the reference's DELETE routes take query
+ * parameters only, and the SDK sends them without a body.
  */
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 const ONLY_PUBLIC_TENANT = 'Only public tenantId can call this app specific API';

@@ -33,6 +33,8 @@ export interface AppStores {
   readonly staging: StagingStore;
   /** Requests remembered under an Idempotency-Key. */
   readonly idempotency: IdempotencyStore;
+  /** The user-management dashboard's own users and sessions. */
+  readonly dashboard: DashboardStore;
   readonly roles: RoleStore;
   readonly metadata: MetadataStore;
   readonly totp: TotpStore;
@@ -40,8 +42,6 @@ export interface AppStores {
   readonly accountTokens: AccountTokenStore;
   /** Passwordless devices and codes. */
   readonly passwordless: PasswordlessStore;
-  /** The user-management dashboard's own users and sessions. */
-  readonly dashboard: DashboardStore;
 }
 
 /** Built stores by kind and table name. */
@@ -63,6 +63,7 @@ export const stagingStoreOf = (table: Table): StagingStore =>
   kept('staging', table, (t) => createStagingStore(t, baseTable, credentialsEnvelope));
 export const idempotencyStoreOf = (table: Table): IdempotencyStore =>
   kept('idempotency', table, createIdempotencyStore);
+export const dashboardStoreOf = (table: Table): DashboardStore => kept('dashboard', table, createDashboardStore);
 export const roleStoreOf = (table: Table): RoleStore => kept('roles', table, createRoleStore);
 export const metadataStoreOf = (table: Table): MetadataStore => kept('metadata', table, createMetadataStore);
 export const totpStoreOf = (table: Table): TotpStore =>
@@ -71,7 +72,6 @@ export const accountTokenStoreOf = (table: Table): AccountTokenStore =>
   kept('accountTokens', table, createAccountTokenStore);
 export const passwordlessStoreOf = (table: Table): PasswordlessStore =>
   kept('passwordless', table, createPasswordlessStore);
-export const dashboardStoreOf = (table: Table): DashboardStore => kept('dashboard', table, createDashboardStore);
 /** Sessions (the session use cases, and account linking, whose links and unlinks end sessions). */
 export const sessionStoreOf = (table: Table): SessionStore => kept('sessions', table, createSessionStore);
 
@@ -83,12 +83,12 @@ export const storesOf = (table: Table): AppStores => ({
   users: userStoreOf(table),
   staging: stagingStoreOf(table),
   idempotency: idempotencyStoreOf(table),
+  dashboard: dashboardStoreOf(table),
   roles: roleStoreOf(table),
   metadata: metadataStoreOf(table),
   totp: totpStoreOf(table),
   accountTokens: accountTokenStoreOf(table),
   passwordless: passwordlessStoreOf(table),
-  dashboard: dashboardStoreOf(table),
 });
 
 /** Apps and tenants: always the base table. */
