@@ -185,6 +185,20 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('totp-device-verify', 'POST', '/recipe/totp/device/verify', { table: 'write', credentials: 'open' }),
   route('totp-verify', 'POST', '/recipe/totp/verify', { table: 'write', credentials: 'open' }),
 
+  // The user-management dashboard: its own users and sessions, the tenant page's configuration,
+  // the search tags and telemetry (docs/dashboard.md). Sign-in and user changes hash passwords.
+  route('dashboard-signin', 'POST', '/recipe/dashboard/signin', WRITE, { memoryMb: HASHING_MEMORY }),
+  route('dashboard-session-remove', 'DELETE', '/recipe/dashboard/session', WRITE),
+  route('dashboard-session-verify', 'POST', '/recipe/dashboard/session/verify', READ),
+  route('dashboard-user-create', 'POST', '/recipe/dashboard/user', WRITE, { memoryMb: HASHING_MEMORY }),
+  route('dashboard-user-update', 'PUT', '/recipe/dashboard/user', WRITE, { memoryMb: HASHING_MEMORY }),
+  route('dashboard-user-remove', 'DELETE', '/recipe/dashboard/user', WRITE),
+  route('dashboard-users-list', 'GET', '/recipe/dashboard/users', READ),
+  route('dashboard-user-sessions', 'GET', '/recipe/dashboard/user/sessions', READ),
+  route('dashboard-tenant-core-config', 'GET', '/recipe/dashboard/tenant/core-config', READ),
+  route('search-tags', 'GET', '/user/search/tags', READ),
+  route('telemetry', 'GET', '/telemetry', READ),
+
   // Sessions, signing keys and JWTs (docs/sessions.md)
   route('session-create', 'POST', '/recipe/session', SIGN),
   route('session-verify', 'POST', '/recipe/session/verify', SIGN),

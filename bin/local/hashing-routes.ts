@@ -1,9 +1,9 @@
 /**
  * Password hashing off the HTTP server's event loop.
  *
- * Sign-in, sign-up and the single-user import hash or verify passwords: synchronous WASM
- * (bcrypt, Argon2) or loops (phpass) of up to about a second per call at the bounds of the hash
- * costs. On Lambda each invocation has its execution environment to itself, so that only delays
+ * Sign-in, sign-up, the single-user import, and the dashboard's sign-in and user changes hash or
+ * verify passwords: synchronous WASM (bcrypt, Argon2) or loops (phpass) of up to about a second
+ * per call at the bounds of the hash costs. On Lambda each invocation has its execution environment to itself, so that only delays
  * its own request. Run in the runtime's thread, it would stop every other request (`/hello`
  * included) for that time; so these routes' handlers run in worker threads, like the import
  * worker's (worker-pool.ts): one pool whose contexts load all of them, one per core (at least 2).
@@ -15,7 +15,15 @@ import { handlerModulePath } from './bundles.js';
 import { startWorkerPool, type WorkerPool } from './worker-pool.js';
 
 /** The manifest routes whose handlers hash or verify passwords. Staging only checks hash formats. */
-export const HASHING_ROUTE_IDS: readonly string[] = ['signin', 'signup', 'bulk-import-import'];
+export const HASHING_ROUTE_IDS: readonly string[] = [
+  'signin',
+  'signup',
+  'bulk-import-import',
+  // The dashboard's own users (docs/dashboard.md).
+  'dashboard-signin',
+  'dashboard-user-create',
+  'dashboard-user-update',
+];
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2 | string>;
 

@@ -348,6 +348,7 @@ const TAGS = [
   ['TOTP', 'TOTP devices and codes.'],
   ['Sessions', 'Sessions and their tokens.'],
   ['JWT', 'Signing keys and JWTs.'],
+  ['Dashboard', "The user-management dashboard's own users and sessions, and what its pages ask the core."],
   ['Local runtime', "Pages of `npm start` only (this project's own)."],
 ] as const;
 

@@ -843,6 +843,98 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     ),
   },
 
+  // The user-management dashboard (docs/dashboard.md)
+  'dashboard-signin': {
+    tag: 'Dashboard',
+    summary: 'Sign a dashboard user in: a new 30-day dashboard session',
+    body: obj({ email: str, password: str }, ['email', 'password']),
+    ok: [okWith({ sessionId: str }), status('INVALID_CREDENTIALS_ERROR')],
+    description:
+      'The email is trimmed and lower-cased; a failure takes no less time than a verify of a hash of the app algorithm.',
+    difference: 'No `USER_SUSPENDED_ERROR`: this core has no licence, every dashboard user may sign in.',
+  },
+  'dashboard-session-remove': {
+    tag: 'Dashboard',
+    summary: 'End a dashboard session (`OK` whether or not it existed)',
+    query: [{ name: 'sessionId', schema: str, required: true }],
+    ok: okWith(),
+  },
+  'dashboard-session-verify': {
+    tag: 'Dashboard',
+    summary: 'Whether a dashboard session is live',
+    body: obj({ sessionId: str }, ['sessionId']),
+    ok: [
+      okWith({ email: described("The user's email, from CDI 3.0.", str) }, ['email']),
+      status('INVALID_SESSION_ERROR'),
+    ],
+    difference: 'A session past its 30 days is invalid at once (the reference waits for its clean-up job).',
+  },
+  'dashboard-user-create': {
+    tag: 'Dashboard',
+    summary: "Create a dashboard user, its password hashed with the app's algorithm",
+    body: obj({ email: str, password: str }, ['email', 'password']),
+    ok: [
+      okWith({ user: ref('DashboardUser') }),
+      status('INVALID_EMAIL_ERROR'),
+      status('PASSWORD_WEAK_ERROR', { message: str }),
+      status('EMAIL_ALREADY_EXISTS_ERROR'),
+    ],
+    difference: 'No limit on the number of dashboard users (no licence); an email over 256 characters is a 400.',
+  },
+  'dashboard-user-update': {
+    tag: 'Dashboard',
+    summary: "Change a dashboard user's email and/or password (by `userId`, else `email`); its sessions end",
+    body: obj({ userId: str, email: str, newEmail: str, newPassword: str }),
+    ok: [
+      okWith({ user: ref('DashboardUser') }),
+      status('INVALID_EMAIL_ERROR'),
+      status('PASSWORD_WEAK_ERROR', { message: str }),
+      status('EMAIL_ALREADY_EXISTS_ERROR'),
+      status('UNKNOWN_USER_ERROR'),
+    ],
+  },
+  'dashboard-user-remove': {
+    tag: 'Dashboard',
+    summary: 'Remove a dashboard user (by `userId`, else `email`) and its sessions',
+    query: [
+      { name: 'userId', schema: str },
+      { name: 'email', schema: str },
+    ],
+    ok: okWith({ didUserExist: bool }),
+  },
+  'dashboard-users-list': {
+    tag: 'Dashboard',
+    summary: 'Every dashboard user of the app, oldest first',
+    ok: okWith({ users: arr(ref('DashboardUser')) }),
+  },
+  'dashboard-user-sessions': {
+    tag: 'Dashboard',
+    summary: "A dashboard user's live sessions",
+    query: [userId],
+    ok: okWith({
+      sessions: arr(closed(obj({ userId: str, timeCreated: int, expiry: int }, ['userId', 'timeCreated', 'expiry']))),
+    }),
+    difference: 'No `sessionId` in the list: only a digest of each session id is stored.',
+  },
+  'dashboard-tenant-core-config': {
+    tag: 'Dashboard',
+    summary: "The tenant's configuration keys as the dashboard's tenant page shows them",
+    ok: okWith({ config: arr(ref('DashboardConfigField')) }),
+    difference:
+      'The keys are this core\'s (docs/configuration.md "Configuration"), credentials shown as fingerprints; no storage-plugin keys.',
+  },
+  'search-tags': {
+    tag: 'Dashboard',
+    summary: 'The fields the user list can be searched by',
+    ok: okWith({ tags: strings }),
+  },
+  telemetry: {
+    tag: 'Dashboard',
+    summary: 'Telemetry is off: no telemetry id',
+    ok: closed(obj({ exists: { const: false } }, ['exists'])),
+    description: 'No `status` key, as in the reference.',
+  },
+
   'session-create': {
     tag: 'Sessions',
     summary: 'A new session and its tokens',
@@ -1090,6 +1182,41 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
         ),
       },
       ['loginMethods'],
+    ),
+  ),
+  DashboardUser: described(
+    'A user of the user-management dashboard (never its password hash).',
+    closed(obj({ userId: str, email: str, timeJoined: int }, ['userId', 'email', 'timeJoined'])),
+  ),
+  DashboardConfigField: described(
+    'One configuration key as the dashboard shows it.',
+    closed(
+      obj(
+        {
+          key: str,
+          valueType: { enum: ['string', 'boolean', 'number', 'enum'] },
+          value: { type: ['string', 'number', 'boolean', 'null'] },
+          description: str,
+          isDifferentAcrossTenants: bool,
+          possibleValues: nullable(strings),
+          isNullable: bool,
+          defaultValue: { type: ['string', 'number', 'boolean', 'null'] },
+          isPluginProperty: bool,
+          isPluginPropertyEditable: bool,
+        },
+        [
+          'key',
+          'valueType',
+          'value',
+          'description',
+          'isDifferentAcrossTenants',
+          'possibleValues',
+          'isNullable',
+          'defaultValue',
+          'isPluginProperty',
+          'isPluginPropertyEditable',
+        ],
+      ),
     ),
   ),
   DryRunReport: described(

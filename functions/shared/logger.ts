@@ -6,8 +6,9 @@
 type Level = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
+/** Field names that hold credentials; `sessionId` is the dashboard's bearer credential (docs/dashboard.md). */
 const SECRET_KEY_PATTERN =
-  /pass(word)?|hash|secret|api[-_]?keys?|authorization|signer|token|totp|private[-_]?key|cookie/i;
+  /pass(word)?|hash|secret|api[-_]?keys?|authorization|signer|token|totp|private[-_]?key|cookie|session[-_]?id/i;
 const REDACTED = '[redacted]';
 
 /** Returns a deep copy of `value` with every credential-looking field replaced by a marker. */

@@ -6,6 +6,7 @@
 import { PUBLIC_TENANT_ID } from '#functions/contract/tenants.js';
 import { purgeAppIdempotency } from './idempotency-store.js';
 import { appPartition, tenantSortKey } from './keys/apps.js';
+import { DASHBOARD_SORT_PREFIX } from './keys/dashboard.js';
 import { USER_DATA_SHARDS, userDataIndexPartition } from './keys/metadata.js';
 import { ROLE_SORT_PREFIX } from './keys/roles.js';
 import { signingKeysPartition } from './keys/sessions.js';
@@ -33,9 +34,9 @@ import { purgeAppUsers, removeTenantFromUsers } from './users/purge.js';
  * app's partition prefix survives, in the app's table or the base table.
  */
 const PURGERS: readonly ((table: Table, appId: string) => Promise<void>)[] = [
-  // The app partition itself (roles; in the base table also the tenants), except the public
-  // tenant, which the caller deletes last so an interrupted deletion can be finished by calling
-  // remove again.
+  // The app partition itself (roles, the dashboard's users and sessions; in the base table also
+  // the tenants), except the public tenant, which the caller deletes last so an interrupted
+  // deletion can be finished by calling remove again.
   purgeAppPartition,
   // Metadata, role assignments, TOTP devices and attempts, and sessions of every user id (users or not): GSI3 shards.
   purgeAppUserData,
@@ -111,6 +112,10 @@ const HOLDINGS: readonly { kind: string; holds: (table: Table, appId: string) =>
   {
     kind: 'roles',
     holds: (table, appId) => anyIn(table, { pk: appPartition(appId), sk: { beginsWith: ROLE_SORT_PREFIX } }),
+  },
+  {
+    kind: 'dashboard users and sessions',
+    holds: (table, appId) => anyIn(table, { pk: appPartition(appId), sk: { beginsWith: DASHBOARD_SORT_PREFIX } }),
   },
   {
     kind: 'signing keys',

@@ -6,6 +6,7 @@
  */
 import type { AccountTokenStore } from '#functions/domain/accounts/ports.js';
 import type { IdempotencyStore, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
+import type { DashboardStore } from '#functions/domain/dashboard/ports.js';
 import type { MetadataStore } from '#functions/domain/metadata/ports.js';
 import type { PasswordlessStore } from '#functions/domain/passwordless/ports.js';
 import type { RoleStore } from '#functions/domain/roles/ports.js';
@@ -13,6 +14,7 @@ import type { SessionStore } from '#functions/domain/sessions/ports.js';
 import type { TotpStore } from '#functions/domain/totp/ports.js';
 import type { UserStore } from '#functions/domain/users/ports.js';
 import { createAccountTokenStore } from '#functions/storage/account-tokens.js';
+import { createDashboardStore } from '#functions/storage/dashboard-store.js';
 import { createIdempotencyStore } from '#functions/storage/idempotency-store.js';
 import type { Table } from '#functions/storage/kit/index.js';
 import { createMetadataStore } from '#functions/storage/metadata-store.js';
@@ -31,6 +33,8 @@ export interface AppStores {
   readonly staging: StagingStore;
   /** Requests remembered under an Idempotency-Key. */
   readonly idempotency: IdempotencyStore;
+  /** The user-management dashboard's own users and sessions. */
+  readonly dashboard: DashboardStore;
   readonly roles: RoleStore;
   readonly metadata: MetadataStore;
   readonly totp: TotpStore;
@@ -59,6 +63,7 @@ export const stagingStoreOf = (table: Table): StagingStore =>
   kept('staging', table, (t) => createStagingStore(t, baseTable, credentialsEnvelope));
 export const idempotencyStoreOf = (table: Table): IdempotencyStore =>
   kept('idempotency', table, createIdempotencyStore);
+export const dashboardStoreOf = (table: Table): DashboardStore => kept('dashboard', table, createDashboardStore);
 export const roleStoreOf = (table: Table): RoleStore => kept('roles', table, createRoleStore);
 export const metadataStoreOf = (table: Table): MetadataStore => kept('metadata', table, createMetadataStore);
 export const totpStoreOf = (table: Table): TotpStore =>
@@ -78,6 +83,7 @@ export const storesOf = (table: Table): AppStores => ({
   users: userStoreOf(table),
   staging: stagingStoreOf(table),
   idempotency: idempotencyStoreOf(table),
+  dashboard: dashboardStoreOf(table),
   roles: roleStoreOf(table),
   metadata: metadataStoreOf(table),
   totp: totpStoreOf(table),

@@ -134,8 +134,18 @@ describe('the synthesized bundles', () => {
 
   it('carry the password hashing libraries only where the function hashes or verifies a password', () => {
     // Sign-in verifies (and upgrades), sign-up and `PUT /recipe/user` hash, the single import and
-    // the worker hash plain-text passwords; staging and the DLQ consumer only check hash formats.
-    const hashing = new Set(['signin', 'signup', 'recipe-user-put', 'bulk-import-import', 'import-worker']);
+    // the worker hash plain-text passwords, and so do the dashboard's sign-in and user changes;
+    // staging and the DLQ consumer only check hash formats.
+    const hashing = new Set([
+      'signin',
+      'signup',
+      'recipe-user-put',
+      'bulk-import-import',
+      'import-worker',
+      'dashboard-signin',
+      'dashboard-user-create',
+      'dashboard-user-update',
+    ]);
     for (const [id, file] of readBundleMap(cdkOut)) {
       const code = readFileSync(file, 'utf8');
       // Error texts of hash-wasm's Argon2 and bcrypt.

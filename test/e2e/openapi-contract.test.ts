@@ -606,6 +606,88 @@ const SCENARIOS: Record<string, Scenario> = {
     await c.app('GET', '/password-migration/pending', { query: { paginationToken: '!' }, expect: 400 });
     await c.app('GET', '/password-migration/pending', { query: { limit: '501' }, expect: 400 });
   },
+  // The user-management dashboard (docs/dashboard.md)
+  'dashboard-user-create': async (c) => {
+    const email = c.email('dash-create');
+    await c.app('POST', '/recipe/dashboard/user', { body: { email, password: 'dash-pass-1' }, expect: 200 });
+    await c.app('POST', '/recipe/dashboard/user', { body: { email, password: 'dash-pass-1' }, expect: 200 });
+    await c.app('POST', '/recipe/dashboard/user', { body: { email: 'a@b.c', password: 'dash-pass-1' }, expect: 200 });
+    await c.app('POST', '/recipe/dashboard/user', { body: { email, password: 'weak' }, expect: 200 });
+    await c.app('POST', '/recipe/dashboard/user', { body: { email }, expect: 400 });
+  },
+  'dashboard-signin': async (c) => {
+    const email = c.email('dash-signin');
+    await c.app('POST', '/recipe/dashboard/user', { body: { email, password: 'dash-pass-1' }, expect: 200 });
+    const signedIn = await c.app('POST', '/recipe/dashboard/signin', {
+      body: { email, password: 'dash-pass-1' },
+      expect: 200,
+    });
+    expect(signedIn.json.status).toBe('OK');
+    await c.app('POST', '/recipe/dashboard/signin', { body: { email, password: 'wrong-pass-1' }, expect: 200 });
+  },
+  'dashboard-session-verify': async (c) => {
+    const email = c.email('dash-verify');
+    await c.app('POST', '/recipe/dashboard/user', { body: { email, password: 'dash-pass-1' }, expect: 200 });
+    const { sessionId } = (
+      await c.app('POST', '/recipe/dashboard/signin', { body: { email, password: 'dash-pass-1' } })
+    ).json;
+    const verified = await c.app('POST', '/recipe/dashboard/session/verify', { body: { sessionId }, expect: 200 });
+    expect(verified.json).toEqual({ status: 'OK', email });
+    await c.app('POST', '/recipe/dashboard/session/verify', { body: { sessionId: 'no-such-session' }, expect: 200 });
+  },
+  'dashboard-session-remove': async (c) => {
+    const email = c.email('dash-revoke');
+    await c.app('POST', '/recipe/dashboard/user', { body: { email, password: 'dash-pass-1' }, expect: 200 });
+    const { sessionId } = (
+      await c.app('POST', '/recipe/dashboard/signin', { body: { email, password: 'dash-pass-1' } })
+    ).json;
+    await c.app('DELETE', '/recipe/dashboard/session', { query: { sessionId }, expect: 200 });
+    await c.app('DELETE', '/recipe/dashboard/session', { expect: 400 });
+  },
+  'dashboard-user-update': async (c) => {
+    const email = c.email('dash-update');
+    const other = c.email('dash-update-other');
+    for (const e of [email, other]) {
+      await c.app('POST', '/recipe/dashboard/user', { body: { email: e, password: 'dash-pass-1' }, expect: 200 });
+    }
+    const put = (body: Record<string, unknown>) => c.app('PUT', '/recipe/dashboard/user', { body, expect: 200 });
+    await put({ email, newPassword: 'dash-pass-2' });
+    await put({ email, newEmail: other });
+    await put({ email, newEmail: 'not-an-email' });
+    await put({ email, newPassword: 'weak' });
+    await put({ userId: 'no-such-user', newPassword: 'dash-pass-2' });
+    await c.app('PUT', '/recipe/dashboard/user', { body: {}, expect: 400 });
+  },
+  'dashboard-user-remove': async (c) => {
+    const email = c.email('dash-remove');
+    await c.app('POST', '/recipe/dashboard/user', { body: { email, password: 'dash-pass-1' }, expect: 200 });
+    const removed = await c.app('DELETE', '/recipe/dashboard/user', { query: { email }, expect: 200 });
+    expect(removed.json).toEqual({ status: 'OK', didUserExist: true });
+    await c.app('DELETE', '/recipe/dashboard/user', { query: { userId: 'no-such-user' }, expect: 200 });
+  },
+  'dashboard-users-list': async (c) => {
+    const listed = await c.app('GET', '/recipe/dashboard/users', { expect: 200 });
+    expect(listed.json.users.length).toBeGreaterThan(0);
+  },
+  'dashboard-user-sessions': async (c) => {
+    const email = c.email('dash-sessions');
+    const { userId } = (
+      await c.app('POST', '/recipe/dashboard/user', { body: { email, password: 'dash-pass-1' }, expect: 200 })
+    ).json.user;
+    await c.app('POST', '/recipe/dashboard/signin', { body: { email, password: 'dash-pass-1' }, expect: 200 });
+    const listed = await c.app('GET', '/recipe/dashboard/user/sessions', { query: { userId }, expect: 200 });
+    expect(listed.json.sessions).toHaveLength(1);
+  },
+  'dashboard-tenant-core-config': async (c) => {
+    const reply = await c.tenant('GET', '/recipe/dashboard/tenant/core-config', { expect: 200 });
+    expect(reply.json.config.length).toBeGreaterThan(10);
+  },
+  'search-tags': async (c) => {
+    await c.tenant('GET', '/user/search/tags', { expect: 200 });
+  },
+  telemetry: async (c) => {
+    await c.app('GET', '/telemetry', { expect: 200 });
+  },
   'session-create': async (c) => {
     await c.session(c.name('session-user'));
   },

@@ -121,3 +121,17 @@ async function upgradePasswordHash(
 
 /** Normalising can at most double an email's length (`İ` lower-cases to two characters). */
 const canBeStoredEmail = (email: string) => email.length <= 2 * ID_LIMITS.email;
+
+/**
+ * Holds a failed password check to the dummy verify's duration, as {@link failAfterFloor} holds a
+ * failed sign-in: the dashboard's sign-in (functions/domain/dashboard/service.ts) takes its users'
+ * failures through it.
+ */
+export async function holdFailureToFloor(
+  passwords: PasswordPorts,
+  startedAt: number,
+  password: string,
+  ranDummy: boolean,
+): Promise<void> {
+  await failAfterFloor(passwords, startedAt, password, ranDummy);
+}
