@@ -15,7 +15,8 @@ const AUTH_CORE = join(ROOT, 'node_modules', '.bin', 'auth-core');
  * The pages whose examples run, in the order a reader meets them: the README's quick start into the
  * public app, then the tour that creates the app `shop`, whose users the later pages use.
  */
-const PAGES = ['README.md', 'docs/api.md', 'docs/bulk-import.md', 'docs/per-app-tables.md'];
+/** In the order they run: docs/dashboard.md uses the app docs/api.md creates. */
+const PAGES = ['README.md', 'docs/api.md', 'docs/bulk-import.md', 'docs/dashboard.md', 'docs/per-app-tables.md'];
 
 interface Example {
   readonly page: string;
