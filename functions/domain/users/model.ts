@@ -72,6 +72,17 @@ export function newRecipeUser(
   };
 }
 
+/** A field users are searched by (docs/users.md "Searching users"); storage indexes each. */
+export type SearchField = 'email' | 'phone' | 'provider';
+
+/** The part of an email after its first `@` (the whole email when it has none): searched too. */
+export function emailDomain(email: string): string {
+  return email.slice(email.indexOf('@') + 1);
+}
+
+/** What a provider search term is matched against: `<thirdPartyId>::<thirdPartyUserId>`. */
+export const providerValue = (thirdPartyId: string, thirdPartyUserId: string) => `${thirdPartyId}::${thirdPartyUserId}`;
+
 interface LoginMethodJson {
   recipeId: UserRecipeId;
   recipeUserId: string;

@@ -3,7 +3,7 @@
  * list of entities whose condition failed, so the domain can word the reference's messages.
  */
 import type { AccountWrites } from '../accounts/ports.js';
-import type { UserRecord } from './model.js';
+import type { SearchField, UserRecord } from './model.js';
 
 /** One thing a user write touches; a failed conditional write is reported as its entity. */
 export type WriteEntity =
@@ -174,6 +174,17 @@ export interface UserStore {
     tenantId: string,
     query: ListUsersQuery,
   ): Promise<{ users: UserRecord[]; next?: UserPosition }>;
+  /**
+   * Users having a login method in the tenant whose `field` value starts with one of `terms`
+   * (lower-cased; an email's domain counts too, docs/users.md "Searching users"): candidates read
+   * from the field's search index, at most `limit` of them, in no particular order. An eventually
+   * consistent index may still list a changed login method: the caller checks the users.
+   */
+  searchUsers(
+    appId: string,
+    tenantId: string,
+    query: { readonly field: SearchField; readonly terms: readonly string[]; readonly limit: number },
+  ): Promise<UserRecord[]>;
   /** Exact count (O(shards) reads) of users with a recipe mask in `masks`, in a tenant or the whole app. */
   countUsers(appId: string, tenantId: string | undefined, masks: readonly number[]): Promise<number>;
   /**

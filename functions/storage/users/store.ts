@@ -17,6 +17,7 @@ import {
   getUserBySuperTokensId,
   listUsers,
   primaryUsersHolding,
+  searchUsers,
   usersByAccountInfo,
 } from './reads.js';
 import { DynamoUserWrite } from './write.js';
@@ -38,6 +39,7 @@ export function createUserStore(table: Table, envelope?: () => Envelope): UserSt
     usersByAccountInfo: (appId, tenantId, query) => usersByAccountInfo(table, appId, tenantId, query),
     primaryUsersHolding: (appId, infos) => primaryUsersHolding(table, appId, infos),
     listUsers: (appId, tenantId, query) => listUsers(table, appId, tenantId, query),
+    searchUsers: (appId, tenantId, query) => searchUsers(table, appId, tenantId, query),
     countUsers: (appId, tenantId, masks) => countUsers(table, appId, tenantId, masks),
     replacePasswordHash: (appId, user, recipeUserId, replacement) =>
       replacePasswordHash(table, appId, user, recipeUserId, replacement),
