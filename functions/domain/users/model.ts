@@ -135,6 +135,14 @@ export function recipeMask(user: Pick<UserRecord, 'loginMethods'>): number {
   return user.loginMethods.reduce((mask, lm) => mask | recipeBit(lm.recipeId), 0);
 }
 
+/**
+ * A login method's verification state as the user object shows it: its email's state, and true
+ * for a passwordless login method without an email (a phone number only), as in the reference.
+ */
+export function isVerified(lm: Pick<LoginMethodRecord, 'recipeId' | 'email' | 'verified'>): boolean {
+  return lm.verified || (lm.recipeId === 'passwordless' && lm.email === undefined);
+}
+
 export function externalIdOf(user: UserRecord, superTokensId: string): string {
   return user.externalIds[superTokensId]?.externalUserId ?? superTokensId;
 }
@@ -147,7 +155,7 @@ export function toUserJson(user: UserRecord): UserJson {
       recipeId: lm.recipeId,
       recipeUserId: externalIdOf(user, lm.recipeUserId),
       tenantIds: [...lm.tenantIds],
-      verified: lm.verified,
+      verified: isVerified(lm),
       timeJoined: lm.timeJoined,
     };
     if (lm.email !== undefined) json.email = lm.email;
