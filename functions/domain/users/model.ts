@@ -139,7 +139,7 @@ export function recipeMask(user: Pick<UserRecord, 'loginMethods'>): number {
  * A login method's verification state as the user object shows it: its email's state, and true
  * for a passwordless login method without an email (a phone number only), as in the reference.
  */
-export function isVerified(lm: Pick<LoginMethodRecord, 'recipeId' | 'email' | 'verified'>): boolean {
+function isVerified(lm: Pick<LoginMethodRecord, 'recipeId' | 'email' | 'verified'>): boolean {
   return lm.verified || (lm.recipeId === 'passwordless' && lm.email === undefined);
 }
 

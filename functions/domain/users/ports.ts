@@ -151,6 +151,12 @@ export interface PendingPasswordPage {
   readonly next?: PendingPasswordPosition;
 }
 
+/**
+ * What may be kept under a user id apart from a user, by the name of the reference's recipe (its
+ * messages say `UserId is already in use in <kind> recipe`), in the reference's order of checks.
+ */
+export type UserIdDataKind = 'Session' | 'UserMetadata' | 'UserRoles' | 'EmailVerification' | 'TOTP';
+
 export interface UserStore {
   /** The user owning this SuperTokens id (user id or linked recipe user id), consistent read. */
   getUserBySuperTokensId(appId: string, superTokensId: string): Promise<UserRecord | undefined>;
@@ -217,6 +223,17 @@ export interface UserStore {
    * each write checks).
    */
   previewCommits(writes: Iterable<UserWrite>): Promise<WriteResult[]>;
+  /**
+   * What is kept under this user id (sessions not expired at `now`, metadata, roles, email
+   * verification tokens and verified emails, TOTP devices), in the order of {@link UserIdDataKind}.
+   */
+  userIdDataKinds(appId: string, userId: string, now: number): Promise<UserIdDataKind[]>;
+  /**
+   * Deletes what is kept under a user id for one tenant (its role assignments, email-verification
+   * tokens, TOTP attempt records and sessions there) when the user leaves the tenant; true when
+   * there was any.
+   */
+  purgeUserIdTenantData(appId: string, userId: string, tenantId: string): Promise<boolean>;
   /** Deletes roles, metadata and TOTP devices stored under these user ids (after a user removal). */
   purgeUserIdData(appId: string, userIds: readonly string[]): Promise<void>;
 }
