@@ -7,6 +7,9 @@
  * other users the tenant has).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { getDocumentClient } from '#functions/shared/clients.js';
+import { storesOf } from '#functions/wiring/stores.js';
+import { baseTable } from '#functions/wiring/tables.js';
 import {
   call,
   createApp,
@@ -220,6 +223,38 @@ describe('what is stored and read', () => {
     expect(reads).toHaveLength(3);
     // Two eventually consistent queries (0.5 each) and one user (0.5), whatever the tenant holds.
     expect(reads.reduce((sum, r) => sum + r.readUnits, 0)).toBe(1.5);
+  });
+
+  it('stops reading the index at twice as many entries as users it may answer', async () => {
+    // 12 users, each found twice by `zz`: by its email (zz…) and by its domain (zz.example).
+    for (let n = 0; n < 12; n++) {
+      const body = {
+        loginMethods: [{ recipeId: 'emailpassword', email: `zz${n}@zz.example`, plainTextPassword: PASSWORD }],
+      };
+      expect((await importUser(appId, body)).status).toBe(200);
+    }
+    const store = storesOf(baseTable).users;
+    const search = (limit: number) => store.searchUsers(appId, 'public', { field: 'email', terms: ['zz'], limit });
+    const all = await search(1000);
+    expect(all).toHaveLength(12);
+    // The entries each Query returned, counted on the client the store uses.
+    const client = getDocumentClient();
+    const counts: number[] = [];
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const out = await next(args);
+        if (context.commandName === 'QueryCommand') counts.push((out.output as { Count?: number }).Count ?? 0);
+        return out;
+      },
+      { step: 'initialize', name: 'searchEntryCount' },
+    );
+    try {
+      expect(await search(4)).toHaveLength(4);
+    } finally {
+      client.middlewareStack.remove('searchEntryCount');
+    }
+    expect(counts.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(8);
+    expect(counts.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(4);
   });
 
   it('finds users imported in bulk through staging, the import worker and the DLQ consumer', async () => {

@@ -24,17 +24,7 @@ import {
   uniqueSortKey,
   userPartition,
 } from '../keys/users.js';
-import {
-  batchGetAll,
-  forEachLimited,
-  getItem,
-  type Item,
-  type Key,
-  keyString,
-  queryAll,
-  queryPage,
-  type Table,
-} from '../kit/index.js';
+import { batchGetAll, getItem, type Item, type Key, keyString, queryAll, queryPage, type Table } from '../kit/index.js';
 import { counterAttribute, counterKeys, recordFromItem } from './items.js';
 
 /** USER items of these user ids, in the given order (missing ones skipped). */
@@ -228,15 +218,17 @@ const SEARCH_INDEXES: Record<SearchField, readonly { index: 'GSI1' | 'GSI2'; fie
   provider: [{ index: 'GSI1', field: 'TP' }],
 };
 
-/** Search queries run at once. */
-const SEARCH_QUERY_CONCURRENCY = 4;
+/** Index entries one search reads at most, per user it may answer. */
+const SEARCH_ENTRIES_PER_USER = 2;
 
 /**
  * Access pattern "users by a search term": per term, Query the search index partition of its
  * first character (GSI1 for the value, GSI2 for an email's domain), SK begins_with the term, for
- * the owners' user ids; stops once `limit` users are found; then BatchGet of their USER items
- * (eventually consistent, as the index is). Reads at most about `limit` index entries and
- * `limit` users, however many users the tenant has.
+ * the owners' user ids, until `limit` users are found or 2 × `limit` entries were read (entries of
+ * users found already, e.g. by an email's value and its domain, count too); then BatchGet of those
+ * users (eventually consistent, as the index is). However many users the tenant has, a search
+ * reads at most 2 × `limit` index entries and `limit` users. The Queries run one after another
+ * (a search has a term or two as a rule), so the bound holds exactly.
  */
 export async function searchUsers(
   table: Table,
@@ -245,13 +237,14 @@ export async function searchUsers(
   query: { field: SearchField; terms: readonly string[]; limit: number },
 ): Promise<UserRecord[]> {
   const ids = new Set<string>();
+  let budget = SEARCH_ENTRIES_PER_USER * query.limit;
   const lookups = query.terms
     .filter((term) => term !== '')
     .flatMap((term) => SEARCH_INDEXES[query.field].map((target) => ({ ...target, term })));
-  await forEachLimited(lookups, SEARCH_QUERY_CONCURRENCY, async ({ index, field, term }) => {
+  for (const { index, field, term } of lookups) {
     let startKey: Item | undefined;
     do {
-      if (ids.size >= query.limit) return;
+      if (ids.size >= query.limit || budget <= 0) break;
       const page = await queryPage(
         table,
         {
@@ -259,15 +252,12 @@ export async function searchUsers(
           pk: searchIndexPartition(appId, tenantId, field, term),
           sk: { beginsWith: searchIndexSortKey(term) },
         },
-        {
-          attributes: ['userId'],
-          pageSize: Math.min(1000, query.limit - ids.size),
-          ...(startKey ? { startKey } : {}),
-        },
+        { attributes: ['userId'], pageSize: Math.min(1000, budget), ...(startKey ? { startKey } : {}) },
       );
+      budget -= page.items.length;
       for (const item of page.items) if (ids.size < query.limit) ids.add(item.userId as string);
       startKey = page.next;
     } while (startKey);
-  });
+  }
   return getUsers(table, appId, [...ids], { consistent: false });
 }
