@@ -125,7 +125,16 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('users-count', 'GET', '/users/count', READ),
   route('users-by-accountinfo', 'GET', '/users/by-accountinfo', READ),
   route('userid-map-get', 'GET', '/recipe/userid/map', READ),
-  route('userid-map-create', 'POST', '/recipe/userid/map', WRITE),
+  // Reads whether the id has live sessions (a mapping is refused then, as in the reference).
+  route('userid-map-create', 'POST', '/recipe/userid/map', SESSION_WRITE),
+  // Tenant membership, id mappings and permissions (docs/users.md). Leaving a tenant ends the
+  // user's sessions there; removing a mapping reads whether the external id has live sessions.
+  route('tenant-user-add', 'POST', '/recipe/multitenancy/tenant/user', WRITE),
+  route('tenant-user-remove', 'POST', '/recipe/multitenancy/tenant/user/remove', SESSION_WRITE),
+  route('userid-map-remove', 'POST', '/recipe/userid/map/remove', SESSION_WRITE),
+  route('userid-external-info-put', 'PUT', '/recipe/userid/external-user-id-info', WRITE),
+  route('role-permissions-remove', 'POST', '/recipe/role/permissions/remove', WRITE),
+  route('permission-roles', 'GET', '/recipe/permission/roles', READ),
   // Cutover readiness of the password-migration hook (docs/password-migration-hook.md)
   route('password-migration-status', 'GET', '/password-migration/status', READ),
   route('password-migration-pending', 'GET', '/password-migration/pending', READ),

@@ -456,11 +456,22 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
       { name: 'limit', schema: { type: 'string', pattern: '^-?[0-9]+$' } },
       { name: 'paginationToken', schema: str },
       { name: 'includeRecipeIds', schema: str, description: 'Comma-separated recipe ids.' },
-      { name: 'query', schema: str },
-      { name: 'email', schema: str },
-      { name: 'phoneNumber', schema: str },
-      { name: 'provider', schema: str },
+      {
+        name: 'email',
+        schema: str,
+        description: 'Search: `;`-separated terms, each the start of an email or of its domain (docs/users.md).',
+      },
+      { name: 'phone', schema: str, description: 'Search: `;`-separated terms, each the start of a phone number.' },
+      {
+        name: 'provider',
+        schema: str,
+        description: 'Search: `;`-separated terms, each the start of `<thirdPartyId>::<thirdPartyUserId>`.',
+      },
     ],
+    description:
+      'With search terms (`email`, `phone`, `provider`; case-insensitive, any term of a field, every field on one login method of the tenant) the answer is every matching user, at most 1000, by time joined, with no `nextPaginationToken`; `limit` and `includeRecipeIds` do not narrow it (docs/users.md "Searching users").',
+    difference:
+      "Search terms are literal prefixes (the reference's SQL `LIKE` also reads `%` and `_` in a term as wildcards); a field takes at most 100 terms (400 `Field name '<field>' can have at most 100 search terms`); with more than 1000 matching login methods, the 1000 users are those of the first 1000 matches in index order, then sorted by time joined.",
     ok: okWith({ users: arr(USER), nextPaginationToken: str }, ['nextPaginationToken']),
   },
   'users-count': {
@@ -509,6 +520,59 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
         doesExternalUserIdExist: bool,
       }),
     ],
+    description:
+      'Without `force`, an id with live sessions, metadata, roles, email verification (before CDI 4.0 only) or TOTP devices is refused with 400 `UserId is already in use in <Session|UserMetadata|UserRoles|EmailVerification|TOTP> recipe` (docs/users.md "User id mappings").',
+  },
+  // Tenant membership, id mappings and permissions (docs/users.md)
+  'tenant-user-add': {
+    tag: 'Users',
+    summary: 'Add a recipe user to the tenant',
+    body: obj({ recipeUserId: str, userId: str }),
+    description: 'The id is `recipeUserId` from CDI 4.0, `userId` before (a SuperTokens or an external id).',
+    ok: [
+      okWith({ wasAlreadyAssociated: bool }),
+      unknownUser,
+      status('EMAIL_ALREADY_EXISTS_ERROR'),
+      status('PHONE_NUMBER_ALREADY_EXISTS_ERROR'),
+      status('THIRD_PARTY_USER_ALREADY_EXISTS_ERROR'),
+      status('ASSOCIATION_NOT_ALLOWED_ERROR', { reason: str }),
+    ],
+  },
+  'tenant-user-remove': {
+    tag: 'Users',
+    summary: 'Take a recipe user out of the tenant (and its roles, tokens and sessions there)',
+    body: obj({ recipeUserId: str, userId: str }),
+    description: 'The id is `recipeUserId` from CDI 4.0, `userId` before (a SuperTokens or an external id).',
+    ok: [okWith({ wasAssociated: bool }), unknownUser],
+  },
+  'userid-map-remove': {
+    tag: 'Users',
+    summary: 'Remove the user id mapping of an id',
+    body: obj({ userId: str, userIdType: { enum: ['SUPERTOKENS', 'EXTERNAL', 'ANY'] }, force: bool }, ['userId']),
+    description:
+      'Without `force`, a mapping whose external id has data of its own (sessions, metadata, roles, email verification, TOTP devices) is refused with 400 `UserId is already in use in <recipe> recipe`.',
+    ok: okWith({ didMappingExist: bool }),
+  },
+  'userid-external-info-put': {
+    tag: 'Users',
+    summary: 'Set or remove (`null`) the external user id info of a mapping',
+    body: obj(
+      { userId: str, userIdType: { enum: ['SUPERTOKENS', 'EXTERNAL', 'ANY'] }, externalUserIdInfo: nullable(str) },
+      ['userId', 'externalUserIdInfo'],
+    ),
+    ok: [okWith(), status('UNKNOWN_MAPPING_ERROR')],
+  },
+  'role-permissions-remove': {
+    tag: 'Roles',
+    summary: 'Remove permissions (none named: all) from a role',
+    body: obj({ role: str, permissions: nullable(strings) }, ['role']),
+    ok: [okWith(), status('UNKNOWN_ROLE_ERROR')],
+  },
+  'permission-roles': {
+    tag: 'Roles',
+    summary: 'The roles that have a permission',
+    query: [{ name: 'permission', schema: str, required: true }],
+    ok: okWith({ roles: strings }),
   },
 
   'password-reset-token': {

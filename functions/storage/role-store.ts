@@ -207,6 +207,52 @@ export function createRoleStore(table: Table): RoleStore {
       return existed;
     },
 
+    /**
+     * Removes permissions from the role's set in one UpdateItem on condition that the role exists
+     * (DELETE from the set; REMOVE the set for all of them).
+     */
+    async removePermissions(appId, role, permissions) {
+      const unique = permissions === undefined ? undefined : [...new Set(permissions)];
+      if (unique?.length === 0) return (await getItem(table, roleEntity.key({ appId, role }))) !== undefined;
+      const update =
+        unique === undefined
+          ? { UpdateExpression: 'REMOVE #permissions', ExpressionAttributeNames: { '#permissions': 'permissions' } }
+          : {
+              UpdateExpression: 'DELETE #permissions :permissions',
+              ExpressionAttributeNames: { '#permissions': 'permissions' },
+              ExpressionAttributeValues: { ':permissions': new Set(unique) },
+            };
+      const out = await updateItem(
+        table,
+        roleEntity.key({ appId, role }),
+        { ExpressionAttributeValues: {}, ...update },
+        { expression: 'attribute_exists(PK)' },
+        { subject: roleEntity.subject },
+      );
+      return out.ok;
+    },
+
+    /**
+     * Access pattern "roles with a permission": Query `APP#<a>`, SK begins_with `ROLE#`, filtered
+     * on `contains(permissions, :p)` (reads every role of the app, returns the matching names).
+     */
+    async rolesWithPermission(appId, permission) {
+      const items = await queryAll(
+        table,
+        { pk: appPartition(appId), sk: { beginsWith: ROLE_SORT_PREFIX } },
+        {
+          attributes: ['role'],
+          consistent: true,
+          filter: {
+            expression: 'contains(#permissions, :permission)',
+            names: { '#permissions': 'permissions' },
+            values: { ':permission': permission },
+          },
+        },
+      );
+      return items.map((item) => item.role as string);
+    },
+
     /** Access pattern "users with a role in a tenant": GSI2 shards, SK begins_with `<t>#`. Sorted. */
     async listRoleUsers(appId, tenantId, role) {
       return (await assignmentsOfRole(table, appId, role, tenantId)).map((a) => a.userId).sort();

@@ -304,6 +304,12 @@ const SCENARIOS: Record<string, Scenario> = {
   'users-list': async (c) => {
     await c.signUp('list');
     await c.tenant('GET', '/users', { query: { limit: '1' }, expect: 200 });
+    const found = await c.tenant('GET', '/users', {
+      query: { email: `list-${c.form};nobody`, phone: '', provider: '', timeJoinedOrder: 'DESC' },
+      expect: 200,
+    });
+    expect(found.json.users.map((u: { emails: string[] }) => u.emails)).toEqual([[c.email('list')]]);
+    await c.tenant('GET', '/users', { query: { provider: 'google', limit: '1000' }, expect: 200 });
   },
   'users-count': async (c) => {
     await c.tenant('GET', '/users/count', { query: { includeRecipeIds: 'emailpassword' }, expect: 200 });
@@ -321,6 +327,103 @@ const SCENARIOS: Record<string, Scenario> = {
       body: { superTokensUserId: user.id, externalUserId: c.name('ext'), externalUserIdInfo: 'legacy' },
       expect: 200,
     });
+  },
+  // Tenant membership, id mappings and permissions (docs/users.md)
+  'tenant-user-add': async (c) => {
+    const other = c.tenantId === 'public' ? TENANT : 'public';
+    const user = (loginMethod: Record<string, unknown>, tenantIds = [other]) =>
+      c.app('POST', '/bulk-import/import', { body: { loginMethods: [{ ...loginMethod, tenantIds }] }, expect: 200 });
+    const join = (recipeUserId: string) =>
+      c.tenant('POST', '/recipe/multitenancy/tenant/user', { body: { recipeUserId }, expect: 200 });
+    const ep = { recipeId: 'emailpassword', plainTextPassword: 'joining password' };
+    const joiner = await user({ ...ep, email: c.email('joiner') });
+    expect((await join(joiner.json.user.id)).json).toEqual({ status: 'OK', wasAlreadyAssociated: false });
+    expect((await join(joiner.json.user.id)).json).toEqual({ status: 'OK', wasAlreadyAssociated: true });
+    expect((await join('nobody')).json.status).toBe('UNKNOWN_USER_ID_ERROR');
+    await user({ ...ep, email: c.email('twice') }, [c.tenantId]);
+    const twice = await user({ ...ep, email: c.email('twice') });
+    expect((await join(twice.json.user.id)).json.status).toBe('EMAIL_ALREADY_EXISTS_ERROR');
+    const phone = {
+      recipeId: 'passwordless',
+      phoneNumber: `+1415555${String(FORMS.indexOf(c.form)).padStart(4, '0')}`,
+    };
+    await user(phone, [c.tenantId]);
+    expect((await join((await user(phone)).json.user.id)).json.status).toBe('PHONE_NUMBER_ALREADY_EXISTS_ERROR');
+    const google = {
+      recipeId: 'thirdparty',
+      thirdPartyId: 'google',
+      thirdPartyUserId: c.name('g-join'),
+      email: c.email('g-join'),
+    };
+    await user(google, [c.tenantId]);
+    expect((await join((await user(google)).json.user.id)).json.status).toBe('THIRD_PARTY_USER_ALREADY_EXISTS_ERROR');
+    await user({ ...ep, email: c.email('held'), isPrimary: true }, [c.tenantId]);
+    const rival = await user({ ...ep, email: c.email('held'), isPrimary: true });
+    expect((await join(rival.json.user.id)).json.status).toBe('ASSOCIATION_NOT_ALLOWED_ERROR');
+  },
+  'tenant-user-remove': async (c) => {
+    const user = await c.signUp('leaver');
+    for (const wasAssociated of [true, false]) {
+      const left = await c.tenant('POST', '/recipe/multitenancy/tenant/user/remove', {
+        body: { recipeUserId: user.id },
+        expect: 200,
+      });
+      expect(left.json).toEqual({ status: 'OK', wasAssociated });
+    }
+    await c.tenant('POST', '/recipe/multitenancy/tenant/user/remove', {
+      body: { recipeUserId: 'nobody' },
+      expect: 200,
+    });
+  },
+  'userid-map-remove': async (c) => {
+    const user = await c.signUp('unmapped');
+    await c.app('POST', '/recipe/userid/map', {
+      body: { superTokensUserId: user.id, externalUserId: c.name('ext-gone') },
+      expect: 200,
+    });
+    await c.app('PUT', '/recipe/user/metadata', {
+      body: { userId: c.name('ext-gone'), metadataUpdate: { kept: true } },
+      expect: 200,
+    });
+    await c.app('POST', '/recipe/userid/map/remove', { body: { userId: c.name('ext-gone') }, expect: 400 });
+    for (const didMappingExist of [true, false]) {
+      const removed = await c.app('POST', '/recipe/userid/map/remove', {
+        body: { userId: c.name('ext-gone'), userIdType: 'EXTERNAL', force: true },
+        expect: 200,
+      });
+      expect(removed.json).toEqual({ status: 'OK', didMappingExist });
+    }
+  },
+  'userid-external-info-put': async (c) => {
+    const user = await c.signUp('info');
+    await c.app('POST', '/recipe/userid/map', {
+      body: { superTokensUserId: user.id, externalUserId: c.name('ext-info') },
+      expect: 200,
+    });
+    for (const externalUserIdInfo of ['updated', null]) {
+      await c.app('PUT', '/recipe/userid/external-user-id-info', {
+        body: { userId: c.name('ext-info'), externalUserIdInfo },
+        expect: 200,
+      });
+    }
+    await c.app('PUT', '/recipe/userid/external-user-id-info', {
+      body: { userId: 'nobody', userIdType: 'EXTERNAL', externalUserIdInfo: 'x' },
+      expect: 200,
+    });
+  },
+  'role-permissions-remove': async (c) => {
+    await c.app('PUT', '/recipe/role', { body: { role: c.name('trimmed'), permissions: ['a', 'b'] }, expect: 200 });
+    await c.app('POST', '/recipe/role/permissions/remove', {
+      body: { role: c.name('trimmed'), permissions: ['a'] },
+      expect: 200,
+    });
+    await c.app('POST', '/recipe/role/permissions/remove', { body: { role: c.name('trimmed') }, expect: 200 });
+    await c.app('POST', '/recipe/role/permissions/remove', { body: { role: 'no-such-role' }, expect: 200 });
+  },
+  'permission-roles': async (c) => {
+    await c.app('PUT', '/recipe/role', { body: { role: 'oa-reader', permissions: ['read'] }, expect: 200 });
+    const roles = await c.app('GET', '/recipe/permission/roles', { query: { permission: 'read' }, expect: 200 });
+    expect(roles.json.roles).toContain('oa-reader');
   },
   'userid-map-get': async (c) => {
     await c.app('GET', '/recipe/userid/map', { query: { userId: c.name('ext'), userIdType: 'EXTERNAL' }, expect: 200 });

@@ -1,6 +1,7 @@
 /**
  * Who may touch sessions and signing keys (docs/sessions.md "Least privilege"): the manifest's
- * `access.sessions` names the session routes, app removal, user removal, linking and unlinking only, and of those only
+ * `access.sessions` names the session routes, app removal, user removal, linking and unlinking,
+ * creating and removing id mappings and leaving a tenant only, and of those only
  * the routes that sign tokens get the credentials key (to open private keys and seal new ones).
  */
 import { describe, expect, it } from 'vitest';
@@ -13,6 +14,11 @@ const SESSIONS = [
   'user-remove',
   'accountlinking-link',
   'accountlinking-unlink',
+  // Read whether an id has live sessions (a mapping change is refused then) / end the sessions of a
+  // user leaving a tenant.
+  'userid-map-create',
+  'userid-map-remove',
+  'tenant-user-remove',
   'session-get',
   'session-user',
   'session-remove',
@@ -23,7 +29,7 @@ const SESSIONS = [
 ];
 
 describe('session and signing-key access in the manifest', () => {
-  it('is declared by the session routes, app removal, user removal, linking and unlinking only', () => {
+  it('is declared by the session routes, app and user removal, linking, mappings and leaving a tenant only', () => {
     expect(
       ROUTES.filter((r) => r.access.sessions)
         .map((r) => r.id)

@@ -250,7 +250,7 @@ describe('consuming codes', () => {
     expect(byId.json.user).toEqual(user);
   });
 
-  it('signs up a phone number unverified, and consumes a magic link', async () => {
+  it('signs up a phone number, verified as a phone-only login method always is, and consumes a magic link', async () => {
     const appId = await createApp({}, [], 'pl');
     const created = await createCode(appId, { phoneNumber: '+44 20 7946 0000' });
     const reply = await consume(appId, { preAuthSessionId: created.preAuthSessionId, linkCode: created.linkCode });
@@ -264,7 +264,10 @@ describe('consuming codes', () => {
       },
     });
     expect(reply.json.user.phoneNumbers).toEqual(['+442079460000']);
-    expect(reply.json.user.loginMethods[0]).toMatchObject({ phoneNumber: '+442079460000', verified: false });
+    // The reference shows a passwordless login method without an email as verified.
+    expect(reply.json.user.loginMethods[0]).toMatchObject({ phoneNumber: '+442079460000', verified: true });
+    const read = await call('GET', `/appid-${appId}/user/id?userId=${reply.json.user.id}`);
+    expect(read.json.user.loginMethods[0].verified).toBe(true);
     // A link works once.
     const twice = await consume(appId, { preAuthSessionId: created.preAuthSessionId, linkCode: created.linkCode });
     expect(twice.json).toEqual({ status: 'RESTART_FLOW_ERROR' });
@@ -452,7 +455,11 @@ describe('imported passwordless users', () => {
       const byPhone = await createCode(appId, { phoneNumber: written });
       const phoneIn = await consume(appId, { preAuthSessionId: byPhone.preAuthSessionId, linkCode: byPhone.linkCode });
       expect(phoneIn.json, written).toMatchObject({ status: 'OK', createdNewUser: false, recipeUserId: 'sms|phone-1' });
-      expect(phoneIn.json.user).toMatchObject({ id: 'sms|phone-1', phoneNumbers: ['+16505550123'] });
+      expect(phoneIn.json.user).toMatchObject({
+        id: 'sms|phone-1',
+        phoneNumbers: ['+16505550123'],
+        loginMethods: [{ recipeId: 'passwordless', verified: true }],
+      });
     }
     expect(await userCount(appId)).toBe(2);
   });

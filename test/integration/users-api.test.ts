@@ -205,10 +205,22 @@ describe('user by id, id mapping and removal', () => {
     expect((await create({ superTokensUserId: st, externalUserId: 'e-1', externalUserIdInfo: 'info' })).json).toEqual({
       status: 'OK',
     });
+    // The external id is checked first: mapped to another user, so doesSuperTokensUserIdExist says
+    // whether it is mapped to this very id (the reference's answer), though this id has one too.
     expect((await create({ superTokensUserId: st, externalUserId: 'linked-ext' })).json).toEqual({
+      status: 'USER_ID_MAPPING_ALREADY_EXISTS_ERROR',
+      doesSuperTokensUserIdExist: false,
+      doesExternalUserIdExist: true,
+    });
+    expect((await create({ superTokensUserId: st, externalUserId: 'e-1' })).json).toEqual({
       status: 'USER_ID_MAPPING_ALREADY_EXISTS_ERROR',
       doesSuperTokensUserIdExist: true,
       doesExternalUserIdExist: true,
+    });
+    expect((await create({ superTokensUserId: st, externalUserId: 'e-new' })).json).toEqual({
+      status: 'USER_ID_MAPPING_ALREADY_EXISTS_ERROR',
+      doesSuperTokensUserIdExist: true,
+      doesExternalUserIdExist: false,
     });
     const get = (q: string) => call('GET', `${base()}/recipe/userid/map?${q}`);
     const expected = { status: 'OK', superTokensUserId: st, externalUserId: 'e-1', externalUserIdInfo: 'info' };

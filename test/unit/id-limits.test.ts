@@ -26,6 +26,8 @@ import {
   emailPartition,
   externalIdPartition,
   phonePartition,
+  searchIndexPartition,
+  searchIndexSortKey,
   tenantUsersIndexPartition,
   tenantUsersIndexSortKey,
   thirdPartyPartition,
@@ -81,6 +83,13 @@ const KEYS: [string, string, 'partition' | 'sort'][] = [
     'sort',
   ],
   ['verified email of a user id', verifiedEmailSortKey(wide('email').repeat(2)), 'sort'],
+  ['search entry of an email (GSI1)', searchIndexPartition(a, t, 'DOMAIN', wide('email').repeat(2)), 'partition'],
+  ['search entry of an email (GSI1)', searchIndexSortKey(wide('email').repeat(2)), 'sort'],
+  [
+    'search entry of a provider (GSI1)',
+    searchIndexSortKey(`${wide('thirdPartyId')}::${wide('thirdPartyUserId')}`),
+    'sort',
+  ],
 ];
 
 describe('id limits', () => {

@@ -2,11 +2,15 @@ import { describe, expect, it } from 'vitest';
 import {
   addRoleToUser,
   getRolePermissions,
+  getRolesWithPermission,
   getRoleUsers,
   normaliseRole,
   parseCreateRole,
+  parsePermissionQuery,
+  parseRemovePermissions,
   parseUserRole,
   type RoleStore,
+  removePermissionsFromRole,
   removeRole,
   removeRoleFromUser,
 } from '#functions/domain/roles/service.js';
@@ -51,6 +55,31 @@ describe('role input', () => {
     );
     expect(() => parseUserRole({ role: 'a' })).toThrow("Field name 'userId' is invalid in JSON input");
     expect(parseUserRole({ userId: ' u ', role: ' a ' })).toEqual({ userId: ' u ', role: 'a' });
+  });
+
+  it('reads the permissions to remove (none given: all) and the permission to look up', () => {
+    expect(parseRemovePermissions({ role: ' a ', permissions: [' p ', 'q'] })).toEqual({
+      role: 'a',
+      permissions: ['p', 'q'],
+    });
+    expect(parseRemovePermissions({ role: 'a' })).toEqual({ role: 'a' });
+    expect(parseRemovePermissions({ role: 'a', permissions: null })).toEqual({ role: 'a' });
+    expect(parseRemovePermissions({ role: 'a', permissions: [] })).toEqual({ role: 'a', permissions: [] });
+    expect(() => parseRemovePermissions({ role: 'a', permissions: [' '] })).toThrow(
+      "Field name 'permissions' cannot contain an empty string",
+    );
+    expect(() => parseRemovePermissions({ role: 'a', permissions: [1] })).toThrow(
+      "Field name 'permissions' is invalid in JSON input",
+    );
+    expect(() => parseRemovePermissions({ role: 'a', permissions: 'p' })).toThrow(
+      "Field name 'permissions' is invalid in JSON input",
+    );
+    expect(() => parseRemovePermissions({ permissions: [] })).toThrow("Field name 'role' is invalid in JSON input");
+    expect(parsePermissionQuery({ permission: ' read ' })).toEqual({ permission: 'read' });
+    expect(() => parsePermissionQuery({ permission: ' ' })).toThrow(
+      "Field name 'permission' cannot be an empty String",
+    );
+    expect(() => parsePermissionQuery({})).toThrow("Field name 'permission' is missing in GET request");
   });
 });
 
@@ -99,6 +128,15 @@ function memoryStore(): RoleStore {
         .filter(([t, u]) => t === tenantId && u === userId)
         .map(([, , r]) => r as string);
     },
+    async removePermissions(_a, role, permissions) {
+      const set = roles.get(role);
+      if (!set) return false;
+      for (const p of permissions ?? [...set]) set.delete(p);
+      return true;
+    },
+    async rolesWithPermission(_a, permission) {
+      return [...roles.keys()].filter((role) => roles.get(role)?.has(permission)).sort();
+    },
   };
 }
 
@@ -116,5 +154,21 @@ describe('role use cases', () => {
     expect(await removeRoleFromUser(store, 'a', 'public', input)).toEqual({ status: 'OK', didUserHaveRole: false });
     expect(await removeRole(store, 'a', { role: 'r' })).toEqual({ status: 'OK', didRoleExist: true });
     expect(await removeRoleFromUser(store, 'a', 'public', input)).toEqual({ status: 'UNKNOWN_ROLE_ERROR' });
+  });
+
+  it('removes permissions and finds the roles having one', async () => {
+    const store = memoryStore();
+    expect(await removePermissionsFromRole(store, 'a', { role: 'r', permissions: ['p'] })).toEqual({
+      status: 'UNKNOWN_ROLE_ERROR',
+    });
+    await store.createRoleOrAddPermissions('a', 'r', ['p', 'q']);
+    await store.createRoleOrAddPermissions('a', 's', ['p']);
+    expect(await getRolesWithPermission(store, 'a', { permission: 'p' })).toEqual({ status: 'OK', roles: ['r', 's'] });
+    expect(await removePermissionsFromRole(store, 'a', { role: 'r', permissions: ['p', 'x'] })).toEqual({
+      status: 'OK',
+    });
+    expect(await getRolesWithPermission(store, 'a', { permission: 'p' })).toEqual({ status: 'OK', roles: ['s'] });
+    expect(await removePermissionsFromRole(store, 'a', { role: 's' })).toEqual({ status: 'OK' });
+    expect(await getRolePermissions(store, 'a', { role: 's' })).toEqual({ status: 'OK', permissions: [] });
   });
 });

@@ -69,7 +69,8 @@ describe('user object', () => {
           recipeUserId: 'u3',
           tenantIds: ['t1'],
           phoneNumber: '+14155550100',
-          verified: false,
+          // A passwordless login method without an email shows as verified (the reference's rule).
+          verified: true,
           timeJoined: 7,
         },
         {

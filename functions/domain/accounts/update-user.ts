@@ -33,8 +33,9 @@ const UNKNOWN_USER = { status: 'UNKNOWN_USER_ID_ERROR' } as const;
  * Changes the email and/or password of the emailpassword login method `recipeUserId` names:
  * `UNKNOWN_USER_ID_ERROR` when the id names no user or a user without such a method (a primary
  * user's id names its own method only), `EMAIL_CHANGE_NOT_ALLOWED_ERROR` when the user is primary
- * and another primary user of one of its tenants has the new email, `EMAIL_ALREADY_EXISTS_ERROR`
- * when an email/password user of one of the method's tenants has it. The password is hashed with
+ * (or linked) and another primary user of one of its tenants, or another email/password user of
+ * one of the method's tenants, has the new email, `EMAIL_ALREADY_EXISTS_ERROR` when the user is
+ * neither and an email/password user of one of the method's tenants has it. The password is hashed with
  * the app's algorithm at its configured cost, once, before the first attempt.
  */
 export async function updateEmailOrPassword(
@@ -65,8 +66,9 @@ export async function updateEmailOrPassword(
     );
     if (result.ok) return { status: 'OK' };
     const failed = new Set(result.failed.map((e) => e.kind));
-    // The reference checks the other primary users first.
-    if (failed.has('primaryAccountInfo')) {
+    // The reference checks the other primary users first, and refuses a taken email to a primary
+    // or linked user as a change not allowed too (a standalone user's is a duplicate).
+    if (failed.has('primaryAccountInfo') || (failed.has('uniqueEmail') && user.isPrimaryUser)) {
       return {
         status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR',
         reason: 'New email is associated with another primary user ID',

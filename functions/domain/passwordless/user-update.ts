@@ -69,7 +69,9 @@ const ROUNDS = 5;
  * Updates the email and/or phone number of the passwordless login method `recipeUserId` (a
  * SuperTokens or external id). One user write: the new values' uniqueness in each of the login
  * method's tenants (and, for a primary or linked user, no other primary user holding them) is
- * checked by the write's conditions, so a taken email or number changes nothing. A changed email
+ * checked by the write's conditions, so a taken email or number changes nothing. A taken value is
+ * `…_ALREADY_EXISTS_ERROR` for a standalone user, `…_CHANGE_NOT_ALLOWED_ERROR` for a primary or
+ * linked one (the reference's order of checks). A changed email
  * is unverified. Afterwards the devices of the old and new email and number are removed in the
  * login method's tenants (codes sent to a contact the user no longer has, or to one it now has,
  * no longer sign anyone in). Clearing both: 400.
@@ -116,10 +118,20 @@ export async function updatePasswordlessUser(
       return { status: 'OK' };
     }
     const kinds = new Set(result.failed.map((e) => e.kind));
-    if (kinds.has('uniqueEmail')) return { status: 'EMAIL_ALREADY_EXISTS_ERROR' };
-    if (kinds.has('uniquePhone')) return { status: 'PHONE_NUMBER_ALREADY_EXISTS_ERROR' };
-    if (kinds.has('primaryAccountInfo')) {
-      return email !== method.email
+    if (!found.user.isPrimaryUser) {
+      if (kinds.has('uniqueEmail')) return { status: 'EMAIL_ALREADY_EXISTS_ERROR' };
+      if (kinds.has('uniquePhone')) return { status: 'PHONE_NUMBER_ALREADY_EXISTS_ERROR' };
+    } else if (kinds.has('uniqueEmail') || kinds.has('uniquePhone') || kinds.has('primaryAccountInfo')) {
+      // A primary or linked user: whatever holds the new email or number (another passwordless
+      // user of a tenant, another primary user), the change is not allowed — the email's first,
+      // as the reference updates the email before the phone number.
+      const emailRefused =
+        kinds.has('uniqueEmail') ||
+        (kinds.has('primaryAccountInfo') &&
+          email !== undefined &&
+          email !== method.email &&
+          (phoneNumber === method.phoneNumber || (await heldByAnotherPrimary(deps, appId, found.user, { email }))));
+      return emailRefused
         ? { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR', reason: 'New email is associated with another primary user ID' }
         : {
             status: 'PHONE_NUMBER_CHANGE_NOT_ALLOWED_ERROR',
@@ -129,4 +141,19 @@ export async function updatePasswordlessUser(
     // The user changed since it was read (its version guard): read it again.
   }
   throw new Error('passwordless user update kept conflicting with concurrent changes');
+}
+
+/** Whether another primary user holds this email or number in one of the user's tenants. */
+async function heldByAnotherPrimary(
+  deps: UserRemovalDeps,
+  appId: string,
+  user: UserRecord,
+  info: { email: string } | { phoneNumber: string },
+): Promise<boolean> {
+  const tenants = [...new Set(user.loginMethods.flatMap((lm) => lm.tenantIds))];
+  const holders = await deps.users.store.primaryUsersHolding(
+    appId,
+    tenants.map((tenantId) => ({ tenantId, ...info })),
+  );
+  return holders.some((holder) => holder !== undefined && holder !== user.userId);
 }

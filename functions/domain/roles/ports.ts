@@ -11,6 +11,13 @@ export interface RoleStore {
   /** The role's permissions, or undefined when the role does not exist. */
   getRolePermissions(appId: string, role: string): Promise<string[] | undefined>;
   listRoleUsers(appId: string, tenantId: string, role: string): Promise<string[]>;
+  /**
+   * Removes these permissions from the role (`undefined`: all of them); false, with nothing
+   * written, when the role does not exist.
+   */
+  removePermissions(appId: string, role: string, permissions: readonly string[] | undefined): Promise<boolean>;
+  /** The roles of the app whose permissions include `permission`, sorted by name. */
+  rolesWithPermission(appId: string, permission: string): Promise<string[]>;
   assignRole(appId: string, tenantId: string, userId: string, role: string): Promise<AssignOutcome>;
   unassignRole(appId: string, tenantId: string, userId: string, role: string): Promise<UnassignOutcome>;
   listUserRoles(appId: string, tenantId: string, userId: string): Promise<string[]>;

@@ -173,3 +173,43 @@ export async function getRolesForUser(store: RoleStore, appId: string, tenantId:
   if (!fitsUserId(input.userId)) return { status: 'OK', roles: [] };
   return { status: 'OK', roles: await store.listUserRoles(appId, tenantId, input.userId) };
 }
+
+/**
+ * `POST /recipe/role/permissions/remove` body: `role` (trimmed), optional `permissions` (absent
+ * or null: all of them; each trimmed and non-empty).
+ */
+export function parseRemovePermissions(body: Body): { role: string; permissions?: readonly string[] } {
+  const role = roleFromBody(body);
+  const raw = has(body, 'permissions') ? body.permissions : null;
+  if (raw === null) return { role };
+  if (!Array.isArray(raw)) throw new BadRequestError(invalidFieldMessage('permissions'));
+  const permissions = raw.map((value) => {
+    if (typeof value !== 'string') throw new BadRequestError(invalidFieldMessage('permissions'));
+    const permission = value.trim();
+    if (permission.length === 0) throw new BadRequestError("Field name 'permissions' cannot contain an empty string");
+    return permission;
+  });
+  return { role, permissions };
+}
+
+/** → `{status:"OK"}` or `{status:"UNKNOWN_ROLE_ERROR"}`; permissions the role does not have are no error. */
+export async function removePermissionsFromRole(
+  store: RoleStore,
+  appId: string,
+  input: { role: string; permissions?: readonly string[] },
+) {
+  const existed = await store.removePermissions(appId, input.role, input.permissions);
+  return existed ? { status: 'OK' } : { status: 'UNKNOWN_ROLE_ERROR' };
+}
+
+/** `GET /recipe/permission/roles?permission=` query: the permission, trimmed and non-empty. */
+export function parsePermissionQuery(query: Query): { permission: string } {
+  const permission = requiredQuery(query, 'permission').trim();
+  if (permission.length === 0) throw new BadRequestError("Field name 'permission' cannot be an empty String");
+  return { permission };
+}
+
+/** → `{status:"OK", roles}`: the roles having the permission (none: an empty list). */
+export async function getRolesWithPermission(store: RoleStore, appId: string, input: { permission: string }) {
+  return { status: 'OK', roles: await store.rolesWithPermission(appId, input.permission) };
+}

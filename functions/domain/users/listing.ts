@@ -7,6 +7,7 @@ import { ID_LIMITS } from '#functions/shared/id-limits.js';
 import type { UsersDeps } from './deps.js';
 import { FILTER_RECIPE_IDS, recipeBit, toUserJson } from './model.js';
 import type { UserPosition } from './ports.js';
+import { parseUserSearch, searchUsers } from './search.js';
 
 const RECIPE_SET = new Set<string>(FILTER_RECIPE_IDS);
 
@@ -53,17 +54,31 @@ export interface ListUsersInput {
   readonly limit?: number;
   readonly paginationToken?: string;
   readonly includeRecipeIds?: string;
+  /** Search terms (`;`-separated) of the email, phone and provider search (search.ts). */
+  readonly email?: string;
+  readonly phone?: string;
+  readonly provider?: string;
 }
 
-/** `GET /<t>/users` (CDI ≥ 4.0 shape: plain user objects). */
+/**
+ * `GET /<t>/users` (CDI ≥ 4.0 shape: plain user objects). With search terms (`email`, `phone`,
+ * `provider`) it is a search, as in the reference: the pagination token is still checked but not
+ * used, `includeRecipeIds` and `limit` do not narrow the answer (a limit above the page maximum
+ * is allowed), at most 1000 users come back and no pagination token.
+ */
 export async function listUsers(deps: UsersDeps, target: { appId: string; tenantId: string }, input: ListUsersInput) {
   const masks = masksFor(input.includeRecipeIds);
   const order = input.timeJoinedOrder ?? 'ASC';
   if (order !== 'ASC' && order !== 'DESC') throw new BadRequestError('timeJoinedOrder can be either ASC OR DESC');
+  const search = parseUserSearch(input);
   const limit = input.limit ?? USERS_PAGE_DEFAULT;
-  if (limit > USERS_PAGE_MAX) throw new BadRequestError(`max limit allowed is ${USERS_PAGE_MAX}`);
+  if (limit > USERS_PAGE_MAX && !search) throw new BadRequestError(`max limit allowed is ${USERS_PAGE_MAX}`);
   if (limit < 1) throw new BadRequestError('limit must a positive integer with min value 1');
   const after = input.paginationToken === undefined ? undefined : decodeToken(input.paginationToken);
+  if (search) {
+    const found = await searchUsers(deps, target, search, order);
+    return { status: 'OK', users: found.map(toUserJson) };
+  }
   const page = await deps.store.listUsers(target.appId, target.tenantId, {
     order,
     limit,

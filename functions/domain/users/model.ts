@@ -72,6 +72,17 @@ export function newRecipeUser(
   };
 }
 
+/** A field users are searched by (docs/users.md "Searching users"); storage indexes each. */
+export type SearchField = 'email' | 'phone' | 'provider';
+
+/** The part of an email after its first `@` (the whole email when it has none): searched too. */
+export function emailDomain(email: string): string {
+  return email.slice(email.indexOf('@') + 1);
+}
+
+/** What a provider search term is matched against: `<thirdPartyId>::<thirdPartyUserId>`. */
+export const providerValue = (thirdPartyId: string, thirdPartyUserId: string) => `${thirdPartyId}::${thirdPartyUserId}`;
+
 interface LoginMethodJson {
   recipeId: UserRecipeId;
   recipeUserId: string;
@@ -124,6 +135,14 @@ export function recipeMask(user: Pick<UserRecord, 'loginMethods'>): number {
   return user.loginMethods.reduce((mask, lm) => mask | recipeBit(lm.recipeId), 0);
 }
 
+/**
+ * A login method's verification state as the user object shows it: its email's state, and true
+ * for a passwordless login method without an email (a phone number only), as in the reference.
+ */
+function isVerified(lm: Pick<LoginMethodRecord, 'recipeId' | 'email' | 'verified'>): boolean {
+  return lm.verified || (lm.recipeId === 'passwordless' && lm.email === undefined);
+}
+
 export function externalIdOf(user: UserRecord, superTokensId: string): string {
   return user.externalIds[superTokensId]?.externalUserId ?? superTokensId;
 }
@@ -136,7 +155,7 @@ export function toUserJson(user: UserRecord): UserJson {
       recipeId: lm.recipeId,
       recipeUserId: externalIdOf(user, lm.recipeUserId),
       tenantIds: [...lm.tenantIds],
-      verified: lm.verified,
+      verified: isVerified(lm),
       timeJoined: lm.timeJoined,
     };
     if (lm.email !== undefined) json.email = lm.email;

@@ -3,7 +3,7 @@
  * list of entities whose condition failed, so the domain can word the reference's messages.
  */
 import type { AccountWrites } from '../accounts/ports.js';
-import type { UserRecord } from './model.js';
+import type { SearchField, UserRecord } from './model.js';
 
 /** One thing a user write touches; a failed conditional write is reported as its entity. */
 export type WriteEntity =
@@ -151,6 +151,12 @@ export interface PendingPasswordPage {
   readonly next?: PendingPasswordPosition;
 }
 
+/**
+ * What may be kept under a user id apart from a user, by the name of the reference's recipe (its
+ * messages say `UserId is already in use in <kind> recipe`), in the reference's order of checks.
+ */
+export type UserIdDataKind = 'Session' | 'UserMetadata' | 'UserRoles' | 'EmailVerification' | 'TOTP';
+
 export interface UserStore {
   /** The user owning this SuperTokens id (user id or linked recipe user id), consistent read. */
   getUserBySuperTokensId(appId: string, superTokensId: string): Promise<UserRecord | undefined>;
@@ -174,6 +180,17 @@ export interface UserStore {
     tenantId: string,
     query: ListUsersQuery,
   ): Promise<{ users: UserRecord[]; next?: UserPosition }>;
+  /**
+   * Users having a login method in the tenant whose `field` value starts with one of `terms`
+   * (lower-cased; an email's domain counts too, docs/users.md "Searching users"): candidates read
+   * from the field's search index, at most `limit` of them, in no particular order. An eventually
+   * consistent index may still list a changed login method: the caller checks the users.
+   */
+  searchUsers(
+    appId: string,
+    tenantId: string,
+    query: { readonly field: SearchField; readonly terms: readonly string[]; readonly limit: number },
+  ): Promise<UserRecord[]>;
   /** Exact count (O(shards) reads) of users with a recipe mask in `masks`, in a tenant or the whole app. */
   countUsers(appId: string, tenantId: string | undefined, masks: readonly number[]): Promise<number>;
   /**
@@ -206,6 +223,17 @@ export interface UserStore {
    * each write checks).
    */
   previewCommits(writes: Iterable<UserWrite>): Promise<WriteResult[]>;
+  /**
+   * What is kept under this user id (sessions not expired at `now`, metadata, roles, email
+   * verification tokens and verified emails, TOTP devices), in the order of {@link UserIdDataKind}.
+   */
+  userIdDataKinds(appId: string, userId: string, now: number): Promise<UserIdDataKind[]>;
+  /**
+   * Deletes what is kept under a user id for one tenant (its role assignments, email-verification
+   * tokens, TOTP attempt records and sessions there) when the user leaves the tenant; true when
+   * there was any.
+   */
+  purgeUserIdTenantData(appId: string, userId: string, tenantId: string): Promise<boolean>;
   /** Deletes roles, metadata and TOTP devices stored under these user ids (after a user removal). */
   purgeUserIdData(appId: string, userIds: readonly string[]): Promise<void>;
 }

@@ -12,7 +12,8 @@ const USER_REMOVAL_REREADS: RereadPolicy = {
 
 /**
  * `POST /user/remove`. The whole user (all linked login methods) when `removeAllLinkedAccounts`
- * or when it has a single login method; else only the named recipe user's login method. Deletes
+ * or when it has a single login method; else only the named recipe user's login method (the user
+ * keeps its id, and its time joined becomes its earliest remaining login method's). Deletes
  * the user's items, account infos, mappings and counters in one transaction, then the roles,
  * metadata and TOTP devices of the removed ids. Unknown ids are not an error.
  */
@@ -26,13 +27,26 @@ export async function removeUser(
     if (!found) return { status: 'OK' };
     const { user, superTokensId } = found;
     const removeAll = input.removeAllLinkedAccounts || user.loginMethods.length === 1;
-    const removedIds = removeAll ? [user.userId, ...user.loginMethods.map((lm) => lm.recipeUserId)] : [superTokensId];
+    // The primary user's own login method goes, the user stays under its id: the id keeps its
+    // external id, metadata, roles and sessions, which the other login methods share (as in the
+    // reference).
+    const keepsId = !removeAll && superTokensId === user.userId;
+    const removedIds = removeAll
+      ? [user.userId, ...user.loginMethods.map((lm) => lm.recipeUserId)]
+      : keepsId
+        ? []
+        : [superTokensId];
+    const remaining = user.loginMethods.filter((lm) => lm.recipeUserId !== superTokensId);
     const after: UserRecord | undefined = removeAll
       ? undefined
       : {
           ...user,
-          loginMethods: user.loginMethods.filter((lm) => lm.recipeUserId !== superTokensId),
-          externalIds: Object.fromEntries(Object.entries(user.externalIds).filter(([id]) => id !== superTokensId)),
+          loginMethods: remaining,
+          // The user joined when its earliest remaining login method did (the reference's rule).
+          timeJoined: Math.min(...remaining.map((lm) => lm.timeJoined)),
+          externalIds: keepsId
+            ? user.externalIds
+            : Object.fromEntries(Object.entries(user.externalIds).filter(([id]) => id !== superTokensId)),
           version: user.version + 1,
         };
     const dataIds = [...new Set(removedIds)].flatMap((id) => [

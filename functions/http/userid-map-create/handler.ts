@@ -13,5 +13,6 @@ export const handler = httpHandler({
     if (input.externalUserIdInfo !== undefined) checkIdLength('externalUserIdInfo', input.externalUserIdInfo.trim());
     return input;
   },
-  run: async (input, { appId, config }) => ok(await createUserIdMapping(usersDeps(config), appId, input)),
+  run: async (input, { appId, config, cdiVersion }) =>
+    ok(await createUserIdMapping(usersDeps(config), appId, input, cdiVersion)),
 });

@@ -31,6 +31,8 @@ export const RESET_TOKEN_PREFIX = 'RESET#';
 export const resetTokenSortKey = (tokenHash: string) => `${RESET_TOKEN_PREFIX}${tokenHash}`;
 
 const EMAIL_VERIFICATION_TOKEN_PREFIX = 'EVTOKEN#';
+/** The email-verification tokens of one tenant (a `begins_with` prefix). */
+export const emailVerificationTenantPrefix = (tenantId: string) => `${EMAIL_VERIFICATION_TOKEN_PREFIX}${tenantId}#`;
 /** The tokens of one tenant and email (a `begins_with` prefix). */
 export const emailVerificationTokenPrefix = (tenantId: string, email: string) =>
   `${EMAIL_VERIFICATION_TOKEN_PREFIX}${tenantId}#${sha256(email)}#`;
@@ -52,6 +54,10 @@ export function tokenLookupKeyOf(appId: string, sortKey: string): { PK: string; 
   }
   return undefined;
 }
+
+/** Whether a sort key on a user id's partition is an email-verification token or a verified email. */
+export const isEmailVerificationSortKey = (sortKey: string) =>
+  sortKey.startsWith(EMAIL_VERIFICATION_TOKEN_PREFIX) || sortKey.startsWith(VERIFIED_EMAIL_PREFIX);
 
 /** Whether a sort key on a user id's partition is one of this module's (a token or a verified email). */
 export const isAccountDataSortKey = (sortKey: string) =>

@@ -15,6 +15,9 @@
  * - `APP#<a>#UCOUNT#<shard>` holds the sharded user counters (exact counts in O(1) reads).
  * - `APP#<a>#PWPENDING#<shard>` lists the login methods pending the password-migration hook.
  * - GSI2 `APP#<a>#USERS#<shard>` lists every USER item of an app (used by app deletion).
+ * - The account-info items also carry the search entries of their tenant (docs/users.md "Searching
+ *   users"): GSI1 `APP#<a>#T#<t>#SEARCH#<EMAIL|PHONE|TP>#<first character>` / the lower-cased
+ *   value, and for an email GSI2 `…#SEARCH#DOMAIN#<first character>` / its lower-cased domain.
  */
 import { appPartition } from './apps.js';
 
@@ -81,3 +84,38 @@ export const counterTenantSortKey = (tenantId: string) => `TENANT#${tenantId}`;
  */
 export const appUsersIndexPartition = (appId: string, shard: number) => `${appPartition(appId)}#USERS#${shard}`;
 export const appUsersIndexSortKey = (userId: string) => userId;
+
+/** What a search index entry is made from: an email, an email's domain, a phone number, a provider. */
+export type SearchIndexField = 'EMAIL' | 'DOMAIN' | 'PHONE' | 'TP';
+
+/**
+ * The longest sort key of a search entry, in UTF-8 bytes: a lower-cased email may be longer than
+ * a sort key may be (1,024 bytes), and no one searches by a prefix that long. A value and a search
+ * term are cut the same way, so a value that starts with the term starts with the cut term; the
+ * use case then checks the whole values.
+ */
+const SEARCH_KEY_BYTES = 256;
+
+/** The sort key of a value in a search index, and the prefix a term is looked up with. */
+export function searchIndexSortKey(value: string): string {
+  const lower = value.toLowerCase();
+  if (Buffer.byteLength(lower, 'utf8') <= SEARCH_KEY_BYTES) return lower;
+  let out = '';
+  let bytes = 0;
+  for (const char of lower) {
+    bytes += Buffer.byteLength(char, 'utf8');
+    if (bytes > SEARCH_KEY_BYTES) break;
+    out += char;
+  }
+  return out;
+}
+
+/**
+ * The search index partition of a value (or term): one per tenant, field and first character of
+ * the lower-cased value, so a term's matches are one Query and an import's entries spread over
+ * many partitions. `value` is not empty.
+ */
+export function searchIndexPartition(appId: string, tenantId: string, field: SearchIndexField, value: string): string {
+  const first = String.fromCodePoint(searchIndexSortKey(value).codePointAt(0) ?? 0);
+  return `${tenantPartition(appId, tenantId)}#SEARCH#${field}#${first}`;
+}

@@ -67,6 +67,36 @@ export async function purgeUserSessions(table: Table, appId: string, userId: str
   await batchDeleteAll(table, items as Key[]);
 }
 
+/** Deletes a user id's sessions in one tenant; how many there were. */
+export async function purgeUserTenantSessions(
+  table: Table,
+  appId: string,
+  userId: string,
+  tenantId: string,
+): Promise<number> {
+  const items = await queryAll(
+    table,
+    {
+      index: 'GSI3',
+      pk: userDataIndexPartitionOf(appId, userId),
+      sk: { beginsWith: userSessionsPrefix(userId, tenantId) },
+    },
+    { attributes: ['PK', 'SK'] },
+  );
+  await batchDeleteAll(table, items as Key[]);
+  return items.length;
+}
+
+/** Whether a user id has a session that has not expired at `now` (by Query of its GSI3 shard). */
+export async function hasLiveSession(table: Table, appId: string, userId: string, now: number): Promise<boolean> {
+  const items = await queryAll(
+    table,
+    { index: 'GSI3', pk: userDataIndexPartitionOf(appId, userId), sk: { beginsWith: userSessionsPrefix(userId) } },
+    { attributes: ['expiresAtMs'] },
+  );
+  return items.some((item) => (item.expiresAtMs as number) > now);
+}
+
 export function createSessionStore(table: Table): SessionStore {
   return {
     async create(appId, s) {

@@ -4,8 +4,10 @@
  * so every write keeps the account-info, tenant, link, mapping and counter items consistent.
  */
 import {
+  emailDomain,
   externalIdOf,
   type LoginMethodRecord,
+  providerValue,
   recipeMask,
   type UserRecord,
   userTenantIds,
@@ -26,6 +28,9 @@ import {
   passwordPendingPartition,
   passwordPendingSortKey,
   phonePartition,
+  type SearchIndexField,
+  searchIndexPartition,
+  searchIndexSortKey,
   tenantUsersIndexPartition,
   tenantUsersIndexSortKey,
   thirdPartyPartition,
@@ -140,19 +145,63 @@ export function recordFromItem(item: Record<string, unknown> | undefined): UserR
   };
 }
 
+type SearchEntry = { appId: string; tenantId: string; field: SearchIndexField; value: string };
+/** A search index entry (GSI1 or GSI2) of an account-info item (docs/users.md "Searching users"). */
+const searchIndex = {
+  pk: (e: SearchEntry) => searchIndexPartition(e.appId, e.tenantId, e.field, e.value),
+  sk: (e: SearchEntry) => searchIndexSortKey(e.value),
+};
+
+/**
+ * An account-info item: the uniqueness (or reference) item of an email, phone number or
+ * third-party login in a tenant. It carries the search entries of its value in that tenant: GSI1
+ * the value (email, phone number, provider), GSI2 an email's domain — index entries of items a
+ * user writes anyway, so a search needs no item of its own.
+ */
+const accountInfoEntity = defineEntity({
+  type: ENTITY.accountInfo,
+  key: (key: Key) => key,
+  indexes: { GSI1: searchIndex, GSI2: searchIndex },
+});
+
+/** The search entries of one account-info item: the value's, and an email's domain's. */
+function searchEntries(
+  appId: string,
+  tenantId: string,
+  field: 'EMAIL' | 'PHONE' | 'TP',
+  value: string,
+): { GSI1?: SearchEntry; GSI2?: SearchEntry } {
+  if (value === '') return {};
+  const entries: { GSI1?: SearchEntry; GSI2?: SearchEntry } = { GSI1: { appId, tenantId, field, value } };
+  if (field === 'EMAIL') {
+    // An email without `@` is its own domain: its value entry finds it already.
+    const domain = emailDomain(value);
+    if (domain !== '' && domain !== value) entries.GSI2 = { appId, tenantId, field: 'DOMAIN', value: domain };
+  }
+  return entries;
+}
+
 function accountInfoItems(appId: string, user: UserRecord, lm: LoginMethodRecord, tenantId: string): DerivedItem[] {
   const owner = { appId, userId: user.userId, recipeUserId: lm.recipeUserId, recipeId: lm.recipeId, tenantId };
-  const item = (key: Key, entity: WriteEntity): DerivedItem => ({
-    key,
-    entity,
-    item: { entityType: ENTITY.accountInfo, ...owner },
-  });
+  const item = (
+    key: Key,
+    entity: WriteEntity,
+    search: { field: 'EMAIL' | 'PHONE' | 'TP'; value: string },
+  ): DerivedItem => {
+    const {
+      PK: _pk,
+      SK: _sk,
+      ...attributes
+    } = accountInfoEntity.item(key, owner, searchEntries(appId, tenantId, search.field, search.value));
+    return { key, entity, item: attributes };
+  };
   const out: DerivedItem[] = [];
   if (lm.recipeId === 'emailpassword' && lm.email !== undefined) {
     out.push(
       item(
         { PK: emailPartition(appId, tenantId, lm.email), SK: uniqueSortKey('emailpassword') },
         { kind: 'uniqueEmail', recipeId: 'emailpassword', email: lm.email },
+        { field: 'EMAIL', value: lm.email },
       ),
     );
   }
@@ -164,6 +213,7 @@ function accountInfoItems(appId: string, user: UserRecord, lm: LoginMethodRecord
           SK: uniqueSortKey('thirdparty'),
         },
         { kind: 'uniqueThirdParty', thirdPartyId: lm.thirdPartyId, thirdPartyUserId: lm.thirdPartyUserId },
+        { field: 'TP', value: providerValue(lm.thirdPartyId, lm.thirdPartyUserId) },
       ),
     );
     if (lm.email !== undefined) {
@@ -171,6 +221,7 @@ function accountInfoItems(appId: string, user: UserRecord, lm: LoginMethodRecord
         item(
           { PK: emailPartition(appId, tenantId, lm.email), SK: accountRefSortKey(lm.recipeUserId) },
           { kind: 'user', userId: user.userId },
+          { field: 'EMAIL', value: lm.email },
         ),
       );
     }
@@ -181,6 +232,7 @@ function accountInfoItems(appId: string, user: UserRecord, lm: LoginMethodRecord
         item(
           { PK: emailPartition(appId, tenantId, lm.email), SK: uniqueSortKey('passwordless') },
           { kind: 'uniqueEmail', recipeId: 'passwordless', email: lm.email },
+          { field: 'EMAIL', value: lm.email },
         ),
       );
     }
@@ -189,6 +241,7 @@ function accountInfoItems(appId: string, user: UserRecord, lm: LoginMethodRecord
         item(
           { PK: phonePartition(appId, tenantId, lm.phoneNumber), SK: uniqueSortKey('passwordless') },
           { kind: 'uniquePhone', phoneNumber: lm.phoneNumber },
+          { field: 'PHONE', value: lm.phoneNumber },
         ),
       );
     }

@@ -1,5 +1,5 @@
 /** The users store's reads, each a row of the access-pattern table in docs/architecture.md "Data model". */
-import type { UserRecord } from '#functions/domain/users/model.js';
+import type { SearchField, UserRecord } from '#functions/domain/users/model.js';
 import type {
   AccountInfoQuery,
   ListUsersQuery,
@@ -14,6 +14,9 @@ import {
   LINK_SK,
   PRIMARY_SK,
   phonePartition,
+  type SearchIndexField,
+  searchIndexPartition,
+  searchIndexSortKey,
   tenantUsersIndexPartition,
   tenantUsersIndexSortKey,
   thirdPartyPartition,
@@ -25,10 +28,16 @@ import { batchGetAll, getItem, type Item, type Key, keyString, queryAll, queryPa
 import { counterAttribute, counterKeys, recordFromItem } from './items.js';
 
 /** USER items of these user ids, in the given order (missing ones skipped). */
-export async function getUsers(table: Table, appId: string, userIds: readonly string[]): Promise<UserRecord[]> {
+export async function getUsers(
+  table: Table,
+  appId: string,
+  userIds: readonly string[],
+  options: { consistent?: boolean } = {},
+): Promise<UserRecord[]> {
   const items = await batchGetAll(
     table,
     userIds.map((id) => ({ PK: userPartition(appId, id), SK: USER_SK })),
+    options,
   );
   const byId = new Map<string, UserRecord>();
   for (const item of items) {
@@ -197,4 +206,58 @@ export async function countUsers(
     for (const mask of masks) total += (item[counterAttribute(mask)] as number | undefined) ?? 0;
   }
   return total;
+}
+
+/** The search indexes a field's terms are looked up in (an email's: its value's and its domain's). */
+const SEARCH_INDEXES: Record<SearchField, readonly { index: 'GSI1' | 'GSI2'; field: SearchIndexField }[]> = {
+  email: [
+    { index: 'GSI1', field: 'EMAIL' },
+    { index: 'GSI2', field: 'DOMAIN' },
+  ],
+  phone: [{ index: 'GSI1', field: 'PHONE' }],
+  provider: [{ index: 'GSI1', field: 'TP' }],
+};
+
+/** Index entries one search reads at most, per user it may answer. */
+const SEARCH_ENTRIES_PER_USER = 2;
+
+/**
+ * Access pattern "users by a search term": per term, Query the search index partition of its
+ * first character (GSI1 for the value, GSI2 for an email's domain), SK begins_with the term, for
+ * the owners' user ids, until `limit` users are found or 2 × `limit` entries were read (entries of
+ * users found already, e.g. by an email's value and its domain, count too); then BatchGet of those
+ * users (eventually consistent, as the index is). However many users the tenant has, a search
+ * reads at most 2 × `limit` index entries and `limit` users. The Queries run one after another
+ * (a search has a term or two as a rule), so the bound holds exactly.
+ */
+export async function searchUsers(
+  table: Table,
+  appId: string,
+  tenantId: string,
+  query: { field: SearchField; terms: readonly string[]; limit: number },
+): Promise<UserRecord[]> {
+  const ids = new Set<string>();
+  let budget = SEARCH_ENTRIES_PER_USER * query.limit;
+  const lookups = query.terms
+    .filter((term) => term !== '')
+    .flatMap((term) => SEARCH_INDEXES[query.field].map((target) => ({ ...target, term })));
+  for (const { index, field, term } of lookups) {
+    let startKey: Item | undefined;
+    do {
+      if (ids.size >= query.limit || budget <= 0) break;
+      const page = await queryPage(
+        table,
+        {
+          index,
+          pk: searchIndexPartition(appId, tenantId, field, term),
+          sk: { beginsWith: searchIndexSortKey(term) },
+        },
+        { attributes: ['userId'], pageSize: Math.min(1000, budget), ...(startKey ? { startKey } : {}) },
+      );
+      budget -= page.items.length;
+      for (const item of page.items) if (ids.size < query.limit) ids.add(item.userId as string);
+      startKey = page.next;
+    } while (startKey);
+  }
+  return getUsers(table, appId, [...ids], { consistent: false });
 }

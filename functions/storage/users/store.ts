@@ -6,7 +6,7 @@
 import type { UserStore, UserWrite } from '#functions/domain/users/ports.js';
 import type { Envelope } from '../crypto/envelope.js';
 import type { Table } from '../kit/index.js';
-import { purgeUserData } from '../user-data.js';
+import { purgeUserData, purgeUserTenantData, userIdDataKinds } from '../user-data.js';
 import { replacePasswordHash } from './password.js';
 import { listPasswordPending, passwordMigrationCounts } from './password-pending.js';
 import { previewCommits } from './preview.js';
@@ -17,6 +17,7 @@ import {
   getUserBySuperTokensId,
   listUsers,
   primaryUsersHolding,
+  searchUsers,
   usersByAccountInfo,
 } from './reads.js';
 import { DynamoUserWrite } from './write.js';
@@ -38,6 +39,7 @@ export function createUserStore(table: Table, envelope?: () => Envelope): UserSt
     usersByAccountInfo: (appId, tenantId, query) => usersByAccountInfo(table, appId, tenantId, query),
     primaryUsersHolding: (appId, infos) => primaryUsersHolding(table, appId, infos),
     listUsers: (appId, tenantId, query) => listUsers(table, appId, tenantId, query),
+    searchUsers: (appId, tenantId, query) => searchUsers(table, appId, tenantId, query),
     countUsers: (appId, tenantId, masks) => countUsers(table, appId, tenantId, masks),
     replacePasswordHash: (appId, user, recipeUserId, replacement) =>
       replacePasswordHash(table, appId, user, recipeUserId, replacement),
@@ -46,6 +48,8 @@ export function createUserStore(table: Table, envelope?: () => Envelope): UserSt
     newWrite: (appId) => new DynamoUserWrite(table, appId, envelope),
     commit: (write) => own(write).commit(),
     previewCommits: (writes) => previewCommits(table, writes, own),
+    userIdDataKinds: (appId, userId, now) => userIdDataKinds(table, appId, userId, now),
+    purgeUserIdTenantData: (appId, userId, tenantId) => purgeUserTenantData(table, appId, userId, tenantId),
     async purgeUserIdData(appId, userIds) {
       for (const userId of new Set(userIds)) await purgeUserData(table, appId, userId);
     },

@@ -1,0 +1,19 @@
+import { parseUpdateMappingInfo, updateExternalUserIdInfo } from '#functions/domain/users/id-mapping.js';
+import { httpHandler, ok } from '#functions/http/pipeline.js';
+import { checkIdLength } from '#functions/shared/id-limits.js';
+import { usersDeps } from '#functions/wiring/users.js';
+
+/**
+ * `PUT /recipe/userid/external-user-id-info` `{userId, userIdType?, externalUserIdInfo}` (a string,
+ * or null to remove it) → `{status:"OK"}` or `UNKNOWN_MAPPING_ERROR`.
+ */
+export const handler = httpHandler({
+  route: { id: 'userid-external-info-put', scope: 'app', exists: 'after-input' },
+  input: ({ body = {} }) => {
+    const input = parseUpdateMappingInfo(body);
+    checkIdLength('userId', input.userId);
+    if (input.externalUserIdInfo !== undefined) checkIdLength('externalUserIdInfo', input.externalUserIdInfo);
+    return input;
+  },
+  run: async (input, { appId, config }) => ok(await updateExternalUserIdInfo(usersDeps(config), appId, input)),
+});
