@@ -25,8 +25,14 @@ function isInteger(value: unknown): value is number {
 const INTEGER_TEXT = /^[+-]?\d+$/;
 const DECIMAL_TEXT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[fFdD]?$/;
 
-/** Java's `String.trim()`: every character up to U+0020 at either end. */
-const javaTrim = (text: string) => text.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
+/** Java's `String.trim()`: every character up to U+0020 removed at either end. */
+function javaTrim(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && text.charCodeAt(start) <= 0x20) start++;
+  while (end > start && text.charCodeAt(end - 1) <= 0x20) end--;
+  return text.slice(start, end);
+}
 
 /** The number a JSON value of a number key stands for (a JSON number, or a string as above), or undefined. */
 function numberOf(type: 'long' | 'int' | 'Integer' | 'double', value: unknown): number | undefined {
