@@ -1,5 +1,4 @@
 import { isAbsolute, resolve } from 'node:path';
-import { envVariableName } from '#functions/config/registry.js';
 import { isAwsEndpoint } from '#functions/shared/clients.js';
 import { parseThrottlingFraction } from '#functions/shared/simulated-throttling.js';
 import { displayUrl } from '../shared/display-url.js';
@@ -83,11 +82,12 @@ Environment:
 
 /**
  * The switches of the features the reference core sells under licence and turns on for every app
- * when it runs on its in-memory database (for tests). `--in-memory` does the same here: these
- * base-config keys default to `true` (an app's coreConfig may still turn them off), unless the
+ * when it runs on its in-memory database (for tests): the environment variables of the base-config
+ * keys `account_linking_enabled` and `mfa_enabled`. `--in-memory` does the same here: they default
+ * to `true` (an app's coreConfig may still turn them off), unless the
  * environment sets them. A persisted or external database keeps the registry's default (off).
  */
-const IN_MEMORY_FEATURE_KEYS = ['account_linking_enabled', 'mfa_enabled'] as const;
+export const IN_MEMORY_FEATURE_VARIABLES = ['ACCOUNT_LINKING_ENABLED', 'MFA_ENABLED'] as const;
 
 /**
  * The environment variables `--in-memory` adds: each feature switch the environment leaves unset
@@ -96,8 +96,7 @@ const IN_MEMORY_FEATURE_KEYS = ['account_linking_enabled', 'mfa_enabled'] as con
 export function inMemoryFeatureEnv(options: LocalOptions, env: NodeJS.ProcessEnv): Record<string, string> {
   if (options.dataDir !== undefined || options.dynamodbEndpoint !== undefined) return {};
   const added: Record<string, string> = {};
-  for (const key of IN_MEMORY_FEATURE_KEYS) {
-    const name = envVariableName(key);
+  for (const name of IN_MEMORY_FEATURE_VARIABLES) {
     if ((env[name] ?? '') === '') added[name] = 'true';
   }
   return added;

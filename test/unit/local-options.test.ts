@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { envVariableName } from '#functions/config/registry.js';
 import { isAwsEndpoint } from '#functions/shared/clients.js';
-import { inMemoryFeatureEnv, type LocalOptions, OptionsError, parseCommand } from '../../bin/local/options.js';
+import {
+  IN_MEMORY_FEATURE_VARIABLES,
+  inMemoryFeatureEnv,
+  type LocalOptions,
+  OptionsError,
+  parseCommand,
+} from '../../bin/local/options.js';
 import { functionTimeoutSeconds, LOCAL_FUNCTION_TIMEOUT_ENV } from '../../bin/local/timeouts.js';
 import { DEFAULT_ROUTE_TIMEOUT_SECONDS } from '../../lib/constants.js';
 
@@ -148,6 +155,10 @@ describe('function timeouts', () => {
 });
 
 describe('--in-memory: the features the reference turns on for its in-memory database', () => {
+  it('names the environment variables of the two feature switches', () => {
+    expect(IN_MEMORY_FEATURE_VARIABLES).toEqual(['account_linking_enabled', 'mfa_enabled'].map(envVariableName));
+  });
+
   it('defaults ACCOUNT_LINKING_ENABLED and MFA_ENABLED to true when the environment leaves them unset', () => {
     expect(inMemoryFeatureEnv(options({}, ['--in-memory']), {})).toEqual({
       ACCOUNT_LINKING_ENABLED: 'true',
