@@ -119,6 +119,7 @@ describe('PUT /recipe/multitenancy/app/v2', () => {
     // The key interval is 0.001 h (3.6 s): the JWKS may be cached until the next key is due, at most 3 s.
     const jwks = await call('GET', `/appid-${appId}/.well-known/jwks.json`);
     expect(jwks.status, jwks.text).toBe(200);
+    expect(jwks.json.keys.length).toBeGreaterThan(0);
     expect(Number(/max-age=(\d+)/.exec(jwks.headers['cache-control'] ?? '')?.[1])).toBeLessThanOrEqual(3);
     // The range rules see the numbers: 5 minutes outlive a 120 s access token, 1 minute does not.
     const tooShort = await putAppV2({ appId, coreConfig: { refresh_token_validity: '1' } });
