@@ -864,7 +864,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     tag: 'Sessions',
     summary: 'The session of an access token',
     description:
-      "Only this core's session access tokens (v2 to v5): a JWT of `POST /recipe/jwt` has neither their `version` header nor their purpose marker and answers `TRY_REFRESH_TOKEN`. A new access token keeps the presented token's version and names the stored session's user ids and tenant.",
+      "A session's access token (v2 to v5); a JWT of `POST /recipe/jwt` (no purpose marker) only when it names its live session's users and tenant and no parent refresh token, and never promoted or re-issued (else `TRY_REFRESH_TOKEN` `Not an access token issued for this session`). A new access token keeps the presented token's version and names the stored session's user ids and tenant.",
     body: obj(
       { accessToken: str, antiCsrfToken: str, doAntiCsrfCheck: bool, enableAntiCsrf: bool, checkDatabase: bool },
       ['accessToken', 'doAntiCsrfCheck', 'enableAntiCsrf'],

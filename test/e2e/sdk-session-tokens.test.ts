@@ -2,8 +2,9 @@
  * Session tokens through the unmodified supertokens-node against `npm start` over HTTP
  * (docs/sessions.md): an app's keys exist before its first session (the SDK's JWKS read), access
  * tokens of the versions older SDKs asked for (v2, v4) verify in today's SDK and refresh into v5,
- * and a JWT of the JWT recipe carrying a live session handle is not a session — the core's verify
- * and regenerate refuse it, so the SDK does too.
+ * and a JWT of the JWT recipe carrying a live session handle and another user is not a session — the
+ * core's verify and regenerate refuse it, so the SDK does too — while the SDK's own custom access
+ * token (the session's claims signed by the JWT recipe) verifies, as the SDK's tests expect.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import supertokens from 'supertokens-node';
@@ -150,6 +151,21 @@ describe('a JWT of the JWT recipe is not a session', () => {
     // Without a reason to ask the core, the SDK accepts it locally; regenerating it at the core fails.
     const local = await Session.getSessionWithoutRequestResponse(minted2.jwt);
     await expect(local.mergeIntoAccessTokenPayload({ role: 'admin' })).rejects.toMatchObject({ type: 'UNAUTHORISED' });
+
+    // The SDK's own custom access token — the session's claims, another lifetime — verifies with the
+    // core while its session lives; the core never hands out a session token for it.
+    const custom = await Jwt.createJWT({ ...claims, exp: undefined, iat: undefined }, 1234, false);
+    expect(custom.status).toBe('OK');
+    if (custom.status !== 'OK') return;
+    const customSession = await Session.getSessionWithoutRequestResponse(custom.jwt, undefined, {
+      checkDatabase: true,
+    });
+    expect(customSession.getUserId()).toBe('owner');
+    const customPayload = customSession.getAccessTokenPayload();
+    expect(customPayload.exp - customPayload.iat).toBe(1234);
+    await expect(customSession.mergeIntoAccessTokenPayload({ role: 'admin' })).rejects.toMatchObject({
+      type: 'UNAUTHORISED',
+    });
 
     // The real session is untouched: not promoted by the forged parent, not given the new payload.
     const info = await Session.getSessionInformation(victim.getHandle());

@@ -208,38 +208,87 @@ describe('the version the caller’s CDI version implies', () => {
 });
 
 describe('tokens bound to their purpose and session', () => {
-  it('a JWT-recipe token carrying a live session handle is refused by verify and regenerate', async () => {
-    const created = (await create('5.4')).json;
-    const claims = payloadOf(created.accessToken.token);
+  const NOT_THIS_SESSION = 'Not an access token issued for this session';
+  /** A JWT of `POST /recipe/jwt` (dynamic key, as the SDK expects of a session token) with this payload. */
+  async function mint(payload: Record<string, unknown>): Promise<string> {
     const minted = await call('POST', `${base}/recipe/jwt`, {
       body: {
         algorithm: 'RS256',
         jwksDomain: 'https://api.example.com',
         validity: 3600,
         useStaticSigningKey: false,
-        payload: {
-          ...claims,
-          sub: 'someone-else',
-          rsub: 'someone-else',
-          // As a refreshed token would: the session's current refresh token as the parent.
-          parentRefreshTokenHash1: sha256(created.refreshToken.token),
-          refreshTokenHash1: sha256('a child the caller made up'),
-        },
+        payload,
       },
     });
     expect(minted.json.status).toBe('OK');
-    const jwt = minted.json.jwt as string;
-    expect((await verify(jwt, true)).json).toEqual({
+    return minted.json.jwt as string;
+  }
+  /** A session token's claims without `exp` and `iat` (the JWT recipe sets its own). */
+  const sessionPayload = (token: string) => {
+    const { exp: _exp, iat: _iat, ...rest } = payloadOf(token);
+    return rest;
+  };
+
+  it('a JWT-recipe token carrying a live session handle is refused by verify and regenerate', async () => {
+    const created = (await create('5.4', { role: 'reader' })).json;
+    const claims = sessionPayload(created.accessToken.token);
+    // Another user, and the session's current refresh token as the parent, as a refreshed token has.
+    const promoting = await mint({
+      ...claims,
+      sub: 'someone-else',
+      rsub: 'someone-else',
+      parentRefreshTokenHash1: sha256(created.refreshToken.token),
+      refreshTokenHash1: sha256('a child the caller made up'),
+    });
+    for (const checkDatabase of [true, false]) {
+      expect((await verify(promoting, checkDatabase)).json).toEqual({
+        status: 'TRY_REFRESH_TOKEN',
+        message: NOT_THIS_SESSION,
+      });
+    }
+    const impersonating = await mint({ ...claims, sub: 'someone-else', rsub: 'someone-else' });
+    expect((await verify(impersonating, true)).json).toEqual({
       status: 'TRY_REFRESH_TOKEN',
-      message: 'JWT header missing - version',
+      message: NOT_THIS_SESSION,
     });
-    expect((await verify(jwt, false)).json.status).toBe('TRY_REFRESH_TOKEN');
-    expect((await regenerate(jwt, { role: 'admin' })).json).toEqual({
+    expect((await regenerate(impersonating, { role: 'admin' })).json).toEqual({
       status: 'UNAUTHORISED',
-      message: 'JWT header missing - version',
+      message: NOT_THIS_SESSION,
     });
-    // The session was not promoted: its own refresh token still refreshes without theft.
+    // Nothing happened to the session: not promoted (its refresh token refreshes without theft), same payload.
+    const info = await call('GET', `${base}/recipe/session?sessionHandle=${created.session.handle}`);
+    expect(info.json.userDataInJWT).toEqual({ role: 'reader' });
     expect((await refresh(created.refreshToken.token)).json.status).toBe('OK');
+  });
+
+  it('the SDK’s custom access token (the session’s own claims, signed by the JWT recipe) verifies while its session lives, never re-issued', async () => {
+    const created = (await create('5.4', { role: 'reader' }, 't1')).json;
+    const custom = await mint(sessionPayload(created.accessToken.token));
+    for (const checkDatabase of [true, false]) {
+      expect((await verify(custom, checkDatabase)).json).toEqual({
+        status: 'OK',
+        session: {
+          handle: created.session.handle,
+          userId: 'user-1',
+          recipeUserId: 'user-1',
+          userDataInJWT: { role: 'reader', iss: 'https://api.example.com' },
+          tenantId: 't1',
+        },
+      });
+    }
+    // Its payload differs from the session's (iss): still no new token from it; nor from regenerate.
+    expect((await regenerate(custom, { role: 'admin' })).json).toEqual({
+      status: 'UNAUTHORISED',
+      message: NOT_THIS_SESSION,
+    });
+    // Another tenant in it is another session's token.
+    const otherTenant = await mint({ ...sessionPayload(created.accessToken.token), tId: 'public' });
+    expect((await verify(otherTenant, true)).json.message).toBe(NOT_THIS_SESSION);
+    await call('POST', `${base}/recipe/session/remove`, { body: { sessionHandles: [created.session.handle] } });
+    expect((await verify(custom, false)).json).toEqual({
+      status: 'UNAUTHORISED',
+      message: 'Either the session has ended or has been blacklisted',
+    });
   });
 
   it('a re-issued token names the stored session’s user and tenant, whatever the presented token says', async () => {

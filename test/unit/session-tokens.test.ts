@@ -211,15 +211,28 @@ describe('tokens a session route refuses', () => {
     return 'accepted';
   };
 
-  it('a JWT of the JWT recipe (no version, no purpose marker), whatever its payload says', async () => {
+  it('tells the core’s session tokens from JWTs it did not issue as a session’s', async () => {
     const payload = { ...partsOf(await signAccessToken(claims(5), signer)).payload };
-    expect(refusal(await jwtRecipeToken({ typ: 'JWT', kid: 's-1' }, payload))).toBe('JWT header missing - version');
-    expect(refusal(await jwtRecipeToken({ typ: 'JWT', kid: 's-1', version: '5' }, payload))).toBe(
-      'JWT header mismatch - not a session access token',
-    );
-    expect(refusal(await jwtRecipeToken({ typ: 'JWT', kid: 's-1', version: '5', purpose: 'other' }, payload))).toBe(
-      'JWT header mismatch - not a session access token',
-    );
+    const formOf = async (header: Record<string, unknown>) => accessTokenForm(await jwtRecipeToken(header, payload));
+    // The JWT recipe's header: no version (read as v5, as the reference does), no marker.
+    expect(await formOf({ typ: 'JWT', kid: 's-1' })).toEqual({ version: 5, kid: 's-1', issuedAsSession: false });
+    // A version but no marker (this core before the marker, or anyone holding a private key).
+    expect(await formOf({ typ: 'JWT', kid: 's-1', version: '4' })).toEqual({
+      version: 4,
+      kid: 's-1',
+      issuedAsSession: false,
+    });
+    expect(await formOf({ typ: 'JWT', kid: 's-1', version: '5', purpose: 'other' })).toMatchObject({
+      issuedAsSession: false,
+    });
+    // The marker without a version is not a session's header either.
+    expect(await formOf({ typ: 'JWT', kid: 's-1', purpose: 'session' })).toMatchObject({ issuedAsSession: false });
+    expect(accessTokenForm(await signAccessToken(claims(5), signer))).toEqual({
+      version: 5,
+      kid: 'd-1',
+      issuedAsSession: true,
+    });
+    expect(accessTokenForm(await signAccessToken(claims(2), signer))).toEqual({ version: 2, issuedAsSession: true });
   });
 
   it('headers of the wrong form, with the reference’s messages', async () => {

@@ -240,10 +240,14 @@ export interface VerifyInput {
 }
 
 /**
- * The claims of a session access token this app signed (signature checked), or the reason it is
- * not one: a JWT of the JWT recipe (no `version` header, no purpose marker) is refused here.
+ * The claims of an access token this app's keys signed (signature checked), or the reason it is
+ * not one; `issuedAsSession` unless it lacks the purpose marker (a JWT of the JWT recipe).
  */
-async function verifiedClaims(deps: SessionDeps, appId: string, token: string): Promise<AccessTokenClaims> {
+async function verifiedClaims(
+  deps: SessionDeps,
+  appId: string,
+  token: string,
+): Promise<{ claims: AccessTokenClaims; issuedAsSession: boolean }> {
   const form = accessTokenForm(token);
   if (form.version === 2) {
     // A v2 token names no key: each key that still verifies is tried, then once more after a fresh read.
@@ -251,11 +255,35 @@ async function verifiedClaims(deps: SessionDeps, appId: string, token: string): 
       readLegacyAccessToken(token, await deps.keys.allPublicKeys(appId, deps.settings)) ??
       readLegacyAccessToken(token, await deps.keys.allPublicKeys(appId, deps.settings, true));
     if (!claims) throw new InvalidAccessTokenError('JWT verification failed');
-    return claims;
+    return { claims, issuedAsSession: true };
   }
   const key = await deps.keys.publicKeyOf(appId, form.kid, deps.settings);
   if (!key) throw new InvalidAccessTokenError('Key not found');
-  return readAccessToken(token, form.version, key);
+  return { claims: await readAccessToken(token, form.version, key), issuedAsSession: form.issuedAsSession };
+}
+
+/** Why a token the core did not issue as a session's is refused by a session route. */
+const NOT_THIS_SESSION = 'Not an access token issued for this session';
+
+/** The token names exactly the stored session's users and tenant (as far as its version names them). */
+const namesSession = (claims: AccessTokenClaims, session: SessionRecord) =>
+  claims.userId === session.userId &&
+  (claims.version < 5 || claims.recipeUserId === session.recipeUserId) &&
+  (claims.version < 4 || claims.tenantId === session.tenantId);
+
+/**
+ * A token the app's keys signed that the core did not issue as a session's — the SDK's custom
+ * access token, made with the JWT recipe from a session's payload (`createJWT`): it verifies only
+ * while its session lives and only when it names that session's users and tenant, and it never
+ * promotes the session nor gets a new token (its caller chose its payload, its parent hash and its
+ * lifetime).
+ */
+async function verifyCustomToken(deps: SessionDeps, appId: string, claims: AccessTokenClaims): Promise<VerifyResult> {
+  if (claims.parentRefreshTokenHash1 !== null) return tryRefresh(NOT_THIS_SESSION);
+  const stored = await deps.sessions.get(appId, claims.sessionHandle);
+  if (!stored) return unauthorised('Either the session has ended or has been blacklisted');
+  if (!namesSession(claims, stored)) return tryRefresh(NOT_THIS_SESSION);
+  return { status: 'OK', session: sessionJson(stored, claims.userData) };
 }
 
 type VerifyResult =
@@ -270,8 +298,9 @@ const PROMOTION_REREADS: RereadPolicy = {
 /** `POST /recipe/session/verify`: promotes a refreshed session the first time its new access token is used. */
 export async function verifySession(deps: SessionDeps, appId: string, input: VerifyInput): Promise<VerifyResult> {
   let claims: AccessTokenClaims;
+  let issuedAsSession: boolean;
   try {
-    claims = await verifiedClaims(deps, appId, input.accessToken);
+    ({ claims, issuedAsSession } = await verifiedClaims(deps, appId, input.accessToken));
   } catch (error) {
     if (error instanceof InvalidAccessTokenError) return tryRefresh(error.message);
     throw error;
@@ -282,6 +311,7 @@ export async function verifySession(deps: SessionDeps, appId: string, input: Ver
     return tryRefresh('Access token does not contain all the information. Maybe the structure has changed?');
   }
   if (checkCsrf && input.antiCsrfToken !== claims.antiCsrfToken) return tryRefresh('anti-csrf check failed');
+  if (!issuedAsSession) return verifyCustomToken(deps, appId, claims);
 
   let stored: SessionRecord | undefined;
   if (input.checkDatabase) {
@@ -461,7 +491,10 @@ export interface RegenerateInput {
 export async function regenerateSession(deps: SessionDeps, appId: string, input: RegenerateInput) {
   let claims: AccessTokenClaims;
   try {
-    claims = await verifiedClaims(deps, appId, input.accessToken);
+    const verified = await verifiedClaims(deps, appId, input.accessToken);
+    // A custom access token (the JWT recipe's) would come back as a session's token, with its lifetime.
+    if (!verified.issuedAsSession) return unauthorised(NOT_THIS_SESSION);
+    claims = verified.claims;
   } catch (error) {
     if (error instanceof InvalidAccessTokenError) return unauthorised(error.message);
     throw error;

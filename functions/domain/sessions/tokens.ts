@@ -12,10 +12,11 @@
  *     `sessionHandle, refreshTokenHash1`, the other two only when set, and the app's payload nested
  *     under `userData`. Verified against every key that may verify (no key id).
  * - The purpose marker: every v3+ access token's protected header carries `purpose: "session"`,
- *   which `POST /recipe/jwt` never writes (it sets the whole header itself), and the session
- *   routes refuse a token without it or without a `version` header — a JWT of the JWT recipe,
- *   signed with the same static key, never passes as a session token (docs/sessions.md
- *   "Deliberate differences"). Verifiers that do not know the marker ignore it, as JOSE requires.
+ *   which `POST /recipe/jwt` never writes (it sets the whole header itself). A token the app's keys
+ *   verify without it — a JWT of the JWT recipe, which the SDK accepts as a custom access token —
+ *   is not one the core issued as a session's: the session routes never promote or re-issue it
+ *   (docs/sessions.md "Tokens bound to their purpose and session"). Verifiers that do not know the
+ *   marker ignore it, as JOSE requires.
  * - Refresh tokens: opaque to everyone but the core — AES-256-GCM under the app's refresh-token
  *   key of what the core needs to find and check the session (handle, tenant, user, parent hash,
  *   anti-CSRF token, a nonce), bound to the app. The core stores only SHA-256(SHA-256(token)).
@@ -185,21 +186,26 @@ export function signJwt(payload: JsonObject, header: JsonObject & { alg: string 
 /** Why an access token is not accepted; the message is the core's TRY_REFRESH_TOKEN message. */
 export class InvalidAccessTokenError extends Error {}
 
-/** What the header of a presented access token says: a legacy v2 token (no key id), or v3+ with its key id. */
-export type AccessTokenForm = { readonly version: 2 } | { readonly version: 3 | 4 | 5; readonly kid: string };
+/**
+ * What the header of a presented access token says: a legacy v2 token (no key id), or v3+ with its
+ * key id; `issuedAsSession` when the core issued it as a session's token (a v2 token, or the purpose
+ * marker with a `version` header).
+ */
+export type AccessTokenForm =
+  | { readonly version: 2; readonly issuedAsSession: true }
+  | { readonly version: 3 | 4 | 5; readonly kid: string; readonly issuedAsSession: boolean };
 
 /**
  * The form of a presented access token, or an {@link InvalidAccessTokenError} with the reference's
- * message. Only this core's session tokens pass: a v2 token has the legacy header exactly; any other
- * needs `typ: JWT`, `alg: RS256`, a `version` of 3, 4 or 5, a string `kid` and the purpose marker.
- * (The reference reads a token without `version` as its latest version; here that is a JWT the JWT
- * recipe signed, never a session token.)
+ * message: a v2 token has the legacy header exactly; any other needs `typ: JWT`, `alg: RS256`, a
+ * string `kid` and a `version` of 3, 4 or 5 — or none, which the reference reads as its latest
+ * version: a JWT of the JWT recipe (never issued as a session's token).
  */
 export function accessTokenForm(token: string): AccessTokenForm {
   const parts = token.split('.');
   if (parts.length !== 3) throw new InvalidAccessTokenError('Invalid JWT');
   const [encodedHeader = ''] = parts;
-  if (encodedHeader === V2_HEADER) return { version: 2 };
+  if (encodedHeader === V2_HEADER) return { version: 2, issuedAsSession: true };
   if (encodedHeader === V1_HEADER) throw new InvalidAccessTokenError('JWT header mismatch - version');
   let header: unknown;
   try {
@@ -215,16 +221,17 @@ export function accessTokenForm(token: string): AccessTokenForm {
   if (h.typ !== 'JWT') throw new InvalidAccessTokenError('JWT header mismatch - typ');
   if (h.alg === undefined) throw new InvalidAccessTokenError('JWT header missing - alg');
   if (h.alg !== 'RS256') throw new InvalidAccessTokenError('JWT header mismatch - alg');
-  if (h.version === undefined) throw new InvalidAccessTokenError('JWT header missing - version');
-  if (h.version !== '3' && h.version !== '4' && h.version !== '5') {
+  const version = h.version ?? '5';
+  if (version !== '3' && version !== '4' && version !== '5') {
     throw new InvalidAccessTokenError('JWT header mismatch - version');
   }
   if (h.kid === undefined) throw new InvalidAccessTokenError('JWT header missing - kid');
   if (typeof h.kid !== 'string') throw new InvalidAccessTokenError('JWT header mismatch - kid');
-  if (h[PURPOSE_PARAMETER] !== SESSION_PURPOSE) {
-    throw new InvalidAccessTokenError('JWT header mismatch - not a session access token');
-  }
-  return { version: Number(h.version) as 3 | 4 | 5, kid: h.kid };
+  return {
+    version: Number(version) as 3 | 4 | 5,
+    kid: h.kid,
+    issuedAsSession: h.version !== undefined && h[PURPOSE_PARAMETER] === SESSION_PURPOSE,
+  };
 }
 
 /** Verifies a v3+ token's signature with `publicKey` and reads its claims; expiry is the caller's to judge. */
