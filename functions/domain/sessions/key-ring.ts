@@ -149,9 +149,18 @@ export class KeyRing {
    * callers make one key per slot between them (conditional writes); no private key is opened.
    */
   async jwksKeys(appId: string, settings: SessionSettings): Promise<StoredSigningKey[]> {
-    await this.dynamicKey(appId, settings);
-    await this.staticKey(appId);
+    await this.signingKeys(appId, settings);
     return this.verifyingKeys(appId, settings);
+  }
+
+  /**
+   * The dynamic key that signs now and the static key, each made when missing (a new app's first
+   * JWKS read or first token makes both at once, as the reference has both from the start: a later
+   * JWKS read then has nothing to make).
+   */
+  private async signingKeys(appId: string, settings: SessionSettings) {
+    const [dynamic, fixed] = await Promise.all([this.dynamicKey(appId, settings), this.staticKey(appId)]);
+    return { dynamic, fixed };
   }
 
   /** The public key of `kid` if it still verifies (reads the keys again once when it is unknown). */
@@ -183,7 +192,8 @@ export class KeyRing {
 
   /** The key that signs an access token now: the dynamic key in turn (made when due) or the static key. */
   async signingKey(appId: string, settings: SessionSettings, useStaticKey: boolean) {
-    const key = useStaticKey ? await this.staticKey(appId) : await this.dynamicKey(appId, settings);
+    const { dynamic, fixed } = await this.signingKeys(appId, settings);
+    const key = useStaticKey ? fixed : dynamic;
     return {
       kid: key.kid,
       privateKey: createPrivateKey({ key: Buffer.from(await this.open(appId, key)), format: 'der', type: 'pkcs8' }),

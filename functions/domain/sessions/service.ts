@@ -133,13 +133,10 @@ function sessionClaims(
   };
 }
 
-async function accessToken(
-  deps: SessionDeps,
-  appId: string,
-  claims: AccessTokenClaims,
-  useStaticKey: boolean,
-): Promise<TokenJson> {
-  const key = await deps.keys.signingKey(appId, deps.settings, useStaticKey);
+/** The key that signs an access token now (made first when due: before the token's times are taken). */
+type SigningKey = Awaited<ReturnType<KeyRing['signingKey']>>;
+
+async function accessToken(claims: AccessTokenClaims, key: SigningKey): Promise<TokenJson> {
   // From v3 on, whole seconds, as the token's `exp` and `iat` say (the reference rounds them down the
   // same way); a v2 token keeps milliseconds.
   const rounded = (ms: number) => (claims.version === 2 ? ms : ms - (ms % 1000));
@@ -182,11 +179,16 @@ export async function createSession(
   }
   const { appId, tenantId } = target;
   const ids = await sessionUserIds(deps, appId, input.userId);
+  const useStaticKey = input.useDynamicSigningKey === false;
+  // An app's first session makes its keys: the tokens' lifetimes start once they exist.
+  const [refreshKey, key] = await Promise.all([
+    deps.keys.refreshKey(appId),
+    deps.keys.signingKey(appId, deps.settings, useStaticKey),
+  ]);
   const now = deps.now();
   const handle = tenantId === PUBLIC_TENANT_ID ? randomUUID() : `${randomUUID()}_${tenantId}`;
   const antiCsrfToken = input.enableAntiCsrf ? randomUUID() : null;
-  const useStaticKey = input.useDynamicSigningKey === false;
-  const refresh = sealRefreshToken(appId, await deps.keys.refreshKey(appId), {
+  const refresh = sealRefreshToken(appId, refreshKey, {
     sessionHandle: handle,
     tenantId,
     recipeUserId: ids.recipe,
@@ -207,8 +209,6 @@ export async function createSession(
     useStaticKey,
   };
   const access = await accessToken(
-    deps,
-    appId,
     sessionClaims(
       session,
       input.accessTokenVersion,
@@ -216,7 +216,7 @@ export async function createSession(
       input.userDataInJWT,
       { createdTime: now, expiry: now + deps.settings.accessTokenValidityMs },
     ),
-    useStaticKey,
+    key,
   );
   await deps.sessions.create(appId, session);
   return {
@@ -352,6 +352,7 @@ export async function verifySession(deps: SessionDeps, appId: string, input: Ver
       if (!moved) return READ_AGAIN;
     }
     // The new token is the stored session's (its ids and tenant), in the presented token's version.
+    const key = await deps.keys.signingKey(appId, deps.settings, session.useStaticKey);
     const claimsNow = sessionClaims(
       session,
       claims.version,
@@ -363,7 +364,7 @@ export async function verifySession(deps: SessionDeps, appId: string, input: Ver
       session.userDataInJWT,
       freshTimes(deps),
     );
-    const token = await accessToken(deps, appId, claimsNow, session.useStaticKey);
+    const token = await accessToken(claimsNow, key);
     return { status: 'OK', session: sessionJson(session, session.userDataInJWT), accessToken: token };
   });
 }
@@ -429,17 +430,16 @@ export async function refreshSession(deps: SessionDeps, appId: string, input: Re
         parentRefreshTokenHash1: hash1,
         antiCsrfToken,
       });
+      const key = await deps.keys.signingKey(appId, deps.settings, useStaticKey);
       const access = await accessToken(
-        deps,
-        appId,
         sessionClaims(
           session,
           input.accessTokenVersion,
           { refreshTokenHash1: sha256Hex(child), parentRefreshTokenHash1: hash1, antiCsrfToken },
           session.userDataInJWT,
-          { createdTime: now, expiry: now + deps.settings.accessTokenValidityMs },
+          freshTimes(deps),
         ),
-        useStaticKey,
+        key,
       );
       return {
         status: 'OK' as const,
@@ -507,11 +507,10 @@ export async function regenerateSession(deps: SessionDeps, appId: string, input:
   }
   if (!(await deps.sessions.update(appId, session.handle, { userDataInJWT: payload }))) return unauthorised(NO_SESSION);
   if (claims.expiry < deps.now()) return { status: 'OK' as const, session: sessionJson(session, payload) };
+  const key = await deps.keys.signingKey(appId, deps.settings, session.useStaticKey);
   const token = await accessToken(
-    deps,
-    appId,
     sessionClaims(session, claims.version, claims, payload, { createdTime: deps.now(), expiry: claims.expiry }),
-    session.useStaticKey,
+    key,
   );
   return { status: 'OK' as const, session: sessionJson(session, payload), accessToken: token };
 }
