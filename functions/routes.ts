@@ -14,7 +14,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'ANY';
  * rows, app secrets, provider secrets, imported TOTP secrets; `open` = unwrap them (Decrypt) to
  * read them back; `seal-and-open` = both (the import worker opens staged rows and seals the TOTP
  * secrets it imports; the routes that sign tokens open the app's private signing keys and create
- * the next one when a key is due, docs/sessions.md). Neither: the function never sees a credential
+ * the next one when a key is due; the JWKS routes only create keys, docs/sessions.md). Neither: the function never sees a credential
  * the table holds.
  */
 export type CredentialsAccess = 'seal' | 'open' | 'seal-and-open';
@@ -71,10 +71,15 @@ const CONFIG_WRITE = { table: 'write', credentials: 'seal' } as const;
 /** An app's record: also checks the table its `dynamodb_table_name` names. */
 const APP_WRITE = { ...CONFIG_WRITE, describeTables: true } as const;
 const STAGE = { table: 'write', queue: 'send', credentials: 'seal' } as const;
-/** Reads sessions or public signing keys. */
+/** Reads sessions. */
 const SESSION_READ = { table: 'read', sessions: true } as const;
 /** Writes sessions (revocation, session data) without signing. */
 const SESSION_WRITE = { table: 'write', sessions: true } as const;
+/**
+ * Shows the app's public keys, making them first when none is there or a key is due (as the
+ * reference does on a JWKS read): seals the new private parts, never opens one.
+ */
+const KEYS_READ = { table: 'write', sessions: true, credentials: 'seal' } as const;
 /** Signs tokens: opens the app's private signing keys and seals the next one when a key is due. */
 const SIGN = { table: 'write', sessions: true, credentials: 'seal-and-open' } as const;
 /** Reads tenant records and opens their providers' secrets for the SDK. */
@@ -218,8 +223,8 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('session-remove', 'POST', '/recipe/session/remove', SESSION_WRITE),
   route('session-data-put', 'PUT', '/recipe/session/data', SESSION_WRITE),
   route('jwt-data-put', 'PUT', '/recipe/jwt/data', SESSION_WRITE),
-  route('jwks-public', 'GET', '/.well-known/jwks.json', SESSION_READ),
-  route('jwt-jwks', 'GET', '/recipe/jwt/jwks', SESSION_READ),
+  route('jwks-public', 'GET', '/.well-known/jwks.json', KEYS_READ),
+  route('jwt-jwks', 'GET', '/recipe/jwt/jwks', KEYS_READ),
   route('jwt-create', 'POST', '/recipe/jwt', SIGN),
 ];
 

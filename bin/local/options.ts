@@ -50,7 +50,10 @@ export const USAGE = `Usage: npm start [-- --in-memory] [-- --simulate-throttlin
 Runs the core on this machine: DynamoDB Local plus the real handlers behind an HTTP server.
 
 Options:
-  --in-memory   keep the data in memory (lost on exit) instead of under DATA_DIR
+  --in-memory   keep the data in memory (lost on exit) instead of under DATA_DIR; as the reference
+                core on its in-memory database, account linking and MFA are on for every app
+                (ACCOUNT_LINKING_ENABLED / MFA_ENABLED default to true; an app's coreConfig
+                account_linking_enabled / mfa_enabled may turn them off)
   --simulate-throttling=<fraction>
                 a rehearsal of a busy table: that fraction (e.g. 0.3) of the handlers' DynamoDB
                 calls fail with DynamoDB's throttling errors before they reach DynamoDB Local
@@ -76,6 +79,28 @@ Environment:
                  seconds (${MIN_LOCAL_FUNCTION_TIMEOUT_SECONDS}-900; default: each function's own, as on AWS)
   HANDLER_BUNDLES  a cdk.out directory (npm run synth): run each function's esbuild bundle from it,
                  as Lambda would, instead of the TypeScript sources`;
+
+/**
+ * The switches of the features the reference core sells under licence and turns on for every app
+ * when it runs on its in-memory database (for tests): the environment variables of the base-config
+ * keys `account_linking_enabled` and `mfa_enabled`. `--in-memory` does the same here: they default
+ * to `true` (an app's coreConfig may still turn them off), unless the
+ * environment sets them. A persisted or external database keeps the registry's default (off).
+ */
+export const IN_MEMORY_FEATURE_VARIABLES = ['ACCOUNT_LINKING_ENABLED', 'MFA_ENABLED'] as const;
+
+/**
+ * The environment variables `--in-memory` adds: each feature switch the environment leaves unset
+ * (absent or empty), as `true`. Empty for any other runtime.
+ */
+export function inMemoryFeatureEnv(options: LocalOptions, env: NodeJS.ProcessEnv): Record<string, string> {
+  if (options.dataDir !== undefined || options.dynamodbEndpoint !== undefined) return {};
+  const added: Record<string, string> = {};
+  for (const name of IN_MEMORY_FEATURE_VARIABLES) {
+    if ((env[name] ?? '') === '') added[name] = 'true';
+  }
+  return added;
+}
 
 /** A problem with the command line or the environment; the message is meant for the user. */
 export class OptionsError extends Error {

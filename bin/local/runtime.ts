@@ -12,7 +12,14 @@ import { HASHING_ROUTE_IDS, type HashingContexts, startHashingContexts } from '.
 import { createLocalHttpServer, describe, type LocalHttpServer } from './http-server.js';
 import { checkJava } from './java.js';
 import { holdsData, KeyFileError, type LocalKey, useLocalKey } from './key-file.js';
-import { type ExternalDynamoDb, type LocalOptions, OptionsError, parseCommand, USAGE } from './options.js';
+import {
+  type ExternalDynamoDb,
+  inMemoryFeatureEnv,
+  type LocalOptions,
+  OptionsError,
+  parseCommand,
+  USAGE,
+} from './options.js';
 import { DataDirInUseError, removePidFile, stopOrphanedDynamoDbLocal, writePidFile } from './pidfile.js';
 import { BACKGROUND_SERVICES, type RunningService, type ServiceContext } from './services.js';
 
@@ -77,6 +84,14 @@ function apiKeyStatus(apiKeys: unknown): string {
       : 0;
   if (count === 0) return `not required (set ${ENV.apiKeys} to require one)`;
   return `required — ${count} key${count === 1 ? '' : 's'} from ${ENV.apiKeys}; send one in the 'api-key' header`;
+}
+
+/** Whether the base configuration turns account linking and MFA on (an app's coreConfig may differ). */
+function featureStatus(base: Readonly<Record<string, unknown>>): string {
+  const on = (key: string) =>
+    base[key] === true || (typeof base[key] === 'string' && base[key].toLowerCase() === 'true');
+  const state = (key: string) => (on(key) ? 'on' : 'off');
+  return `account linking ${state('account_linking_enabled')}, MFA ${state('mfa_enabled')} by default`;
 }
 
 async function preloadHandlers(routes: readonly RouteDefinition[]) {
@@ -218,6 +233,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   // first use; against AWS, tables come from the stack or the operator and are only checked.
   if (external?.aws) delete process.env[ENV.createTables];
   else process.env[ENV.createTables] = 'true';
+
+  // In memory, account linking and MFA are on for every app unless the environment says otherwise
+  // (options.ts, inMemoryFeatureEnv): the base configuration reads them from the environment.
+  const features = inMemoryFeatureEnv(options, process.env);
+  Object.assign(process.env, features);
 
   // The base configuration is checked before anything starts: a bad API_KEYS fails in a second.
   let base: Readonly<Record<string, unknown>>;
@@ -421,6 +441,9 @@ export async function main(argv: readonly string[]): Promise<number> {
           : `${localKey.path} (${localKey.created ? 'created now' : 'existing'}; seals staged credentials: keep it with the data)`
       }`,
       `  DynamoDB:  ${dynamoLine}`,
+      `  Features:  ${featureStatus(base)}${
+        Object.keys(features).length > 0 ? " (in memory: on unless an app's coreConfig turns them off)" : ''
+      }`,
       ...services.flatMap((s) => s.running.banner ?? []).map((line) => `  ${line}`),
       ...(options.simulateThrottling === undefined
         ? []

@@ -1002,6 +1002,8 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'session-create': {
     tag: 'Sessions',
     summary: 'A new session and its tokens',
+    description:
+      'The access token is of the version the `cdi-version` implies, as in the reference: v5 from 4.0 (the SDK), v4 from 3.0, v3 from 2.21, v2 below; a payload naming a claim of that version (`sub`, `tId` from v4, `rsub` from v5 …) answers 400 `The user payload contains protected field`.',
     body: obj(
       {
         userId: str,
@@ -1017,6 +1019,8 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'session-verify': {
     tag: 'Sessions',
     summary: 'The session of an access token',
+    description:
+      "A session's access token (v2 to v5); a JWT of `POST /recipe/jwt` (no purpose marker) only when it names its live session's users and tenant and no parent refresh token, and never promoted or re-issued (else `TRY_REFRESH_TOKEN` `Not an access token issued for this session`). A new access token keeps the presented token's version and names the stored session's user ids and tenant.",
     body: obj(
       { accessToken: str, antiCsrfToken: str, doAntiCsrfCheck: bool, enableAntiCsrf: bool, checkDatabase: bool },
       ['accessToken', 'doAntiCsrfCheck', 'enableAntiCsrf'],
@@ -1043,6 +1047,8 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'session-regenerate': {
     tag: 'Sessions',
     summary: 'An access token with a new payload and the old expiry',
+    description:
+      "Of the presented token's version, naming the stored session's user ids and tenant; a JWT of `POST /recipe/jwt` answers `UNAUTHORISED`.",
     body: obj({ accessToken: str, userDataInJWT: anyObject }, ['accessToken']),
     ok: [
       okWith({ session: ref('SessionInfo'), accessToken: ref('Token') }, ['accessToken']),
@@ -1104,6 +1110,8 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'jwks-public': {
     tag: 'JWT',
     summary: "The app's public signing keys (no API key needed)",
+    description:
+      "A new app's first read makes its keys (a dynamic and the static key), as the reference has them from the start; a due dynamic key is made here too.",
     ok: obj({ keys: arr(ref('Jwk')) }, ['keys']),
     okHeaders: {
       'Cache-Control': {

@@ -65,7 +65,7 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
     level: 'app',
     default: false,
     description:
-      "This core's switch for account linking (a licence feature in the reference core): imports with several login methods or a primary user need it, and so do creating a primary user and linking (`/recipe/accountlinking/user/primary`, `…/link`: 402 when off, as the reference without the feature). `mfa_enabled` implies it.",
+      "This core's switch for account linking (a licence feature in the reference core): imports with several login methods or a primary user need it, and so do creating a primary user and linking (`/recipe/accountlinking/user/primary`, `…/link`: 402 when off, as the reference without the feature). `mfa_enabled` implies it. `npm start -- --in-memory` makes it `true` for every app, as the reference on its in-memory database (`ACCOUNT_LINKING_ENABLED=false` or an app's coreConfig turns it off).",
   },
   {
     key: 'mfa_enabled',
@@ -73,7 +73,7 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
     level: 'app',
     default: false,
     description:
-      "This core's switch for multi-factor authentication (a licence feature in the reference core): importing TOTP devices needs it, and so do creating a TOTP device and verifying a TOTP code (`POST /recipe/totp/device`, `/<t>/recipe/totp/verify`: 402 when off, as the reference without the feature). See docs/totp-and-mfa.md.",
+      "This core's switch for multi-factor authentication (a licence feature in the reference core): importing TOTP devices needs it, and so do creating a TOTP device and verifying a TOTP code (`POST /recipe/totp/device`, `/<t>/recipe/totp/verify`: 402 when off, as the reference without the feature). `npm start -- --in-memory` makes it `true` for every app, as the reference on its in-memory database (`MFA_ENABLED=false` or an app's coreConfig turns it off). See docs/totp-and-mfa.md.",
   },
   {
     key: 'password_hashing_alg',

@@ -69,8 +69,10 @@ describe('grants from access.credentials (functions/routes.ts)', () => {
     for (const id of ['session-create', 'session-refresh', 'session-verify', 'session-regenerate', 'jwt-create']) {
       expect(byId.get(id)!.access.credentials, id).toBe('seal-and-open');
     }
-    // Reading public keys, listing and revoking sessions, and session data need no private key.
-    for (const id of ['jwks-public', 'jwt-jwks', 'session-get', 'session-user', 'session-remove', 'session-data-put']) {
+    // The JWKS routes make an app's first keys (and the next dynamic key when due): they seal, never open.
+    for (const id of ['jwks-public', 'jwt-jwks']) expect(byId.get(id)!.access.credentials, id).toBe('seal');
+    // Listing and revoking sessions, and session data need no key at all.
+    for (const id of ['session-get', 'session-user', 'session-remove', 'session-data-put']) {
       expect(byId.get(id)!.access.credentials, id).toBeUndefined();
     }
     // The single import seals the TOTP secrets it imports, and so does device creation.

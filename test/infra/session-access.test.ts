@@ -2,12 +2,14 @@
  * Who may touch sessions and signing keys (docs/sessions.md "Least privilege"): the manifest's
  * `access.sessions` names the session routes, app removal, user removal, linking and unlinking,
  * creating and removing id mappings and leaving a tenant only, and of those only
- * the routes that sign tokens get the credentials key (to open private keys and seal new ones).
+ * the routes that sign tokens get the credentials key (to open private keys and seal new ones), and
+ * the two JWKS routes may seal (they make an app's first keys) but never open.
  */
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '#functions/routes.js';
 
 const SIGNING = ['session-create', 'session-verify', 'session-refresh', 'session-regenerate', 'jwt-create'];
+const KEY_MAKING = ['jwks-public', 'jwt-jwks'];
 const SESSIONS = [
   ...SIGNING,
   'app-remove',
@@ -37,9 +39,14 @@ describe('session and signing-key access in the manifest', () => {
     ).toEqual([...SESSIONS].sort());
   });
 
-  it('opens private keys only where tokens are signed', () => {
+  it('opens private keys only where tokens are signed; the JWKS routes only seal', () => {
     for (const route of ROUTES.filter((r) => r.access.sessions)) {
-      expect(route.access.credentials, route.id).toBe(SIGNING.includes(route.id) ? 'seal-and-open' : undefined);
+      const expected = SIGNING.includes(route.id)
+        ? 'seal-and-open'
+        : KEY_MAKING.includes(route.id)
+          ? 'seal'
+          : undefined;
+      expect(route.access.credentials, route.id).toBe(expected);
     }
   });
 });

@@ -104,6 +104,30 @@ describe('PUT /recipe/multitenancy/app/v2', () => {
     expect(reply.text).toBe(message);
   });
 
+  it('takes numbers and booleans written as text, keeps them as given, and uses the values they stand for', async () => {
+    const appId = uniqueAppId();
+    const coreConfig = {
+      access_token_dynamic_signing_key_update_interval: '0.001',
+      access_token_validity: '+120',
+      refresh_token_validity: ' 5 ',
+      mfa_enabled: 'TRUE',
+    };
+    const reply = await putAppV2({ appId, coreConfig });
+    expect(reply.json).toEqual({ status: 'OK', createdNew: true });
+    const [tenant] = (await appTenants(appId))!;
+    expect(tenant.coreConfig).toEqual(coreConfig);
+    // The key interval is 0.001 h (3.6 s): the JWKS may be cached until the next key is due, at most 3 s.
+    const jwks = await call('GET', `/appid-${appId}/.well-known/jwks.json`);
+    expect(jwks.status, jwks.text).toBe(200);
+    expect(jwks.json.keys.length).toBeGreaterThan(0);
+    expect(Number(/max-age=(\d+)/.exec(jwks.headers['cache-control'] ?? '')?.[1])).toBeLessThanOrEqual(3);
+    // The range rules see the numbers: 5 minutes outlive a 120 s access token, 1 minute does not.
+    const tooShort = await putAppV2({ appId, coreConfig: { refresh_token_validity: '1' } });
+    expect(tooShort.text).toBe(
+      "Invalid core config: 'refresh_token_validity' must be strictly greater than 'access_token_validity'.",
+    );
+  });
+
   it('accepts null for a config key', async () => {
     const reply = await putAppV2({ appId: uniqueAppId(), coreConfig: { access_token_validity: null } });
     expect(reply.json).toEqual({ status: 'OK', createdNew: true });

@@ -148,7 +148,7 @@ describe('loadBaseConfig', () => {
     expect((await rejection(loadBaseConfig({ env: {}, file: { postgresql_host: 'x' } }))).message).toBe(
       'Invalid base config: Invalid config key: postgresql_host',
     );
-    expect((await rejection(loadBaseConfig({ env: {}, file: { port: '3567' } }))).message).toBe(
+    expect((await rejection(loadBaseConfig({ env: {}, file: { port: 'http' } }))).message).toBe(
       "Invalid base config: 'port' must be of type int",
     );
     expect((await rejection(loadBaseConfig({ env: {}, file: [] }))).message).toBe(

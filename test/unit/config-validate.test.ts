@@ -20,6 +20,14 @@ function thrown(input: ValidateCoreConfigInput): unknown {
   return undefined;
 }
 
+/** Java's trim (characters up to U+0020 at either end), then a decimal number as Double.parseDouble reads it. */
+function decimalText(text: string): boolean {
+  let [start, end] = [0, text.length];
+  while (start < end && text.charCodeAt(start) <= 0x20) start++;
+  while (end > start && text.charCodeAt(end - 1) <= 0x20) end--;
+  return /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?$/.test(text.slice(start, end));
+}
+
 describe('validateCoreConfig', () => {
   it('accepts a valid config and an empty one', () => {
     expect(() => validateCoreConfig({ merged: {}, level: 'app' })).not.toThrow();
@@ -85,19 +93,24 @@ describe('validateCoreConfig', () => {
   });
 
   describe('types', () => {
-    it('long accepts JSON integers only; the strings "abcd", "" and "null" fail', () => {
-      for (const value of ['abcd', '', 'null', '3600', true, 1.5, [1], { a: 1 }]) {
+    it('long accepts JSON integers and strings of an optional sign and digits; "abcd", "", "null" fail', () => {
+      for (const value of ['abcd', '', 'null', ' 3600', '3600 ', '3600.0', '1e3', '0x10', true, 1.5, [1], { a: 1 }]) {
         expect(problem({ access_token_validity: value }), JSON.stringify(value)).toBe(
           "'access_token_validity' must be of type long",
         );
       }
-      expect(problem({ access_token_validity: 3600 })).toBeUndefined();
-      expect(problem({ access_token_validity: null })).toBeUndefined();
+      for (const value of [3600, '3600', '+3600', '03600', null]) {
+        expect(problem({ access_token_validity: value }), JSON.stringify(value)).toBeUndefined();
+      }
     });
 
-    it('int rejects non-numbers and values outside 32 bits', () => {
-      expect(problem({ bulk_migration_batch_size: '10' })).toBe("'bulk_migration_batch_size' must be of type int");
+    it('int takes numbers and digit strings within 32 bits', () => {
+      expect(problem({ bulk_migration_batch_size: '10' })).toBeUndefined();
+      expect(problem({ bulk_migration_batch_size: ' 10' })).toBe("'bulk_migration_batch_size' must be of type int");
       expect(problem({ bulk_migration_batch_size: 2 ** 31 })).toBe("'bulk_migration_batch_size' must be of type int");
+      expect(problem({ bulk_migration_batch_size: String(2 ** 31) })).toBe(
+        "'bulk_migration_batch_size' must be of type int",
+      );
       expect(problem({ totp_max_attempts: 'abcd' })).toBe("'totp_max_attempts' must be of type int");
     });
 
@@ -107,18 +120,60 @@ describe('validateCoreConfig', () => {
       );
     });
 
-    it('double accepts any finite number', () => {
-      expect(problem({ refresh_token_validity: 'abcd' })).toBe("'refresh_token_validity' must be of type double");
-      expect(problem({ refresh_token_validity: 100.5 })).toBeUndefined();
+    it('double accepts finite numbers and decimal text as Double.parseDouble reads it', () => {
+      for (const value of [100.5, '0.001', ' 5 ', '\t5\n', '1e3', '1E-3', '.5', '5.', '+2', '-0', '2d', '2F']) {
+        expect(problem({ access_token_dynamic_signing_key_update_interval: value }), JSON.stringify(value)).toBe(
+          Number(
+            String(value)
+              .trim()
+              .replace(/[dDfF]$/, ''),
+          ) > 0
+            ? undefined
+            : "'access_token_dynamic_signing_key_update_interval' must be greater than 0 hours.",
+        );
+      }
+      for (const value of ['abcd', '', ' ', 'NaN', 'Infinity', '-Infinity', '0x1p3', '1e', '1,5', '1_000', true, [1]]) {
+        expect(problem({ refresh_token_validity: value }), JSON.stringify(value)).toBe(
+          "'refresh_token_validity' must be of type double",
+        );
+      }
     });
 
-    it('boolean accepts true/false and "true"/"false" only', () => {
-      for (const value of [true, false, 'true', 'false']) {
+    it('a number given as text is checked against the value rules as the number', () => {
+      expect(problem({ access_token_validity: '0' })).toBe(
+        "'access_token_validity' must be between 1 and 86400000 seconds inclusive.",
+      );
+      expect(problem({ access_token_validity: '3600', refresh_token_validity: '1' })).toBe(
+        "'refresh_token_validity' must be strictly greater than 'access_token_validity'.",
+      );
+      expect(problem({ access_token_dynamic_signing_key_update_interval: '0' })).toBe(
+        "'access_token_dynamic_signing_key_update_interval' must be greater than 0 hours.",
+      );
+    });
+
+    it('boolean accepts true/false and the strings true/false in any case', () => {
+      for (const value of [true, false, 'true', 'false', 'TRUE', 'False']) {
         expect(problem({ mfa_enabled: value }), String(value)).toBeUndefined();
       }
-      for (const value of ['TRUE', 'yes', '', 1, 0]) {
+      for (const value of ['yes', '', ' true', 'true ', '1', 1, 0]) {
         expect(problem({ mfa_enabled: value }), String(value)).toBe("'mfa_enabled' must be of type boolean");
       }
+    });
+
+    it('every integer written as digits is accepted, and nothing that is not a number is', () => {
+      fc.assert(
+        fc.property(fc.integer({ min: 1, max: 8_000_000 }), fc.constantFrom('', '+', '0'), (n, prefix) => {
+          expect(problem({ access_token_validity: `${prefix}${n}` })).toBeUndefined();
+        }),
+      );
+      fc.assert(
+        fc.property(
+          fc.string().filter((s) => !decimalText(s)),
+          (text) => {
+            expect(problem({ refresh_token_validity: text })).toBe("'refresh_token_validity' must be of type double");
+          },
+        ),
+      );
     });
 
     it('String accepts JSON strings only', () => {

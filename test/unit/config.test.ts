@@ -100,6 +100,24 @@ describe('resolveEffectiveConfig', () => {
     expect(resolveEffectiveConfig({ mfa_enabled: 'true' }, { mfa_enabled: 'false' }, undefined).mfaEnabled).toBe(false);
   });
 
+  it('reads numbers and booleans stored as text as the values they stand for', () => {
+    const config = resolveEffectiveConfig(
+      {},
+      {
+        access_token_dynamic_signing_key_update_interval: '0.001',
+        access_token_validity: '+120',
+        refresh_token_validity: ' 5 ',
+        mfa_enabled: 'TRUE',
+      },
+      undefined,
+    );
+    expect(config.sessions.dynamicKeyUpdateIntervalMs).toBe(3600);
+    expect(config.sessions.accessTokenValidityMs).toBe(120_000);
+    expect(config.sessions.refreshTokenValidityMs).toBe(300_000);
+    expect(config.mfaEnabled).toBe(true);
+    expect(config.values.access_token_dynamic_signing_key_update_interval).toBe(0.001);
+  });
+
   it('ignores nulls and wrongly typed stored values instead of trusting them', () => {
     const config = resolveEffectiveConfig(
       { api_keys: null, bcrypt_log_rounds: 'x' },

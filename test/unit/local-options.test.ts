@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { envVariableName } from '#functions/config/registry.js';
 import { isAwsEndpoint } from '#functions/shared/clients.js';
-import { type LocalOptions, OptionsError, parseCommand } from '../../bin/local/options.js';
+import {
+  IN_MEMORY_FEATURE_VARIABLES,
+  inMemoryFeatureEnv,
+  type LocalOptions,
+  OptionsError,
+  parseCommand,
+} from '../../bin/local/options.js';
 import { functionTimeoutSeconds, LOCAL_FUNCTION_TIMEOUT_ENV } from '../../bin/local/timeouts.js';
 import { DEFAULT_ROUTE_TIMEOUT_SECONDS } from '../../lib/constants.js';
 
@@ -144,5 +151,33 @@ describe('function timeouts', () => {
     expect(refusal({ [LOCAL_FUNCTION_TIMEOUT_ENV]: value })).toBe(
       `LOCAL_FUNCTION_TIMEOUT_SECONDS must be a whole number of seconds from 15 to 900, got '${value}'`,
     );
+  });
+});
+
+describe('--in-memory: the features the reference turns on for its in-memory database', () => {
+  it('names the environment variables of the two feature switches', () => {
+    expect(IN_MEMORY_FEATURE_VARIABLES).toEqual(['account_linking_enabled', 'mfa_enabled'].map(envVariableName));
+  });
+
+  it('defaults ACCOUNT_LINKING_ENABLED and MFA_ENABLED to true when the environment leaves them unset', () => {
+    expect(inMemoryFeatureEnv(options({}, ['--in-memory']), {})).toEqual({
+      ACCOUNT_LINKING_ENABLED: 'true',
+      MFA_ENABLED: 'true',
+    });
+    expect(inMemoryFeatureEnv(options({}, ['--in-memory']), { MFA_ENABLED: '' })).toEqual({
+      ACCOUNT_LINKING_ENABLED: 'true',
+      MFA_ENABLED: 'true',
+    });
+  });
+
+  it('leaves a switch the environment sets, whatever its value', () => {
+    expect(inMemoryFeatureEnv(options({}, ['--in-memory']), { MFA_ENABLED: 'false' })).toEqual({
+      ACCOUNT_LINKING_ENABLED: 'true',
+    });
+  });
+
+  it('adds nothing for persisted data or an external DynamoDB', () => {
+    expect(inMemoryFeatureEnv(options({}), {})).toEqual({});
+    expect(inMemoryFeatureEnv(options({ DYNAMODB_ENDPOINT: 'http://localhost:8000' }), {})).toEqual({});
   });
 });

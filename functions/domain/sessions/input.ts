@@ -12,7 +12,15 @@ import {
   requiredString,
 } from '#functions/shared/input.js';
 import type { JsonObject } from './model.js';
-import type { CreateJwtInput, CreateSessionInput, RefreshInput, RevokeInput, VerifyInput } from './service.js';
+import type {
+  CreateJwtInput,
+  CreateSessionInput,
+  RefreshInput,
+  RegenerateInput,
+  RevokeInput,
+  VerifyInput,
+} from './service.js';
+import { type AccessTokenVersion, accessTokenVersionFor } from './tokens.js';
 
 type Body = Readonly<Record<string, unknown>>;
 type Query = Readonly<Record<string, string | undefined>>;
@@ -47,7 +55,14 @@ export function readCreateSession(body: Body, cdiVersion: string, dynamicByDefau
   const userDataInJWT = requiredObject(body, 'userDataInJWT');
   const userDataInDatabase = requiredObject(body, 'userDataInDatabase');
   const dynamic = atLeast(cdiVersion, '2.21') ? optionalBoolean(body, 'useDynamicSigningKey') : dynamicByDefault;
-  return { userId, enableAntiCsrf, userDataInJWT, userDataInDatabase, useDynamicSigningKey: dynamic };
+  return {
+    userId,
+    enableAntiCsrf,
+    userDataInJWT,
+    userDataInDatabase,
+    useDynamicSigningKey: dynamic,
+    accessTokenVersion: accessTokenVersionFor(cdiVersion),
+  };
 }
 
 export function readVerify(body: Body, cdiVersion: string, checkByDefault: boolean): VerifyInput {
@@ -69,13 +84,19 @@ export function readRefresh(body: Body, cdiVersion: string): RefreshInput {
       ? requiredBoolean(body, 'useDynamicSigningKey')
       : optionalBoolean(body, 'useDynamicSigningKey');
   }
-  return { refreshToken, antiCsrfToken, enableAntiCsrf, useDynamicSigningKey };
+  return {
+    refreshToken,
+    antiCsrfToken,
+    enableAntiCsrf,
+    useDynamicSigningKey,
+    accessTokenVersion: accessTokenVersionFor(cdiVersion),
+  };
 }
 
-export function readRegenerate(body: Body): { accessToken: string; userDataInJWT: JsonObject | undefined } {
+export function readRegenerate(body: Body, cdiVersion: string): RegenerateInput {
   const accessToken = requiredString(body, 'accessToken');
   const userDataInJWT = body.userDataInJWT === null ? undefined : optionalObject(body, 'userDataInJWT');
-  return { accessToken, userDataInJWT };
+  return { accessToken, userDataInJWT, checkPayload: atLeast(cdiVersion, '2.21') };
 }
 
 export function readSessionData(body: Body): { sessionHandle: string; userDataInDatabase: JsonObject } {
@@ -85,8 +106,16 @@ export function readSessionData(body: Body): { sessionHandle: string; userDataIn
   };
 }
 
-export function readJwtData(body: Body): { sessionHandle: string; userDataInJWT: JsonObject } {
-  return { sessionHandle: requiredString(body, 'sessionHandle'), userDataInJWT: requiredObject(body, 'userDataInJWT') };
+/** `PUT /recipe/jwt/data`: from CDI 2.21 the payload may not name a claim of the version the CDI version implies. */
+export function readJwtData(
+  body: Body,
+  cdiVersion: string,
+): { sessionHandle: string; userDataInJWT: JsonObject; protectedFor?: AccessTokenVersion } {
+  return {
+    sessionHandle: requiredString(body, 'sessionHandle'),
+    userDataInJWT: requiredObject(body, 'userDataInJWT'),
+    ...(atLeast(cdiVersion, '2.21') ? { protectedFor: accessTokenVersionFor(cdiVersion) } : {}),
+  };
 }
 
 /** A query flag as the reference reads it: absent = true, else whether it is `true` (any case). */

@@ -143,12 +143,44 @@ export class KeyRing {
     return publicKeys(await this.keys(appId), settings, this.now());
   }
 
+  /**
+   * The app's keys as the JWKS shows them, made first when missing (as the reference does on a
+   * JWKS read): a dynamic key that may sign now (rotated when due) and the static key. Concurrent
+   * callers make one key per slot between them (conditional writes); no private key is opened.
+   */
+  async jwksKeys(appId: string, settings: SessionSettings): Promise<StoredSigningKey[]> {
+    await this.signingKeys(appId, settings);
+    return this.verifyingKeys(appId, settings);
+  }
+
+  /**
+   * The dynamic key that signs now and the static key, each made when missing (a new app's first
+   * JWKS read or first token makes both at once, as the reference has both from the start: a later
+   * JWKS read then has nothing to make).
+   */
+  private async signingKeys(appId: string, settings: SessionSettings) {
+    const [dynamic, fixed] = await Promise.all([this.dynamicKey(appId, settings), this.staticKey(appId)]);
+    return { dynamic, fixed };
+  }
+
   /** The public key of `kid` if it still verifies (reads the keys again once when it is unknown). */
   async publicKeyOf(appId: string, kid: string, settings: SessionSettings): Promise<KeyObject | undefined> {
     let key = publicKeys(await this.keys(appId), settings, this.now()).find((k) => k.kid === kid);
     if (!key) key = publicKeys(await this.keys(appId, true), settings, this.now()).find((k) => k.kid === kid);
-    if (!key?.publicJwk) return undefined;
-    const id = `${appId}\u0000${kid}`;
+    return key ? this.publicKeyObject(appId, key) : undefined;
+  }
+
+  /** Every public key that verifies now (for a token that names no key: a legacy v2 token), read afresh when `fresh`. */
+  async allPublicKeys(appId: string, settings: SessionSettings, fresh = false): Promise<KeyObject[]> {
+    return publicKeys(await this.keys(appId, fresh), settings, this.now()).flatMap((key) => {
+      const object = this.publicKeyObject(appId, key);
+      return object ? [object] : [];
+    });
+  }
+
+  private publicKeyObject(appId: string, key: StoredSigningKey): KeyObject | undefined {
+    if (!key.publicJwk) return undefined;
+    const id = `${appId}\u0000${key.kid}`;
     let object = this.publics.get(id);
     if (!object) {
       object = createPublicKey({ key: { ...key.publicJwk }, format: 'jwk' });
@@ -160,7 +192,8 @@ export class KeyRing {
 
   /** The key that signs an access token now: the dynamic key in turn (made when due) or the static key. */
   async signingKey(appId: string, settings: SessionSettings, useStaticKey: boolean) {
-    const key = useStaticKey ? await this.staticKey(appId) : await this.dynamicKey(appId, settings);
+    const { dynamic, fixed } = await this.signingKeys(appId, settings);
+    const key = useStaticKey ? fixed : dynamic;
     return {
       kid: key.kid,
       privateKey: createPrivateKey({ key: Buffer.from(await this.open(appId, key)), format: 'der', type: 'pkcs8' }),

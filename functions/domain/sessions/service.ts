@@ -16,10 +16,13 @@ import type { JsonObject, SessionRecord } from './model.js';
 import type { SessionStore } from './ports.js';
 import {
   type AccessTokenClaims,
-  accessTokenKid,
+  type AccessTokenVersion,
+  accessTokenForm,
   InvalidAccessTokenError,
   openRefreshToken,
+  PROTECTED_FIELD,
   readAccessToken,
+  readLegacyAccessToken,
   sealRefreshToken,
   sha256Hex,
   signAccessToken,
@@ -38,7 +41,6 @@ export interface SessionDeps {
 
 /** Longer than any handle this core makes (a UUID, `_`, a tenant id of at most 64): never a session. */
 const MAX_HANDLE_LENGTH = 128;
-const PROTECTED_FIELD = 'The user payload contains protected field';
 const NO_SESSION = 'Session does not exist.';
 
 interface TokenJson {
@@ -94,21 +96,62 @@ async function sessionUserIds(deps: SessionDeps, appId: string, userId: string) 
   return { primary: externalIdOf(user, user.userId), recipe: externalIdOf(user, superTokensId), all };
 }
 
-async function accessToken(
-  deps: SessionDeps,
-  appId: string,
-  claims: AccessTokenClaims,
-  useStaticKey: boolean,
-): Promise<TokenJson> {
-  const key = await deps.keys.signingKey(appId, deps.settings, useStaticKey);
-  // Whole seconds, as the token's `exp` and `iat` say (the reference rounds them down the same way).
-  const second = (ms: number) => ms - (ms % 1000);
+/** A session as far as tokens name it. */
+type SessionIds = Pick<SessionRecord, 'handle' | 'userId' | 'recipeUserId' | 'tenantId'>;
+
+/** The refresh token an access token belongs to, and the anti-CSRF token it carries. */
+interface TokenLineage {
+  readonly refreshTokenHash1: string;
+  readonly parentRefreshTokenHash1: string | null;
+  readonly antiCsrfToken: string | null;
+}
+
+/**
+ * The one place an access token's claims are put together: the session, its user ids and its
+ * tenant always come from the session as stored (never from a token presented to the core), in the
+ * version the caller's CDI version (or the presented token) implies.
+ */
+function sessionClaims(
+  session: SessionIds,
+  version: AccessTokenVersion,
+  lineage: TokenLineage,
+  userData: JsonObject,
+  times: { readonly createdTime: number; readonly expiry: number },
+): AccessTokenClaims {
   return {
-    token: await signAccessToken(claims, key),
-    expiry: second(claims.expiry),
-    createdTime: second(claims.createdTime),
+    version,
+    sessionHandle: session.handle,
+    userId: session.userId,
+    recipeUserId: session.recipeUserId,
+    tenantId: session.tenantId,
+    refreshTokenHash1: lineage.refreshTokenHash1,
+    parentRefreshTokenHash1: lineage.parentRefreshTokenHash1,
+    antiCsrfToken: lineage.antiCsrfToken,
+    userData,
+    createdTime: times.createdTime,
+    expiry: times.expiry,
   };
 }
+
+/** The key that signs an access token now (made first when due: before the token's times are taken). */
+type SigningKey = Awaited<ReturnType<KeyRing['signingKey']>>;
+
+async function accessToken(claims: AccessTokenClaims, key: SigningKey): Promise<TokenJson> {
+  // From v3 on, whole seconds, as the token's `exp` and `iat` say (the reference rounds them down the
+  // same way); a v2 token keeps milliseconds.
+  const rounded = (ms: number) => (claims.version === 2 ? ms : ms - (ms % 1000));
+  return {
+    token: await signAccessToken(claims, key),
+    expiry: rounded(claims.expiry),
+    createdTime: rounded(claims.createdTime),
+  };
+}
+
+/** A fresh access token's times: from now, for the app's access token lifetime. */
+const freshTimes = (deps: SessionDeps) => {
+  const now = deps.now();
+  return { createdTime: now, expiry: now + deps.settings.accessTokenValidityMs };
+};
 
 // ------------------------------------------------------------------------------------------------
 // Create
@@ -120,6 +163,8 @@ export interface CreateSessionInput {
   readonly enableAntiCsrf: boolean;
   /** CDI ≥ 2.21: the caller's choice (absent = dynamic); below, the app's `access_token_signing_key_dynamic`. */
   readonly useDynamicSigningKey: boolean | undefined;
+  /** The version the caller's CDI version implies (v5 for the SDK). */
+  readonly accessTokenVersion: AccessTokenVersion;
 }
 
 /** `POST /<tenant>/recipe/session`. */
@@ -128,14 +173,22 @@ export async function createSession(
   target: { appId: string; tenantId: string },
   input: CreateSessionInput,
 ) {
-  if (usesProtectedClaim(input.userDataInJWT)) throw new BadRequestError(PROTECTED_FIELD);
+  // A v2 token nests the payload under `userData`: any name is the app's own there.
+  if (input.accessTokenVersion > 2 && usesProtectedClaim(input.userDataInJWT, input.accessTokenVersion)) {
+    throw new BadRequestError(PROTECTED_FIELD);
+  }
   const { appId, tenantId } = target;
   const ids = await sessionUserIds(deps, appId, input.userId);
+  const useStaticKey = input.useDynamicSigningKey === false;
+  // An app's first session makes its keys: the tokens' lifetimes start once they exist.
+  const [refreshKey, key] = await Promise.all([
+    deps.keys.refreshKey(appId),
+    deps.keys.signingKey(appId, deps.settings, useStaticKey),
+  ]);
   const now = deps.now();
   const handle = tenantId === PUBLIC_TENANT_ID ? randomUUID() : `${randomUUID()}_${tenantId}`;
   const antiCsrfToken = input.enableAntiCsrf ? randomUUID() : null;
-  const useStaticKey = input.useDynamicSigningKey === false;
-  const refresh = sealRefreshToken(appId, await deps.keys.refreshKey(appId), {
+  const refresh = sealRefreshToken(appId, refreshKey, {
     sessionHandle: handle,
     tenantId,
     recipeUserId: ids.recipe,
@@ -156,21 +209,14 @@ export async function createSession(
     useStaticKey,
   };
   const access = await accessToken(
-    deps,
-    appId,
-    {
-      sessionHandle: handle,
-      userId: ids.primary,
-      recipeUserId: ids.recipe,
-      tenantId,
-      refreshTokenHash1: sha256Hex(refresh),
-      parentRefreshTokenHash1: null,
-      antiCsrfToken,
-      expiry: now + deps.settings.accessTokenValidityMs,
-      createdTime: now,
-      userData: input.userDataInJWT,
-    },
-    useStaticKey,
+    sessionClaims(
+      session,
+      input.accessTokenVersion,
+      { refreshTokenHash1: sha256Hex(refresh), parentRefreshTokenHash1: null, antiCsrfToken },
+      input.userDataInJWT,
+      { createdTime: now, expiry: now + deps.settings.accessTokenValidityMs },
+    ),
+    key,
   );
   await deps.sessions.create(appId, session);
   return {
@@ -193,12 +239,51 @@ export interface VerifyInput {
   readonly checkDatabase: boolean;
 }
 
-/** The claims of a token this app signed (signature checked), or the reason it is not one. */
-async function verifiedClaims(deps: SessionDeps, appId: string, token: string): Promise<AccessTokenClaims> {
-  const kid = accessTokenKid(token);
-  const key = await deps.keys.publicKeyOf(appId, kid, deps.settings);
+/**
+ * The claims of an access token this app's keys signed (signature checked), or the reason it is
+ * not one; `issuedAsSession` unless it lacks the purpose marker (a JWT of the JWT recipe).
+ */
+async function verifiedClaims(
+  deps: SessionDeps,
+  appId: string,
+  token: string,
+): Promise<{ claims: AccessTokenClaims; issuedAsSession: boolean }> {
+  const form = accessTokenForm(token);
+  if (form.version === 2) {
+    // A v2 token names no key: each key that still verifies is tried, then once more after a fresh read.
+    const claims =
+      readLegacyAccessToken(token, await deps.keys.allPublicKeys(appId, deps.settings)) ??
+      readLegacyAccessToken(token, await deps.keys.allPublicKeys(appId, deps.settings, true));
+    if (!claims) throw new InvalidAccessTokenError('JWT verification failed');
+    return { claims, issuedAsSession: true };
+  }
+  const key = await deps.keys.publicKeyOf(appId, form.kid, deps.settings);
   if (!key) throw new InvalidAccessTokenError('Key not found');
-  return readAccessToken(token, key);
+  return { claims: await readAccessToken(token, form.version, key), issuedAsSession: form.issuedAsSession };
+}
+
+/** Why a token the core did not issue as a session's is refused by a session route. */
+const NOT_THIS_SESSION = 'Not an access token issued for this session';
+
+/** The token names exactly the stored session's users and tenant (as far as its version names them). */
+const namesSession = (claims: AccessTokenClaims, session: SessionRecord) =>
+  claims.userId === session.userId &&
+  (claims.version < 5 || claims.recipeUserId === session.recipeUserId) &&
+  (claims.version < 4 || claims.tenantId === session.tenantId);
+
+/**
+ * A token the app's keys signed that the core did not issue as a session's — the SDK's custom
+ * access token, made with the JWT recipe from a session's payload (`createJWT`): it verifies only
+ * while its session lives and only when it names that session's users and tenant, and it never
+ * promotes the session nor gets a new token (its caller chose its payload, its parent hash and its
+ * lifetime).
+ */
+async function verifyCustomToken(deps: SessionDeps, appId: string, claims: AccessTokenClaims): Promise<VerifyResult> {
+  if (claims.parentRefreshTokenHash1 !== null) return tryRefresh(NOT_THIS_SESSION);
+  const stored = await deps.sessions.get(appId, claims.sessionHandle);
+  if (!stored) return unauthorised('Either the session has ended or has been blacklisted');
+  if (!namesSession(claims, stored)) return tryRefresh(NOT_THIS_SESSION);
+  return { status: 'OK', session: sessionJson(stored, claims.userData) };
 }
 
 type VerifyResult =
@@ -213,8 +298,9 @@ const PROMOTION_REREADS: RereadPolicy = {
 /** `POST /recipe/session/verify`: promotes a refreshed session the first time its new access token is used. */
 export async function verifySession(deps: SessionDeps, appId: string, input: VerifyInput): Promise<VerifyResult> {
   let claims: AccessTokenClaims;
+  let issuedAsSession: boolean;
   try {
-    claims = await verifiedClaims(deps, appId, input.accessToken);
+    ({ claims, issuedAsSession } = await verifiedClaims(deps, appId, input.accessToken));
   } catch (error) {
     if (error instanceof InvalidAccessTokenError) return tryRefresh(error.message);
     throw error;
@@ -225,6 +311,7 @@ export async function verifySession(deps: SessionDeps, appId: string, input: Ver
     return tryRefresh('Access token does not contain all the information. Maybe the structure has changed?');
   }
   if (checkCsrf && input.antiCsrfToken !== claims.antiCsrfToken) return tryRefresh('anti-csrf check failed');
+  if (!issuedAsSession) return verifyCustomToken(deps, appId, claims);
 
   let stored: SessionRecord | undefined;
   if (input.checkDatabase) {
@@ -252,6 +339,10 @@ export async function verifySession(deps: SessionDeps, appId: string, input: Ver
     if (!promote && !current && !payloadChanged) {
       return { status: 'OK', session: sessionJson(tokenSession, claims.userData) };
     }
+    // The stored payload goes into the new token (a v2 token nests it: any name is the app's there).
+    if (claims.version > 2 && usesProtectedClaim(session.userDataInJWT, claims.version)) {
+      throw new BadRequestError(PROTECTED_FIELD);
+    }
     if (promote) {
       const moved = await deps.sessions.rotate(appId, session.handle, session.refreshTokenHash2, {
         refreshTokenHash2: sha256Hex(claims.refreshTokenHash1),
@@ -260,20 +351,21 @@ export async function verifySession(deps: SessionDeps, appId: string, input: Ver
       });
       if (!moved) return READ_AGAIN;
     }
-    const now = deps.now();
-    const token = await accessToken(
-      deps,
-      appId,
+    // The new token is the stored session's (its ids and tenant), in the presented token's version.
+    const key = await deps.keys.signingKey(appId, deps.settings, session.useStaticKey);
+    const claimsNow = sessionClaims(
+      session,
+      claims.version,
       {
-        ...claims,
+        refreshTokenHash1: claims.refreshTokenHash1,
         parentRefreshTokenHash1: null,
-        userData: session.userDataInJWT,
-        expiry: now + deps.settings.accessTokenValidityMs,
-        createdTime: now,
+        antiCsrfToken: claims.antiCsrfToken,
       },
-      session.useStaticKey,
+      session.userDataInJWT,
+      freshTimes(deps),
     );
-    return { status: 'OK', session: sessionJson(tokenSession, session.userDataInJWT), accessToken: token };
+    const token = await accessToken(claimsNow, key);
+    return { status: 'OK', session: sessionJson(session, session.userDataInJWT), accessToken: token };
   });
 }
 
@@ -291,6 +383,8 @@ export interface RefreshInput {
   readonly enableAntiCsrf: boolean;
   /** Absent below CDI 3.0 (the session keeps its key kind). */
   readonly useDynamicSigningKey: boolean | undefined;
+  /** The version the caller's CDI version implies: a session made with v2 tokens gets v5 from the SDK. */
+  readonly accessTokenVersion: AccessTokenVersion;
 }
 
 /**
@@ -315,6 +409,11 @@ export async function refreshSession(deps: SessionDeps, appId: string, input: Re
     const useStaticKey = input.useDynamicSigningKey === undefined ? session.useStaticKey : !input.useDynamicSigningKey;
 
     if (session.refreshTokenHash2 === hash2) {
+      // The stored payload in the new version: a claim that version owns (a v2 session's `sub`)
+      // ends the refresh, as in the reference.
+      if (usesProtectedClaim(session.userDataInJWT, input.accessTokenVersion) && input.accessTokenVersion > 2) {
+        return unauthorised(PROTECTED_FIELD);
+      }
       if (useStaticKey !== session.useStaticKey) {
         const kept = await deps.sessions.rotate(appId, session.handle, hash2, {
           refreshTokenHash2: hash2,
@@ -331,22 +430,16 @@ export async function refreshSession(deps: SessionDeps, appId: string, input: Re
         parentRefreshTokenHash1: hash1,
         antiCsrfToken,
       });
+      const key = await deps.keys.signingKey(appId, deps.settings, useStaticKey);
       const access = await accessToken(
-        deps,
-        appId,
-        {
-          sessionHandle: session.handle,
-          userId: session.userId,
-          recipeUserId: session.recipeUserId,
-          tenantId: session.tenantId,
-          refreshTokenHash1: sha256Hex(child),
-          parentRefreshTokenHash1: hash1,
-          antiCsrfToken,
-          expiry: now + deps.settings.accessTokenValidityMs,
-          createdTime: now,
-          userData: session.userDataInJWT,
-        },
-        useStaticKey,
+        sessionClaims(
+          session,
+          input.accessTokenVersion,
+          { refreshTokenHash1: sha256Hex(child), parentRefreshTokenHash1: hash1, antiCsrfToken },
+          session.userDataInJWT,
+          freshTimes(deps),
+        ),
+        key,
       );
       return {
         status: 'OK' as const,
@@ -381,15 +474,27 @@ export async function refreshSession(deps: SessionDeps, appId: string, input: Re
 // ------------------------------------------------------------------------------------------------
 // Regenerate, read, update
 
-/** `POST /recipe/session/regenerate`: new payload (or the stored one), same expiry; no token when the old one expired. */
-export async function regenerateSession(
-  deps: SessionDeps,
-  appId: string,
-  input: { accessToken: string; userDataInJWT: JsonObject | undefined },
-) {
+export interface RegenerateInput {
+  readonly accessToken: string;
+  readonly userDataInJWT: JsonObject | undefined;
+  /**
+   * CDI ≥ 2.21: the new payload is checked against the presented token's own claims (a v2 token's
+   * `userId`, `expiryTime` …); below, only a v3+ token's claims are (they would collide when signed).
+   */
+  readonly checkPayload: boolean;
+}
+
+/**
+ * `POST /recipe/session/regenerate`: new payload (or the stored one), same expiry, the presented
+ * token's version; no token when the old one expired. The ids and tenant are the stored session's.
+ */
+export async function regenerateSession(deps: SessionDeps, appId: string, input: RegenerateInput) {
   let claims: AccessTokenClaims;
   try {
-    claims = await verifiedClaims(deps, appId, input.accessToken);
+    const verified = await verifiedClaims(deps, appId, input.accessToken);
+    // A custom access token (the JWT recipe's) would come back as a session's token, with its lifetime.
+    if (!verified.issuedAsSession) return unauthorised(NOT_THIS_SESSION);
+    claims = verified.claims;
   } catch (error) {
     if (error instanceof InvalidAccessTokenError) return unauthorised(error.message);
     throw error;
@@ -397,22 +502,17 @@ export async function regenerateSession(
   const session = await deps.sessions.get(appId, claims.sessionHandle);
   if (!session) return unauthorised(NO_SESSION);
   const payload = input.userDataInJWT ?? session.userDataInJWT;
-  if (usesProtectedClaim(payload)) throw new BadRequestError(PROTECTED_FIELD);
+  if ((input.checkPayload || claims.version > 2) && usesProtectedClaim(payload, claims.version)) {
+    throw new BadRequestError(PROTECTED_FIELD);
+  }
   if (!(await deps.sessions.update(appId, session.handle, { userDataInJWT: payload }))) return unauthorised(NO_SESSION);
-  const tokenSession = {
-    handle: claims.sessionHandle,
-    userId: claims.userId,
-    recipeUserId: claims.recipeUserId,
-    tenantId: claims.tenantId,
-  };
-  if (claims.expiry < deps.now()) return { status: 'OK' as const, session: sessionJson(tokenSession, payload) };
+  if (claims.expiry < deps.now()) return { status: 'OK' as const, session: sessionJson(session, payload) };
+  const key = await deps.keys.signingKey(appId, deps.settings, session.useStaticKey);
   const token = await accessToken(
-    deps,
-    appId,
-    { ...claims, userData: payload, createdTime: deps.now() },
-    session.useStaticKey,
+    sessionClaims(session, claims.version, claims, payload, { createdTime: deps.now(), expiry: claims.expiry }),
+    key,
   );
-  return { status: 'OK' as const, session: sessionJson(tokenSession, payload), accessToken: token };
+  return { status: 'OK' as const, session: sessionJson(session, payload), accessToken: token };
 }
 
 /** `GET /recipe/session`. */
@@ -434,14 +534,25 @@ export async function getSessionInfo(deps: SessionDeps, appId: string, handle: s
   };
 }
 
-/** `PUT /recipe/session/data` and `PUT /recipe/jwt/data`. */
+/**
+ * `PUT /recipe/session/data` and `PUT /recipe/jwt/data`. A new access-token payload is checked
+ * against the claims of `protectedFor` (the version the caller's CDI version implies; none below
+ * CDI 2.21, as in the reference).
+ */
 export async function updateSession(
   deps: SessionDeps,
   appId: string,
-  input: { sessionHandle: string; userDataInDatabase?: JsonObject; userDataInJWT?: JsonObject },
+  input: {
+    sessionHandle: string;
+    userDataInDatabase?: JsonObject;
+    userDataInJWT?: JsonObject;
+    protectedFor?: AccessTokenVersion;
+  },
 ) {
-  if (input.userDataInJWT && usesProtectedClaim(input.userDataInJWT)) throw new BadRequestError(PROTECTED_FIELD);
-  const { sessionHandle, ...changes } = input;
+  const { sessionHandle, protectedFor, ...changes } = input;
+  if (changes.userDataInJWT && protectedFor !== undefined && usesProtectedClaim(changes.userDataInJWT, protectedFor)) {
+    throw new BadRequestError(PROTECTED_FIELD);
+  }
   if (sessionHandle.length > MAX_HANDLE_LENGTH) return unauthorised(NO_SESSION);
   const updated = await deps.sessions.update(appId, sessionHandle, changes);
   return updated ? { status: 'OK' as const } : unauthorised(NO_SESSION);
@@ -519,7 +630,7 @@ const jwkOf = (kid: string, key: { n: string; e: string }) => ({
 
 /** The app's public keys as a JWKS, and how long a verifier may cache it (the reference's `Cache-Control`). */
 export async function jwks(deps: SessionDeps, appId: string) {
-  const keys = await deps.keys.verifyingKeys(appId, deps.settings);
+  const keys = await deps.keys.jwksKeys(appId, deps.settings);
   const jwkList = keys.flatMap((k) => (k.publicJwk ? [jwkOf(k.kid, k.publicJwk)] : []));
   const latest = keys.find((k) => k.kind === 'dynamic');
   const left = latest

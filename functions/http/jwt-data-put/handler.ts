@@ -6,6 +6,6 @@ import { sessionDeps } from '#functions/wiring/sessions.js';
 /** `PUT /recipe/jwt/data`: replaces the access-token payload the session's next tokens carry. */
 export const handler = httpHandler({
   route: { id: 'jwt-data-put', scope: 'app', exists: 'after-input' },
-  input: ({ body = {} }) => readJwtData(body),
+  input: ({ body = {}, cdiVersion }) => readJwtData(body, cdiVersion),
   run: async (input, { appId, config }) => ok(await updateSession(sessionDeps(config), appId, input)),
 });

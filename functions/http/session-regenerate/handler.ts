@@ -6,6 +6,6 @@ import { sessionDeps } from '#functions/wiring/sessions.js';
 /** `POST /recipe/session/regenerate`: an access token with a new payload and the old expiry. */
 export const handler = httpHandler({
   route: { id: 'session-regenerate', scope: 'app', exists: 'after-input' },
-  input: ({ body = {} }) => readRegenerate(body),
+  input: ({ body = {}, cdiVersion }) => readRegenerate(body, cdiVersion),
   run: async (input, { appId, config }) => ok(await regenerateSession(sessionDeps(config), appId, input)),
 });
