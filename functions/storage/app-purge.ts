@@ -7,6 +7,7 @@ import { PUBLIC_TENANT_ID } from '#functions/contract/tenants.js';
 import { purgeAppIdempotency } from './idempotency-store.js';
 import { appPartition, tenantSortKey } from './keys/apps.js';
 import { USER_DATA_SHARDS, userDataIndexPartition } from './keys/metadata.js';
+import { oauthClientsPartition } from './keys/oauth-clients.js';
 import { ROLE_SORT_PREFIX } from './keys/roles.js';
 import { signingKeysPartition } from './keys/sessions.js';
 import { appUsersIndexPartition, USER_COUNTER_SHARDS } from './keys/users.js';
@@ -19,6 +20,7 @@ import {
   queryPages,
   type Table,
 } from './kit/index.js';
+import { purgeAppOAuthClients } from './oauth-client-store.js';
 import { passwordlessHoldingQueries, purgeAppPasswordless, purgeTenantPasswordless } from './passwordless-store.js';
 import { purgeTenantRoleAssignments } from './role-store.js';
 import { countOf } from './staging/listing.js';
@@ -49,6 +51,8 @@ const PURGERS: readonly ((table: Table, appId: string) => Promise<void>)[] = [
   purgeAppIdempotency,
   // Passwordless devices and their codes (GSI2 shards).
   purgeAppPasswordless,
+  // OAuth2 clients (one partition).
+  purgeAppOAuthClients,
 ];
 
 async function purgeAppPartition(table: Table, appId: string): Promise<void> {
@@ -127,6 +131,10 @@ const HOLDINGS: readonly { kind: string; holds: (table: Table, appId: string) =>
   {
     kind: 'passwordless codes',
     holds: (table, appId) => anyInShards(table, passwordlessHoldingQueries(appId)),
+  },
+  {
+    kind: 'OAuth2 clients',
+    holds: (table, appId) => anyIn(table, { pk: oauthClientsPartition(appId) }),
   },
 ];
 
