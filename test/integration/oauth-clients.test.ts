@@ -8,6 +8,8 @@
 import fc from 'fast-check';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { OAUTH_DISABLED_MESSAGE } from '#functions/domain/oauth-clients/service.js';
+import { tableName } from '#functions/shared/clients.js';
+import { ENV } from '#functions/shared/env.js';
 import { setLogSink } from '#functions/shared/logger.js';
 import { call, createAppWith, uniqueAppId } from '../helpers/core-client.js';
 import { appItems, itemText } from './users-support.js';
@@ -452,6 +454,24 @@ describe('the app', () => {
     const unknown = await create({}, '/appid-no-such-app');
     expect(unknown.status).toBe(400);
     expect(unknown.text).toMatch(/^AppId or tenantId not found/);
+  });
+
+  it('holding only OAuth2 clients, cannot move to another table (they would stay behind)', async () => {
+    const mover = uniqueAppId('oauth-move');
+    await createAppWith(mover, { oauth_provider_enabled: true });
+    await created({}, `/appid-${mover}`);
+    process.env[ENV.createTables] = 'true';
+    try {
+      const moved = await call('PUT', '/recipe/multitenancy/app/v2', {
+        body: { appId: mover, coreConfig: { dynamodb_table_name: `oauth-move-${mover}` } },
+      });
+      expect([moved.status, moved.text]).toEqual([
+        400,
+        `Invalid core config: dynamodb_table_name cannot change while the app has OAuth2 clients in table '${tableName()}': an app moves to another table only while it holds no data (remove it first, or create a new app)`,
+      ]);
+    } finally {
+      delete process.env[ENV.createTables];
+    }
   });
 
   it('removing the app removes its clients, and only its', async () => {

@@ -27,7 +27,7 @@ import {
   removeClient,
   updateClient,
 } from '#functions/domain/oauth-clients/service.js';
-import { BadRequestError, CoreHttpError } from '#functions/shared/errors.js';
+import { BackpressureError, BadRequestError, CoreHttpError } from '#functions/shared/errors.js';
 
 describe('Go durations', () => {
   it.each([
@@ -303,6 +303,25 @@ describe('the use cases', () => {
     const updated = await updateClient(deps, 'a', parseUpdateClient({ clientId: made.clientId, clientName: 'y' }));
     expect(updated).toMatchObject({ status: 'OK', clientName: 'y', scope: 'changed meanwhile' });
     expect(store.clients.get('a\u0000c')!.version).toBe(3);
+  });
+
+  it('update: a client that changes under every attempt is backpressure (503), not a 500, and keeps the others’ changes', async () => {
+    const store = memoryStore();
+    const deps = depsWith(store);
+    await createClient(deps, 'a', parseCreateClient({ clientId: 'busy' }));
+    store.interfere = () => {
+      const found = store.clients.get('a\u0000busy')!;
+      store.clients.set('a\u0000busy', {
+        client: { ...found.client, clientName: 'theirs' },
+        version: found.version + 1,
+      });
+    };
+    const refused = await updateClient(deps, 'a', parseUpdateClient({ clientId: 'busy', clientName: 'mine' })).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(BackpressureError);
+    expect(store.clients.get('a\u0000busy')!.client.clientName).toBe('theirs');
   });
 
   it('list: a token only while more clients follow', async () => {

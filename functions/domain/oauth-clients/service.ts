@@ -6,7 +6,7 @@
  * randomness arrive through {@link OAuthClientDeps}. A client's secret is shown in the answers that
  * show the client, as the reference shows it, and nowhere else (no log line, no message).
  */
-import { CoreHttpError } from '#functions/shared/errors.js';
+import { BackpressureError, CoreHttpError } from '#functions/shared/errors.js';
 import { checkIdLength } from '#functions/shared/id-limits.js';
 import { has, optionalBoolean, requiredQuery, requiredString } from '#functions/shared/input.js';
 import { READ_AGAIN, reread } from '#functions/shared/rereads.js';
@@ -151,7 +151,19 @@ export function parseUpdateClient(body: Body): UpdateClientInput {
   return { clientId, body, clientSecret, enableRefreshTokenRotation };
 }
 
-const UPDATE = { attempts: 5, exhausted: 'OAuth2 client update kept conflicting with concurrent changes' };
+/** Every attempt met another update of the client: not now (503 with `Retry-After`), never a 500. */
+class UpdateContentionError extends BackpressureError {
+  constructor(message: string) {
+    super('conflict', message);
+  }
+}
+
+/** An attempt fails only when another update landed in between: n concurrent updates need n attempts. */
+const UPDATE = {
+  attempts: 8,
+  exhausted: 'OAuth2 client update kept conflicting with concurrent changes',
+  error: UpdateContentionError,
+};
 
 /**
  * Changes the fields the body sets (null clears one) and checks the whole client again, as the
