@@ -212,6 +212,13 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('dashboard-tenant-core-config', 'GET', '/recipe/dashboard/tenant/core-config', READ),
   route('search-tags', 'GET', '/user/search/tags', READ),
   route('telemetry', 'GET', '/telemetry', READ),
+  // OAuth2 provider recipe: client management only (docs/oauth2-clients.md). The answers that show
+  // a client show its secret (opened); creation seals it; an update seals a new one and opens the old.
+  route('oauth-clients-list', 'GET', '/recipe/oauth/clients/list', { table: 'read', credentials: 'open' }),
+  route('oauth-client-get', 'GET', '/recipe/oauth/clients', { table: 'read', credentials: 'open' }),
+  route('oauth-client-create', 'POST', '/recipe/oauth/clients', { table: 'write', credentials: 'seal' }),
+  route('oauth-client-update', 'PUT', '/recipe/oauth/clients', { table: 'write', credentials: 'seal-and-open' }),
+  route('oauth-client-remove', 'POST', '/recipe/oauth/clients/remove', WRITE),
 
   // Sessions, signing keys and JWTs (docs/sessions.md)
   route('session-create', 'POST', '/recipe/session', SIGN),

@@ -346,6 +346,7 @@ const TAGS = [
   ['Roles', 'Roles, permissions and their assignments.'],
   ['User metadata', 'Free-form JSON per user id.'],
   ['TOTP', 'TOTP devices and codes.'],
+  ['OAuth2 clients', "The OAuth2 provider recipe's client management (its flows are not served)."],
   ['Sessions', 'Sessions and their tokens.'],
   ['JWT', 'Signing keys and JWTs.'],
   ['Dashboard', "The user-management dashboard's own users and sessions, and what its pages ask the core."],

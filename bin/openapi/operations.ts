@@ -180,6 +180,81 @@ const STAGED = okWith(
 const STAGED_USERS_EXTENSION =
   '`?dryRun=true` checks the users without staging them; `Idempotency-Key` stages a request at most once (docs/bulk-import.md "Bulk import").';
 
+/** OAuth2 client management (docs/oauth2-clients.md). */
+const OAUTH_LIFESPAN = described(
+  'A Go duration (`1h`, `90m`, `1.5h`), answered in canonical form (`1h0m0s`); null: the default.',
+  nullable(str),
+);
+const OAUTH_LIFESPANS = Object.fromEntries(
+  [
+    'authorizationCodeGrantAccessTokenLifespan',
+    'authorizationCodeGrantIdTokenLifespan',
+    'authorizationCodeGrantRefreshTokenLifespan',
+    'clientCredentialsGrantAccessTokenLifespan',
+    'implicitGrantAccessTokenLifespan',
+    'implicitGrantIdTokenLifespan',
+    'refreshTokenGrantAccessTokenLifespan',
+    'refreshTokenGrantIdTokenLifespan',
+    'refreshTokenGrantRefreshTokenLifespan',
+  ].map((field) => [field, OAUTH_LIFESPAN]),
+);
+/** The fields a create or update body may set. */
+const OAUTH_CLIENT_INPUT: Record<string, Schema> = {
+  clientId: str,
+  clientSecret: described('At least 6 characters; generated (26) on create when absent.', str),
+  clientName: str,
+  scope: described('Space-separated; `offline_access offline openid` when empty.', str),
+  redirectUris: nullable(strings),
+  postLogoutRedirectUris: nullable(strings),
+  grantTypes: nullable(strings),
+  responseTypes: nullable(strings),
+  audience: nullable(strings),
+  allowedCorsOrigins: nullable(strings),
+  tokenEndpointAuthMethod: described('`client_secret_basic` when empty; `none`: a public client, no secret.', str),
+  clientUri: str,
+  logoUri: str,
+  policyUri: str,
+  tosUri: str,
+  metadata: nullable(anyObject),
+  enableRefreshTokenRotation: bool,
+  ...OAUTH_LIFESPANS,
+};
+const OAUTH_CLIENT_FIELDS: Record<string, Schema> = {
+  clientId: str,
+  clientName: str,
+  clientSecret: str,
+  redirectUris: nullable(strings),
+  grantTypes: nullable(strings),
+  responseTypes: nullable(strings),
+  scope: str,
+  audience: strings,
+  policyUri: str,
+  allowedCorsOrigins: strings,
+  tosUri: str,
+  clientUri: str,
+  logoUri: str,
+  tokenEndpointAuthMethod: str,
+  createdAt: described('RFC 3339, UTC, whole seconds.', str),
+  updatedAt: str,
+  postLogoutRedirectUris: strings,
+  metadata: anyObject,
+  ...OAUTH_LIFESPANS,
+  enableRefreshTokenRotation: bool,
+};
+const OAUTH_CLIENT_OPTIONAL = ['clientSecret', 'postLogoutRedirectUris'];
+const oauthClientAnswer = okWith(OAUTH_CLIENT_FIELDS, OAUTH_CLIENT_OPTIONAL);
+/** The provider's refusals, answered 200 as the reference answers them. */
+const OAUTH_ERROR = status('OAUTH_ERROR', { error: str, errorDescription: str, statusCode: int });
+const OAUTH_OFF = {
+  '402': {
+    description:
+      "`OAuth feature is not enabled. Please subscribe to a SuperTokens core license key to enable this feature.` (the app's `oauth_provider_enabled` is off; a licence in the reference).",
+    content: { 'text/plain': { schema: str } },
+  },
+};
+const OAUTH_DIFFERENCE =
+  'Clients are kept by this core, per app, instead of by an OAuth2 provider the core talks to: ids are unique per app, not across apps; `metadata` must be a JSON object; `private_key_jwt` is refused (no client keys are kept); the provider-only fields (`jwks`, `contacts`, …) are ignored (docs/oauth2-clients.md).';
+
 export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   apiversion: {
     tag: 'Core',
@@ -997,6 +1072,71 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     summary: 'Telemetry is off: no telemetry id',
     ok: closed(obj({ exists: { const: false } }, ['exists'])),
     description: 'No `status` key, as in the reference.',
+  },
+  'oauth-clients-list': {
+    tag: 'OAuth2 clients',
+    summary: "A page of the app's OAuth2 clients, by client id, each with its secret",
+    description:
+      'Read as leniently as the reference: a `pageSize` that is no integer is 250, one out of range the nearest of 1 and 1,000; a `pageToken` this core did not give starts from the first client; `clientName` filters on the exact name.',
+    query: [
+      { name: 'pageSize', schema: str },
+      { name: 'pageToken', schema: str, description: 'The `nextPaginationToken` of the previous page.' },
+      { name: 'clientName', schema: str },
+    ],
+    ok: okWith(
+      {
+        clients: arr(
+          closed(
+            obj(
+              OAUTH_CLIENT_FIELDS,
+              Object.keys(OAUTH_CLIENT_FIELDS).filter((k) => !OAUTH_CLIENT_OPTIONAL.includes(k)),
+            ),
+          ),
+        ),
+        nextPaginationToken: str,
+      },
+      ['nextPaginationToken'],
+    ),
+    more: OAUTH_OFF,
+    difference: OAUTH_DIFFERENCE,
+  },
+  'oauth-client-get': {
+    tag: 'OAuth2 clients',
+    summary: 'One OAuth2 client of the app, with its secret',
+    description:
+      "An id the app does not have is the provider's 404 as `OAUTH_ERROR` (`Unable to locate the resource`).",
+    query: [{ name: 'clientId', schema: str, required: true }],
+    ok: [oauthClientAnswer, OAUTH_ERROR],
+    more: OAUTH_OFF,
+    difference: OAUTH_DIFFERENCE,
+  },
+  'oauth-client-create': {
+    tag: 'OAuth2 clients',
+    summary: 'A new OAuth2 client (`stcl_<uuid>` and a secret unless given)',
+    description:
+      "The provider's refusals (an invalid URI, a short secret, a taken id, a field of the wrong type …) are 200 `OAUTH_ERROR`. 400: `enableRefreshTokenRotation` not a boolean, a client id longer than 255.",
+    body: obj(OAUTH_CLIENT_INPUT),
+    ok: [oauthClientAnswer, OAUTH_ERROR],
+    more: OAUTH_OFF,
+    difference: OAUTH_DIFFERENCE,
+  },
+  'oauth-client-update': {
+    tag: 'OAuth2 clients',
+    summary: 'Change the fields of an OAuth2 client the body sets (null clears one)',
+    description:
+      'The whole client is checked again; the secret changes only when sent, and is shown either way. 400: no `clientId`, a `clientSecret` that is not a string.',
+    query: [{ name: 'clientId', schema: str, description: "Sent by the SDK; the body's `clientId` is the one used." }],
+    body: obj(OAUTH_CLIENT_INPUT, ['clientId']),
+    ok: [oauthClientAnswer, status('CLIENT_NOT_FOUND_ERROR'), OAUTH_ERROR],
+    more: OAUTH_OFF,
+    difference: OAUTH_DIFFERENCE,
+  },
+  'oauth-client-remove': {
+    tag: 'OAuth2 clients',
+    summary: 'Remove an OAuth2 client',
+    body: obj({ clientId: str }, ['clientId']),
+    ok: okWith({ didExist: bool }),
+    more: OAUTH_OFF,
   },
 
   'session-create': {

@@ -71,6 +71,8 @@ export interface EffectiveConfig {
   readonly passwordMigrationHook: PasswordMigrationHookSettings | undefined;
   readonly accountLinkingEnabled: boolean;
   readonly mfaEnabled: boolean;
+  /** The app's `oauth_provider_enabled` switch (OAuth2 client management, docs/oauth2-clients.md). */
+  readonly oauthProviderEnabled: boolean;
   /**
    * The app's own table (`dynamodb_table_name`) for everything it owns; undefined = the base table.
    * Resolved with the rest of the config, so finding an app's table costs no read.
@@ -153,6 +155,7 @@ export function resolveEffectiveConfig(
           },
     accountLinkingEnabled: layered.get('account_linking_enabled') === true,
     mfaEnabled: layered.get('mfa_enabled') === true,
+    oauthProviderEnabled: layered.get('oauth_provider_enabled') === true,
     appTableName: str('dynamodb_table_name'),
     maxCdiVersion: str('supertokens_max_cdi_version'),
     minCdiVersion: str('supertokens_min_cdi_version'),

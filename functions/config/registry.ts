@@ -76,6 +76,14 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
       "This core's switch for multi-factor authentication (a licence feature in the reference core): importing TOTP devices needs it, and so do creating a TOTP device and verifying a TOTP code (`POST /recipe/totp/device`, `/<t>/recipe/totp/verify`: 402 when off, as the reference without the feature). `npm start -- --in-memory` makes it `true` for every app, as the reference on its in-memory database (`MFA_ENABLED=false` or an app's coreConfig turns it off). See docs/totp-and-mfa.md.",
   },
   {
+    key: 'oauth_provider_enabled',
+    type: 'boolean',
+    level: 'app',
+    default: false,
+    description:
+      "This core's switch for the OAuth2 provider recipe (a licence feature in the reference core): its client management routes (`/recipe/oauth/clients…`) answer 402 when off, as the reference without the feature. See docs/oauth2-clients.md.",
+  },
+  {
     key: 'password_hashing_alg',
     type: 'String',
     level: 'app',

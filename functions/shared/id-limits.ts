@@ -26,6 +26,8 @@ export const ID_LIMITS = {
   thirdPartyId: 28,
   thirdPartyUserId: 256,
   totpDeviceName: 256,
+  /** An OAuth2 client's id; the reference's provider keeps it in a `VARCHAR(255)`. */
+  oauthClientId: 255,
   /** A staged user's id (this core generates UUIDs; pagination tokens carry them). */
   stagedId: 64,
   /** Not a key: kept in the user's item, and limited so that item stays far below 400 KB. */

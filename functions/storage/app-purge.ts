@@ -8,6 +8,7 @@ import { purgeAppIdempotency } from './idempotency-store.js';
 import { appPartition, tenantSortKey } from './keys/apps.js';
 import { DASHBOARD_SORT_PREFIX } from './keys/dashboard.js';
 import { USER_DATA_SHARDS, userDataIndexPartition } from './keys/metadata.js';
+import { oauthClientsPartition } from './keys/oauth-clients.js';
 import { ROLE_SORT_PREFIX } from './keys/roles.js';
 import { signingKeysPartition } from './keys/sessions.js';
 import { appUsersIndexPartition, USER_COUNTER_SHARDS } from './keys/users.js';
@@ -20,6 +21,7 @@ import {
   queryPages,
   type Table,
 } from './kit/index.js';
+import { purgeAppOAuthClients } from './oauth-client-store.js';
 import { passwordlessHoldingQueries, purgeAppPasswordless, purgeTenantPasswordless } from './passwordless-store.js';
 import { purgeTenantRoleAssignments } from './role-store.js';
 import { countOf } from './staging/listing.js';
@@ -50,6 +52,8 @@ const PURGERS: readonly ((table: Table, appId: string) => Promise<void>)[] = [
   purgeAppIdempotency,
   // Passwordless devices and their codes (GSI2 shards).
   purgeAppPasswordless,
+  // OAuth2 clients (one partition).
+  purgeAppOAuthClients,
 ];
 
 async function purgeAppPartition(table: Table, appId: string): Promise<void> {
@@ -132,6 +136,10 @@ const HOLDINGS: readonly { kind: string; holds: (table: Table, appId: string) =>
   {
     kind: 'passwordless codes',
     holds: (table, appId) => anyInShards(table, passwordlessHoldingQueries(appId)),
+  },
+  {
+    kind: 'OAuth2 clients',
+    holds: (table, appId) => anyIn(table, { pk: oauthClientsPartition(appId) }),
   },
 ];
 

@@ -8,6 +8,7 @@ import type { AccountTokenStore } from '#functions/domain/accounts/ports.js';
 import type { IdempotencyStore, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import type { DashboardStore } from '#functions/domain/dashboard/ports.js';
 import type { MetadataStore } from '#functions/domain/metadata/ports.js';
+import type { OAuthClientStore } from '#functions/domain/oauth-clients/ports.js';
 import type { PasswordlessStore } from '#functions/domain/passwordless/ports.js';
 import type { RoleStore } from '#functions/domain/roles/ports.js';
 import type { SessionStore } from '#functions/domain/sessions/ports.js';
@@ -18,6 +19,7 @@ import { createDashboardStore } from '#functions/storage/dashboard-store.js';
 import { createIdempotencyStore } from '#functions/storage/idempotency-store.js';
 import type { Table } from '#functions/storage/kit/index.js';
 import { createMetadataStore } from '#functions/storage/metadata-store.js';
+import { createOAuthClientStore } from '#functions/storage/oauth-client-store.js';
 import { createPasswordlessStore } from '#functions/storage/passwordless-store.js';
 import { createRoleStore } from '#functions/storage/role-store.js';
 import { createSessionStore } from '#functions/storage/sessions/session-store.js';
@@ -42,6 +44,8 @@ export interface AppStores {
   readonly accountTokens: AccountTokenStore;
   /** Passwordless devices and codes. */
   readonly passwordless: PasswordlessStore;
+  /** OAuth2 clients (their secrets sealed). */
+  readonly oauthClients: OAuthClientStore;
 }
 
 /** Built stores by kind and table name. */
@@ -72,6 +76,8 @@ export const accountTokenStoreOf = (table: Table): AccountTokenStore =>
   kept('accountTokens', table, createAccountTokenStore);
 export const passwordlessStoreOf = (table: Table): PasswordlessStore =>
   kept('passwordless', table, createPasswordlessStore);
+export const oauthClientStoreOf = (table: Table): OAuthClientStore =>
+  kept('oauthClients', table, (t) => createOAuthClientStore(t, credentialsEnvelope));
 /** Sessions (the session use cases, and account linking, whose links and unlinks end sessions). */
 export const sessionStoreOf = (table: Table): SessionStore => kept('sessions', table, createSessionStore);
 
@@ -89,6 +95,7 @@ export const storesOf = (table: Table): AppStores => ({
   totp: totpStoreOf(table),
   accountTokens: accountTokenStoreOf(table),
   passwordless: passwordlessStoreOf(table),
+  oauthClients: oauthClientStoreOf(table),
 });
 
 /** Apps and tenants: always the base table. */

@@ -1,8 +1,9 @@
 /**
  * The API description (docs/openapi/openapi.yaml) against the running core: the local runtime as
- * a real process (`npm start`'s), with API keys, account linking and MFA on, is sent at least one
- * request per operation of the description — every route of the manifest under each of the four
- * prefix forms, the `$default` paths and the runtime's own /openapi.json and /openapi.html — and
+ * a real process (`npm start`'s), with API keys, account linking, MFA and OAuth2 client
+ * management on, is sent at least one request per operation of the description — every route of
+ * the manifest under each of the four prefix forms, the `$default` paths and the runtime's own
+ * /openapi.json and /openapi.html — and
  * every response it gives (setup calls included) is validated against the description: status,
  * content type, the headers it declares, and the body with a JSON Schema 2020-12 validator
  * (test/helpers/openapi.ts). The test ends by checking that every operation was exercised, and
@@ -76,6 +77,8 @@ async function send(method: string, path: string, options: SendOptions = {}): Pr
 }
 
 const APP = 'oa-contract';
+/** An app with the OAuth2 provider switch off (402 on its client routes). */
+const OAUTH_OFF_APP = 'oa-contract-oauth-off';
 const TENANT = 'oa-t1';
 const ALL_FACTORS = ['emailpassword', 'thirdparty', 'otp-email', 'otp-phone', 'link-email', 'link-phone'];
 
@@ -133,6 +136,16 @@ class Ctx {
   /** Creates a passwordless code for `contact` (`{ email }` or `{ phoneNumber }`). */
   code(contact: { email: string } | { phoneNumber: string }): Promise<Reply> {
     return this.tenant('POST', '/recipe/signinup/code', { body: contact, expect: 200 });
+  }
+  /** Creates an OAuth2 client (app-wide) and answers it. */
+  async oauthClient(body: Record<string, unknown>): Promise<any> {
+    const reply = await this.app('POST', '/recipe/oauth/clients', { body, expect: 200 });
+    expect(reply.json.status).toBe('OK');
+    return reply.json;
+  }
+  /** Once (in the `app` form): the route in the app without `oauth_provider_enabled`, 402. */
+  async oauthOff(method: string, path: string, options: SendOptions = {}): Promise<void> {
+    if (this.form === 'app') await send(method, `/appid-${OAUTH_OFF_APP}${path}`, { ...options, expect: 402 });
   }
   async session(userId: string): Promise<any> {
     const reply = await this.tenant('POST', '/recipe/session', {
@@ -791,6 +804,66 @@ const SCENARIOS: Record<string, Scenario> = {
   telemetry: async (c) => {
     await c.app('GET', '/telemetry', { expect: 200 });
   },
+  'oauth-clients-list': async (c) => {
+    const clientName = c.name('oa-listed');
+    for (const n of [1, 2]) await c.oauthClient({ clientId: c.name(`oa-listed-${n}`), clientName });
+    const path = '/recipe/oauth/clients/list';
+    const page = await c.app('GET', path, { query: { pageSize: '1', clientName }, expect: 200 });
+    expect(page.json.clients).toHaveLength(1);
+    const last = await c.app('GET', path, {
+      query: { pageSize: '1', clientName, pageToken: page.json.nextPaginationToken },
+      expect: 200,
+    });
+    expect(last.json).not.toHaveProperty('nextPaginationToken');
+    await c.oauthOff('GET', path);
+  },
+  'oauth-client-get': async (c) => {
+    const client = await c.oauthClient({ clientId: c.name('oa-read') });
+    const read = await c.app('GET', '/recipe/oauth/clients', { query: { clientId: client.clientId }, expect: 200 });
+    expect(read.json.clientSecret).toBe(client.clientSecret);
+    const unknown = await c.app('GET', '/recipe/oauth/clients', { query: { clientId: 'no-such-client' }, expect: 200 });
+    expect(unknown.json.status).toBe('OAUTH_ERROR');
+    await c.oauthOff('GET', '/recipe/oauth/clients', { query: { clientId: 'x' } });
+  },
+  'oauth-client-create': async (c) => {
+    await c.oauthClient({
+      clientId: c.name('oa-made'),
+      clientName: 'Made',
+      redirectUris: ['https://app.example.com/cb'],
+      postLogoutRedirectUris: ['https://app.example.com/bye'],
+      tokenEndpointAuthMethod: 'client_secret_post',
+      refreshTokenGrantRefreshTokenLifespan: '720h',
+      metadata: { team: 'web' },
+      enableRefreshTokenRotation: true,
+    });
+    await c.oauthClient({ clientId: c.name('oa-public'), tokenEndpointAuthMethod: 'none' });
+    const refused = await c.app('POST', '/recipe/oauth/clients', { body: { clientSecret: 'short' }, expect: 200 });
+    expect(refused.json.status).toBe('OAUTH_ERROR');
+    await c.app('POST', '/recipe/oauth/clients', { body: { enableRefreshTokenRotation: 'yes' }, expect: 400 });
+    await c.oauthOff('POST', '/recipe/oauth/clients', { body: {} });
+  },
+  'oauth-client-update': async (c) => {
+    const client = await c.oauthClient({
+      clientId: c.name('oa-changed'),
+      redirectUris: ['https://app.example.com/cb'],
+    });
+    const update = (body: Record<string, unknown>) =>
+      c.app('PUT', '/recipe/oauth/clients', { query: { clientId: String(body.clientId) }, body, expect: 200 });
+    const changed = await update({ clientId: client.clientId, clientName: 'Changed', redirectUris: null });
+    expect(changed.json).toMatchObject({ status: 'OK', clientName: 'Changed', clientSecret: client.clientSecret });
+    expect((await update({ clientId: 'no-such-client', clientName: 'x' })).json.status).toBe('CLIENT_NOT_FOUND_ERROR');
+    expect((await update({ clientId: client.clientId, logoUri: 'not a uri' })).json.status).toBe('OAUTH_ERROR');
+    await c.oauthOff('PUT', '/recipe/oauth/clients', { body: { clientId: 'x' } });
+  },
+  'oauth-client-remove': async (c) => {
+    const client = await c.oauthClient({ clientId: c.name('oa-removed') });
+    const removed = await c.app('POST', '/recipe/oauth/clients/remove', {
+      body: { clientId: client.clientId },
+      expect: 200,
+    });
+    expect(removed.json).toEqual({ status: 'OK', didExist: true });
+    await c.oauthOff('POST', '/recipe/oauth/clients/remove', { body: { clientId: 'x' } });
+  },
   'session-create': async (c) => {
     await c.session(c.name('session-user'));
   },
@@ -877,7 +950,7 @@ const SCENARIOS: Record<string, Scenario> = {
 beforeAll(async () => {
   core = await LocalProcess.start({
     args: ['--in-memory'],
-    env: { API_KEYS: API_KEY, ACCOUNT_LINKING_ENABLED: 'true', MFA_ENABLED: 'true' },
+    env: { API_KEYS: API_KEY, ACCOUNT_LINKING_ENABLED: 'true', MFA_ENABLED: 'true', OAUTH_PROVIDER_ENABLED: 'true' },
   });
   await core.waitUntilReady();
   // The test app, and the test tenant in the public app and in it.
@@ -887,11 +960,16 @@ beforeAll(async () => {
       coreConfig: {
         account_linking_enabled: true,
         mfa_enabled: true,
+        oauth_provider_enabled: true,
         // The hook is never called here (no pending user signs in): importing with the marker needs it set.
         password_migration_hook_url: 'http://127.0.0.1:9/check',
         password_migration_hook_secret: 'contract-test-hook-secret-0123456789abcdef',
       },
     },
+    expect: 200,
+  });
+  await send('PUT', '/recipe/multitenancy/app/v2', {
+    body: { appId: OAUTH_OFF_APP, coreConfig: { oauth_provider_enabled: false } },
     expect: 200,
   });
   // Users waiting for the hook, for the readiness routes (two, so a page of one has a next one).

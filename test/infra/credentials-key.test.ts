@@ -78,6 +78,10 @@ describe('grants from access.credentials (functions/routes.ts)', () => {
     // The single import seals the TOTP secrets it imports, and so does device creation.
     expect(byId.get('bulk-import-import')!.access.credentials).toBe('seal');
     expect(byId.get('totp-device-create')!.access.credentials).toBe('seal');
+    // An OAuth2 client's secret is sealed where it is written, opened where a client is shown.
+    expect(byId.get('oauth-client-create')!.access.credentials).toBe('seal');
+    expect(byId.get('oauth-client-update')!.access.credentials).toBe('seal-and-open');
+    expect(byId.get('oauth-client-remove')!.access.credentials).toBeUndefined();
     // Renaming and removing TOTP devices need neither (a rename moves the sealed secret as it is).
     for (const id of ['totp-device-rename', 'totp-device-remove']) {
       expect(byId.get(id)!.access.credentials, id).toBeUndefined();
@@ -110,6 +114,10 @@ describe('grants from access.credentials (functions/routes.ts)', () => {
         // The two that verify TOTP codes open device secrets.
         'totp-device-verify',
         'totp-verify',
+        // The OAuth2 client answers show the client's secret.
+        'oauth-clients-list',
+        'oauth-client-get',
+        'oauth-client-update',
       ].sort(),
     );
   });

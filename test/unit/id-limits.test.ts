@@ -7,6 +7,7 @@ import {
   verifiedEmailSortKey,
 } from '#functions/storage/keys/accounts.js';
 import { appPartition, tenantSortKey } from '#functions/storage/keys/apps.js';
+import { oauthClientSortKey, oauthClientsPartition } from '#functions/storage/keys/oauth-clients.js';
 import {
   roleMembersIndexPartition,
   roleMembersIndexSortKey,
@@ -90,6 +91,8 @@ const KEYS: [string, string, 'partition' | 'sort'][] = [
     searchIndexSortKey(`${wide('thirdPartyId')}::${wide('thirdPartyUserId')}`),
     'sort',
   ],
+  ["app's OAuth2 clients", oauthClientsPartition(a), 'partition'],
+  ['OAuth2 client', oauthClientSortKey(wide('oauthClientId')), 'sort'],
 ];
 
 describe('id limits', () => {
