@@ -55,7 +55,7 @@ function stringOf(config: TypedConfig, key: string): string | undefined {
 const API_KEY_CHARACTERS = /^[A-Za-z0-9=-]*$/;
 
 /** The largest `totp_max_attempts` (this core's bound; see its rule below). */
-const TOTP_MAX_ATTEMPTS_LIMIT = 1000;
+export const TOTP_MAX_ATTEMPTS_LIMIT = 1000;
 
 /**
  * The reference's rules on every key a request gives. A stored digest (`sha256:<64 hex>`, see
