@@ -37,7 +37,7 @@ export function useResolverForTests(next: Resolver | undefined): void {
 }
 
 /** A lookup answered an address the core never calls (its code names the failure in logs). */
-export class ForbiddenAddressError extends Error {
+class ForbiddenAddressError extends Error {
   override name = 'ForbiddenAddressError';
   readonly code = 'EFORBIDDENADDRESS';
 }
