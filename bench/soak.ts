@@ -42,7 +42,7 @@ const RAMP_SECONDS = 20;
 const SEED_USERS = 200;
 const TOTP_USERS = 100;
 const PASSWORD = 'soak-password-correct-1';
-const REQUEST_TIMEOUT_MS = 60_000;
+const REQUEST_TIMEOUT_MS = 120_000;
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 // ------------------------------------------------------------------------------------------------
@@ -64,7 +64,13 @@ let phase: 'setup' | 'ramp' | 'soak' | 'accounting' = 'setup';
 let runtime: Runtime;
 let base = '';
 
-async function request(route: string, method: string, path: string, body?: unknown) {
+async function request(
+  route: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  extraHeaders: Record<string, string> = {},
+) {
   const started = performance.now();
   let status = 0;
   let text = '';
@@ -72,7 +78,7 @@ async function request(route: string, method: string, path: string, body?: unkno
   try {
     const reply = await runtime.process.fetch(`${base}${path}`, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...extraHeaders },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
@@ -97,6 +103,9 @@ async function request(route: string, method: string, path: string, body?: unkno
   }
   return { status, json, text };
 }
+
+/** A write whose outcome the client cannot know: no answer, or a 5xx. */
+const uncertain = (status: number) => status === 0 || status >= 500;
 
 /** An answer that is not the expected one (200 with `status` among `expected`); 503 is allowed. */
 function expectStatus(route: string, reply: { status: number; json?: Record<string, any> }, ...expected: string[]) {
@@ -170,7 +179,7 @@ async function signUp() {
     email: user.email,
     password: user.password,
   });
-  if (reply.status === 503) uncertainEmails.add(user.email);
+  if (uncertain(reply.status)) uncertainEmails.add(user.email);
   if (!expectStatus('sign-up', reply, 'OK')) return;
   user.id = reply.json?.user.id;
   passwordUsers.push(user);
@@ -243,7 +252,7 @@ async function passwordless() {
     deviceId: created.json?.deviceId,
     userInputCode: created.json?.userInputCode,
   });
-  if (consumed.status === 503 && !returning) uncertainEmails.add(email);
+  if (uncertain(consumed.status) && !returning) uncertainEmails.add(email);
   if (!expectStatus('passwordless consume', consumed, 'OK')) return;
   if (consumed.json?.createdNewUser !== !returning) {
     anomalies.push(
@@ -403,31 +412,39 @@ async function stagedCount(status?: string): Promise<number> {
   return reply.json?.count as number;
 }
 
-/** Stages the users in 10 requests, then waits until none is NEW or PROCESSING. */
-async function bulkImport(): Promise<{ stagedAt: number; doneAt: number; users: number }> {
+/**
+ * Stages the users in 10 requests (each repeated with its `Idempotency-Key` until it is answered
+ * 200: a repeat stages nothing twice), then waits until none is NEW or PROCESSING.
+ */
+async function bulkImport(): Promise<{ stagedAt: number; doneAt: number; users: number; stagingRepeats: number }> {
   const hash = bcrypt.hashSync(PASSWORD, 4);
   const perRequest = Math.ceil(IMPORT_USERS / 10);
   const stagedAt = (performance.now() - soakStarted) / 1000;
+  let stagingRepeats = 0;
   for (let r = 0; r < 10; r++) {
-    const users = Array.from({ length: Math.min(perRequest, IMPORT_USERS - r * perRequest) }, (_, i) => {
-      const email = `imp-${r}-${i}-${shortId(6)}@soak.example`;
-      return {
-        email,
-        loginMethods: [{ recipeId: 'emailpassword', email, passwordHash: hash, hashingAlgorithm: 'BCRYPT' }],
-      };
-    });
-    const reply = await request('bulk-import stage', 'POST', '/bulk-import/users', {
-      users: users.map(({ loginMethods }) => ({ loginMethods })),
-    });
-    if (reply.status !== 200) throw new Error(`staging failed: ${reply.status} ${reply.text.slice(0, 300)}`);
-    importedEmails.push(...users.map((u) => u.email));
+    const emails = Array.from(
+      { length: Math.min(perRequest, IMPORT_USERS - r * perRequest) },
+      (_, i) => `imp-${r}-${i}-${shortId(6)}@soak.example`,
+    );
+    const users = emails.map((email) => ({
+      loginMethods: [{ recipeId: 'emailpassword', email, passwordHash: hash, hashingAlgorithm: 'BCRYPT' }],
+    }));
+    const key = { 'idempotency-key': `soak-${shortId(16)}` };
+    for (let attempt = 1; ; attempt++) {
+      const reply = await request('bulk-import stage', 'POST', '/bulk-import/users', { users }, key);
+      if (reply.status === 200) break;
+      if (attempt === 10) throw new Error(`staging kept failing: ${reply.status} ${reply.text.slice(0, 300)}`);
+      stagingRepeats += 1;
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+    }
+    importedEmails.push(...emails);
   }
   for (;;) {
     const [fresh, processing] = await Promise.all([stagedCount('NEW'), stagedCount('PROCESSING')]);
     if (fresh + processing === 0) break;
     await new Promise((r) => setTimeout(r, 2000));
   }
-  return { stagedAt, doneAt: (performance.now() - soakStarted) / 1000, users: importedEmails.length };
+  return { stagedAt, doneAt: (performance.now() - soakStarted) / 1000, users: importedEmails.length, stagingRepeats };
 }
 
 async function account() {
@@ -451,7 +468,9 @@ async function account() {
   const expected = [...passwordUsers.map((u) => u.email), ...passwordlessEmails, ...importedEmails];
   const missing = expected.filter((e) => !emailCounts.has(e));
   const doubled = [...emailCounts].filter(([, n]) => n > 1).map(([e]) => e);
-  const unexpected = [...emailCounts.keys()].filter((e) => !expected.includes(e) && !uncertainEmails.has(e));
+  const expectedSet = new Set(expected);
+  const unexpected = [...emailCounts.keys()].filter((e) => !expectedSet.has(e) && !uncertainEmails.has(e));
+  const uncertainPresent = [...uncertainEmails].filter((e) => emailCounts.has(e)).length;
   const ids = new Set(listed.map((u) => u.id));
 
   // Every session created is listed for its user, once.
@@ -479,6 +498,7 @@ async function account() {
     users: {
       expected: expected.length,
       uncertain: uncertainEmails.size,
+      uncertainPresent,
       counted: count,
       listed: listed.length,
       distinctIds: ids.size,
@@ -628,6 +648,7 @@ function markdownReport(result: Record<string, any>): string {
   );
   lines.push('', '## Accounting', '', '```json', JSON.stringify(result.accounting, null, 2), '```', '');
   lines.push(`Anomalies: ${result.anomalies.length}`, ...result.anomalies.slice(0, 50).map((a: string) => `- ${a}`));
+  lines.push('', 'Runtime errors (last 40 lines):', '```text', ...result.runtimeErrors, '```');
   return lines.join('\n');
 }
 
@@ -664,18 +685,29 @@ async function main(): Promise<void> {
     soakStarted = performance.now();
     sampleMemory();
     const end = soakStarted + MINUTES * 60_000;
+    const shown = new Set<string>();
     const minuteLog = setInterval(() => {
+      for (const a of anomalies) {
+        const kind = a.slice(0, 100);
+        if (!shown.has(kind)) log(`  anomaly: ${kind}`);
+        shown.add(kind);
+      }
       const last = answers.filter((a) => a.at > (performance.now() - soakStarted) / 1000 - 60);
       log(
         `  ${round((performance.now() - soakStarted) / 60_000, 1)} min: ${last.length} answers in the last minute, load ${loadavg()[0]?.toFixed(2)}, anomalies ${anomalies.length}`,
       );
     }, 60_000);
-    const importRun = new Promise<Awaited<ReturnType<typeof bulkImport>>>((resolve, reject) => {
-      setTimeout(() => bulkImport().then(resolve, reject), (MINUTES * 60_000) / 2);
+    // Settled either way (never an unhandled rejection that would leave the runtime running).
+    const importRun = new Promise<Awaited<ReturnType<typeof bulkImport>> | { failed: string }>((resolve) => {
+      setTimeout(
+        () => bulkImport().then(resolve, (error: Error) => resolve({ failed: error.message })),
+        (MINUTES * 60_000) / 2,
+      );
     });
     const operations = await drive(concurrency, end);
     clearInterval(minuteLog);
     const imported = await importRun;
+    if ('failed' in imported) anomalies.push(`bulk import: ${imported.failed}`);
     clearInterval(sampler);
     sampleMemory();
     const statuses = statusTable(answers);
@@ -702,6 +734,11 @@ async function main(): Promise<void> {
       memorySamples: memory,
       accounting,
       anomalies,
+      // What the runtime logged at error level or on stderr (never a credential: the core logs none).
+      runtimeErrors: [
+        ...runtime.process.stdout.split('\n').filter((l) => /"level":"(ERROR|error)"|Error:/.test(l)),
+        ...runtime.process.stderr.split('\n').filter((l) => l.trim() !== ''),
+      ].slice(-40),
     };
     const dir = resolve(import.meta.dirname, 'results');
     mkdirSync(dir, { recursive: true });
@@ -713,6 +750,8 @@ async function main(): Promise<void> {
       accounting.users.missing === 0 &&
       accounting.users.doubled === 0 &&
       accounting.users.unexpected === 0 &&
+      accounting.users.counted === accounting.users.listed &&
+      accounting.users.listed === accounting.users.expected + accounting.users.uncertainPresent &&
       accounting.sessions.missing === 0 &&
       accounting.staged.total === 0;
     log(ok ? 'soak: nothing lost, nothing doubled, no unexpected answer' : 'soak: PROBLEMS — see the report');
