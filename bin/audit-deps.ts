@@ -148,40 +148,64 @@ export function auditVerdict(output: string, allowList: readonly Accepted[], tod
 const describeAdvisory = (a: Advisory) =>
   `${a.severity} ${a.packageName}${a.range ? ` ${a.range}` : ''}: ${a.title} (${a.url ?? a.id})`;
 
-function main(argv: readonly string[]): number {
-  const allowUnchecked = argv.includes('--allow-unchecked');
-  const root = resolve(import.meta.dirname, '..');
-  const listFile = resolve(root, 'audit-allowlist.json');
-  const allowList = parseAllowList(readFileSync(listFile, 'utf8'));
-  if (typeof allowList === 'string') {
-    process.stderr.write(`${allowList}\n`);
-    return 2;
-  }
+/** `npm audit --omit=dev --json` in the repository: what it printed on stdout ('' if it could not run). */
+function npmAudit(root: string): string {
   const audit = spawnSync('npm', ['audit', '--omit=dev', '--json'], {
     cwd: root,
     encoding: 'utf8',
     timeout: 120_000,
     maxBuffer: 64 * 1024 * 1024,
   });
+  return audit.stdout ?? '';
+}
+
+/** Where the step writes: its verdict on stdout, what needs attention on stderr. */
+interface Output {
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+}
+
+const processOutput: Output = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+};
+
+/**
+ * The step: its exit code, given the command-line arguments, npm's report and the allow-list.
+ * @internal Exported for test/unit/audit-deps.test.ts (npm's report injected).
+ */
+export function main(
+  argv: readonly string[],
+  runAudit: (root: string) => string = npmAudit,
+  output: Output = processOutput,
+  allowListText?: string,
+): number {
+  const allowUnchecked = argv.includes('--allow-unchecked');
+  const root = resolve(import.meta.dirname, '..');
+  const allowList = parseAllowList(allowListText ?? readFileSync(resolve(root, 'audit-allowlist.json'), 'utf8'));
+  if (typeof allowList === 'string') {
+    output.err(`${allowList}\n`);
+    return 2;
+  }
   const today = new Date().toISOString().slice(0, 10);
-  const verdict = auditVerdict(audit.stdout ?? '', allowList, today);
+  const verdict = auditVerdict(runAudit(root), allowList, today);
   if (verdict.kind === 'unchecked') {
     const line = `Dependencies NOT checked against advisories: ${verdict.why}.`;
-    process.stderr.write(`${line}${allowUnchecked ? ' (allowed: --allow-unchecked)' : ''}\n`);
+    output.err(`${line}${allowUnchecked ? ' (allowed: --allow-unchecked)' : ''}\n`);
     return allowUnchecked ? 0 : 3;
   }
-  for (const a of verdict.accepted) process.stdout.write(`accepted  ${describeAdvisory(a)}\n`);
+  for (const a of verdict.accepted) output.out(`accepted  ${describeAdvisory(a)}\n`);
   for (const e of verdict.unused) {
-    process.stdout.write(`no longer reported, remove from audit-allowlist.json: ${e.advisory} (${e.package})\n`);
+    output.out(`no longer reported, remove from audit-allowlist.json: ${e.advisory} (${e.package})\n`);
   }
-  for (const a of verdict.expired) process.stderr.write(`REVIEW DATE PASSED  ${describeAdvisory(a)}\n`);
-  for (const a of verdict.unaccepted) process.stderr.write(`NOT ACCEPTED  ${describeAdvisory(a)}\n`);
+  for (const a of verdict.expired) output.err(`REVIEW DATE PASSED  ${describeAdvisory(a)}\n`);
+  for (const a of verdict.unaccepted) output.err(`NOT ACCEPTED  ${describeAdvisory(a)}\n`);
   const failing = verdict.unaccepted.length + verdict.expired.length;
-  process.stdout.write(
+  output.out(
     failing === 0 ? `Production dependencies: ${verdict.accepted.length} accepted advisories, none other.\n` : '',
   );
   if (failing > 0) {
-    process.stderr.write(
+    output.err(
       `${failing} advisories against production dependencies are not accepted: upgrade, or add each to audit-allowlist.json with its reason.\n`,
     );
     return 1;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { advisoriesOf, auditVerdict, parseAllowList } from '../../bin/audit-deps.js';
+import { advisoriesOf, auditVerdict, main, parseAllowList } from '../../bin/audit-deps.js';
 
 /**
  * The dependency audit step (docs/security.md "Known-vulnerable dependencies"): npm's report read
@@ -141,5 +141,65 @@ describe('the allow-list', () => {
   it("the repository's own allow-list is valid", () => {
     const parsed = parseAllowList(readFileSync(new URL('../../audit-allowlist.json', import.meta.url), 'utf8'));
     expect(Array.isArray(parsed), String(parsed)).toBe(true);
+  });
+});
+
+describe('the step as developers and CI run it (npm run audit:deps [-- --allow-unchecked])', () => {
+  /** Runs the step with npm's report `report` and the allow-list `accepted`: exit code and output. */
+  const step = (argv: string[], report: string, accepted: unknown[] = []) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = main(
+      argv,
+      () => report,
+      { out: (t) => out.push(t), err: (t) => err.push(t) },
+      JSON.stringify({ accepted }),
+    );
+    return { code, out: out.join(''), err: err.join('') };
+  };
+
+  it('an advisory nobody accepted fails the step, with --allow-unchecked too (CI), naming it', () => {
+    for (const argv of [[], ['--allow-unchecked']]) {
+      const run = step(argv, REPORT);
+      expect(run.code).toBe(1);
+      expect(run.err).toContain(`NOT ACCEPTED  critical minimist <0.2.4: Prototype Pollution in minimist`);
+      expect(run.err).toContain(GHSA);
+      expect(run.err).toContain('1 advisories against production dependencies are not accepted');
+    }
+  });
+
+  it('an accepted advisory passes; past its review date it fails again, with --allow-unchecked too', () => {
+    expect(step(['--allow-unchecked'], REPORT, [entry()])).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('1 accepted advisories, none other'),
+    });
+    const expired = step(['--allow-unchecked'], REPORT, [entry({ reviewBy: '2020-01-01' })]);
+    expect(expired.code).toBe(1);
+    expect(expired.err).toContain('REVIEW DATE PASSED');
+  });
+
+  it('no report (registry without the audit endpoint, offline, npm not run) is "not checked": 3, or 0 with --allow-unchecked', () => {
+    for (const report of [REFUSED, OFFLINE, '']) {
+      const strict = step([], report);
+      expect(strict.code).toBe(3);
+      expect(strict.err).toMatch(/^Dependencies NOT checked against advisories: /);
+      expect(strict.out).toBe('');
+      const tolerated = step(['--allow-unchecked'], report);
+      expect(tolerated.code).toBe(0);
+      expect(tolerated.err).toMatch(/NOT checked against advisories: .*\(allowed: --allow-unchecked\)/);
+      // Never reported as clean.
+      expect(tolerated.out).toBe('');
+    }
+  });
+
+  it('a clean report passes; a malformed allow-list stops the step (2) whatever npm says', () => {
+    expect(step([], CLEAN)).toMatchObject({
+      code: 0,
+      out: 'Production dependencies: 0 accepted advisories, none other.\n',
+    });
+    const out: string[] = [];
+    const code = main(['--allow-unchecked'], () => CLEAN, { out: (t) => out.push(t), err: (t) => out.push(t) }, '[]');
+    expect(code).toBe(2);
+    expect(out.join('')).toMatch(/must be \{"accepted"/);
   });
 });
