@@ -29,7 +29,7 @@ const config: KnipConfig = {
         // Bundled in place of SDK modules by esbuild aliases (lib/constructs/service-function.ts).
         'lib/bundling/*.ts!',
         // `npm run bench`: found in package.json, but named here for the production check.
-        ...(production ? ['bench/run.ts!'] : []),
+        ...(production ? ['bench/run.ts!', 'bench/soak.ts!'] : []),
         // Spawned by path (bench/measurements/migrate-command.ts) and bundled by path
         // (bench/measurements/bundles.ts).
         'bench/lib/convert-run.ts!',

@@ -229,6 +229,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (options.simulateThrottling === undefined) delete process.env[ENV.simulateThrottling];
   else process.env[ENV.simulateThrottling] = String(options.simulateThrottling);
   process.env.AWS_REGION = options.region;
+  // The functions may call loopback addresses here only (the hook against a legacy endpoint on this
+  // machine; docs/security.md "Outbound requests"): the stack never sets it.
+  process.env[ENV.localRuntime] = 'true';
   // Against a DynamoDB Local (bundled or a container), a table an app's config names is created on
   // first use; against AWS, tables come from the stack or the operator and are only checked.
   if (external?.aws) delete process.env[ENV.createTables];

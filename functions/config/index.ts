@@ -35,7 +35,7 @@ export {
 } from './provider-secrets.js';
 export { renderConfigReferenceMarkdown } from './reference-doc.js';
 
-export { INVALID_CORE_CONFIG_PREFIX, validateCoreConfig } from './validate.js';
+export { hookHostMessage, INVALID_CORE_CONFIG_PREFIX, validateCoreConfig } from './validate.js';
 
 /**
  * A credential of a configuration as it is stored: sealed (an app's config, credential-values.ts) or in

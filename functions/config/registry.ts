@@ -112,7 +112,7 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
     level: 'app',
     default: null,
     description:
-      'This core\'s password-migration hook: the legacy system\'s endpoint that checks the password of a user imported with `"passwordMigration": "hook"` at that user\'s first sign-in. `https` only; `http` only to a loopback host (`127.0.0.0/8`, `[::1]`, `localhost`), for testing. Imports of pending users need it. See docs/password-migration-hook.md.',
+      'This core\'s password-migration hook: the legacy system\'s endpoint that checks the password of a user imported with `"passwordMigration": "hook"` at that user\'s first sign-in. `https` only, to a public host (never a loopback, private, link-local or other special-purpose address, however written or resolved: see Outbound requests in docs/security.md); `http` only to a loopback host (`127.0.0.0/8`, `[::1]`, `localhost`) in the local runtime, for testing. Imports of pending users need it. See docs/password-migration-hook.md.',
   },
   {
     key: 'password_migration_hook_secret',

@@ -5,6 +5,7 @@ import { compareVersions, SUPPORTED_CDI_VERSIONS } from '#functions/shared/cdi.j
 import { ENV } from '#functions/shared/env.js';
 import { BadRequestError } from '#functions/shared/errors.js';
 import { HASH_LIMITS } from '#functions/shared/hash-limits.js';
+import { forbiddenHost, isLocalRuntime, parseUrl } from '#functions/shared/outbound-address.js';
 import { isStorableNumber, jsonBytes, STORABLE_NUMBER_RULE } from '#functions/shared/storable.js';
 import {
   apiKeyDigestsHex,
@@ -54,7 +55,7 @@ function stringOf(config: TypedConfig, key: string): string | undefined {
 const API_KEY_CHARACTERS = /^[A-Za-z0-9=-]*$/;
 
 /** The largest `totp_max_attempts` (this core's bound; see its rule below). */
-const TOTP_MAX_ATTEMPTS_LIMIT = 1000;
+export const TOTP_MAX_ATTEMPTS_LIMIT = 1000;
 
 /**
  * The reference's rules on every key a request gives. A stored digest (`sha256:<64 hex>`, see
@@ -190,18 +191,28 @@ const HOOK_SECRET_MIN_LENGTH = 32;
 const HOOK_TIMEOUT_BOUNDS = { min: 100, max: 5000 } as const;
 
 /**
- * `password_migration_hook_url`: an absolute `https:` URL, or `http:` to a loopback host (the
- * password travels in the request body). No credentials in the URL (they would be logged with it).
+ * `password_migration_hook_url`: an absolute `https:` URL to a public host, or `http:` to a
+ * loopback host in the local runtime (the password travels in the request body). No credentials
+ * in the URL (they would be logged with it). The host as written is judged here (an address in a
+ * range the core never calls, a special-use name: docs/security.md "Outbound requests"); a name's
+ * addresses are checked when the configuration is stored and again at every connection.
  */
-export function hookUrlProblem(url: string | undefined): string | undefined {
+export function hookUrlProblem(url: string | undefined, local: boolean = isLocalRuntime()): string | undefined {
   if (url === undefined) return undefined;
-  const message =
-    "'password_migration_hook_url' must be an https:// URL (http:// only to a loopback host: 127.0.0.1, [::1], localhost), without a user name or password";
-  if (!URL.canParse(url)) return message;
-  const parsed = new URL(url);
-  if (parsed.username !== '' || parsed.password !== '') return message;
-  if (parsed.protocol === 'https:') return undefined;
-  return parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname) ? undefined : message;
+  const form =
+    "'password_migration_hook_url' must be an https:// URL without a user name or password (http:// only to a loopback host — 127.0.0.1, [::1], localhost — and only in the local runtime)";
+  const parsed = parseUrl(url);
+  if (!parsed) return form;
+  if (parsed.username !== '' || parsed.password !== '') return form;
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return form;
+  if (parsed.protocol === 'http:' && !(local && isLoopbackHost(parsed.hostname))) return form;
+  const host = forbiddenHost(parsed.hostname, { allowLoopback: local });
+  return host === undefined ? undefined : hookHostMessage(`${parsed.hostname} is ${host}`);
+}
+
+/** The refusal of a hook host, as written (`<host> is …`) or by what it resolves to (`<host> resolves to …`). */
+export function hookHostMessage(what: string): string {
+  return `'password_migration_hook_url' must name a public host: ${what}, which the core never calls`;
 }
 
 /** The hook's three keys together (docs/password-migration-hook.md "Configuration"). */

@@ -41,6 +41,12 @@ export const ENV = {
    * instead of the defaults of functions/workers.ts (IMPORT_BACKPRESSURE).
    */
   importBackpressure: 'IMPORT_BACKPRESSURE',
+  /**
+   * Local runtime and tests only (`true`): the core may call loopback addresses, and `http:` to
+   * them (the password-migration hook against a legacy endpoint on the same machine; docs/security.md
+   * "Outbound requests"). Never set on AWS.
+   */
+  localRuntime: 'LOCAL_RUNTIME',
 } as const;
 
 /** Reads a variable that must be set; throws at cold start rather than running half-configured. */

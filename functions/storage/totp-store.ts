@@ -10,9 +10,11 @@
  * it never leaves DynamoDB on that path. Devices written before secrets were sealed carry
  * `secretKey` in clear; they read the same way.
  *
- * Attempt record: `APP#<a>#U#<userId>` / `TOTPATTEMPTS#<tenantId>`, attributes `failedAt` (epoch
- * ms, newest first), `usedCodes` (`[{d: SHA-256 of the code, e: expiry}]`), `version` (the
- * conditional write's guard), `expiresAt` (TTL); GSI3 user-data entry. No code is kept in clear.
+ * Attempt record: `APP#<a>#U#<userId>` / `TOTPATTEMPTS#` — one per user id of the app, whatever
+ * the tenant — attributes `failedAt` (epoch ms, newest first), `usedCodes` (`[{d: SHA-256 of the
+ * code, e: expiry}]`), `version` (the conditional write's guard), `expiresAt` (TTL); GSI3 user-data
+ * entry. No code is kept in clear. Records kept per tenant before (`TOTPATTEMPTS#<tenantId>`) are
+ * not read; their TTL, the tenant's removal and the user's remove them.
  */
 import type { KeyContext } from '#functions/domain/credentials/ports.js';
 import { defaultTotpDeviceName } from '#functions/domain/totp/names.js';
@@ -28,6 +30,7 @@ import { USER_DATA_SHARDS, userDataIndexPartition, userDataIndexPartitionOf } fr
 import {
   TOTP_ATTEMPTS_SORT_PREFIX,
   TOTP_SORT_PREFIX,
+  TOTP_USER_ATTEMPTS_SORT_KEY,
   totpAttemptsSortKey,
   totpDeviceSortKey,
   userPartition,
@@ -279,15 +282,15 @@ async function renameDevice(
   throw new Error('a TOTP device kept changing during its rename');
 }
 
-type AttemptsPlace = { appId: string; userId: string; tenantId: string };
+type AttemptsPlace = { appId: string; userId: string };
 const totpAttemptsEntity = defineEntity({
   type: 'TOTP_ATTEMPTS',
   subject: "The user's TOTP attempts",
-  key: (a: AttemptsPlace) => ({ PK: userPartition(a.appId, a.userId), SK: totpAttemptsSortKey(a.tenantId) }),
+  key: (a: AttemptsPlace) => ({ PK: userPartition(a.appId, a.userId), SK: TOTP_USER_ATTEMPTS_SORT_KEY }),
   indexes: {
     GSI3: {
       pk: (a: AttemptsPlace) => userDataIndexPartitionOf(a.appId, a.userId),
-      sk: (a: AttemptsPlace) => totpAttemptsSortKey(a.tenantId),
+      sk: () => TOTP_USER_ATTEMPTS_SORT_KEY,
     },
   },
 });
@@ -324,7 +327,6 @@ async function saveAttempts(
     place,
     {
       userId: place.userId,
-      tenantId: place.tenantId,
       failedAt: [...record.failedAt],
       usedCodes: record.usedCodes.map((c) => ({ d: c.codeDigest, e: c.expiresAt })),
       version: seenVersion + 1,
@@ -341,7 +343,7 @@ async function saveAttempts(
   );
 }
 
-/** The attempt records of a user id in every tenant (Query of its partition). */
+/** The attempt record of a user id, and any kept per tenant before (Query of its partition). */
 async function removeAttempts(table: Table, appId: string, userId: string): Promise<void> {
   const items = await queryAll(
     table,
@@ -352,8 +354,10 @@ async function removeAttempts(table: Table, appId: string, userId: string): Prom
 }
 
 /**
- * Tenant-removal purger: every attempt record of the tenant, by Query on each GSI3 user-data shard
- * (sort key `TOTPATTEMPTS#<tenantId>`; the prefix also matches longer tenant ids, filtered out).
+ * Tenant-removal purger: every attempt record kept for the tenant before attempts were counted per
+ * user, by Query on each GSI3 user-data shard (sort key `TOTPATTEMPTS#<tenantId>`; the prefix also
+ * matches longer tenant ids, filtered out). The users' own records stay: they belong to the user
+ * in the app, not to a tenant.
  */
 export async function purgeTenantTotpAttempts(table: Table, appId: string, tenantId: string): Promise<void> {
   const sk = totpAttemptsSortKey(tenantId);
@@ -381,9 +385,9 @@ export function createTotpStore(table: Table, envelope: () => Envelope): TotpSto
     removeDevice: async (appId, userId, deviceName) =>
       (await deleteItem(table, totpDeviceEntity.key({ appId, userId, deviceName }))).existed,
     renameDevice: (appId, userId, from, to) => renameDevice(table, appId, userId, from, to),
-    attempts: (appId, tenantId, userId) => readAttempts(table, { appId, userId, tenantId }),
-    saveAttempts: (appId, tenantId, userId, record, seenVersion, expiresAt) =>
-      saveAttempts(table, { appId, userId, tenantId }, record, seenVersion, expiresAt),
+    attempts: (appId, userId) => readAttempts(table, { appId, userId }),
+    saveAttempts: (appId, userId, record, seenVersion, expiresAt) =>
+      saveAttempts(table, { appId, userId }, record, seenVersion, expiresAt),
     removeAttempts: (appId, userId) => removeAttempts(table, appId, userId),
   };
 }

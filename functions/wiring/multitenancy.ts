@@ -3,6 +3,7 @@ import { type ConfigValues, getBaseConfig } from '#functions/config/index.js';
 import type { Deps } from '#functions/domain/multitenancy/service.js';
 import { purgeAppData, purgeTenantData } from '#functions/storage/app-purge.js';
 import { appConfigOf } from './app-config.js';
+import { outboundTargetProblem } from './outbound-http.js';
 import { tenantStore } from './stores.js';
 import { appTable, appTables, baseTable } from './tables.js';
 
@@ -20,4 +21,5 @@ export const multitenancyDeps: Deps = {
   tables: appTables,
   now: Date.now,
   baseConfig: getBaseConfig,
+  outboundTargetProblem,
 };

@@ -281,6 +281,43 @@ describe('password-migration hook through supertokens-node', () => {
     expect(pending.json.users.map((u: { email: string }) => u.email)).toContain(email);
   });
 
+  it('with the old system stopped, a pending email, an unknown email and a wrong password get the same answer', async () => {
+    // A URL of its own: a breaker of its own in every execution environment.
+    await setHook(`http://127.0.0.1:${closedPort}/oracle`);
+    const pending = 'outage@example.com';
+    // One pending sign-in finds the old system stopped (sequential requests reach the same
+    // execution environment of the local runtime's pool: the one that just finished).
+    const found = await rawSignIn(pending, PASSWORDS[pending] as string);
+    expect(found.status).toBe(503);
+    await found.text();
+    const answers = [];
+    for (const [email, password] of [
+      ['nobody-here@example.com', 'any-password-1'],
+      ['single1@example.com', 'a-wrong-password-1'],
+      [pending, PASSWORDS[pending] as string],
+    ] as const) {
+      const reply = await rawSignIn(email, password);
+      answers.push({ status: reply.status, retryAfter: reply.headers.get('retry-after'), body: await reply.text() });
+    }
+    expect(answers[0]).toEqual({
+      status: 503,
+      retryAfter: '5',
+      body: expect.stringContaining('The legacy password system is unavailable; retry later'),
+    });
+    for (const answer of answers) expect(answer).toEqual(answers[0]);
+    // The SDK sees the same error for an unknown email as for the pending user.
+    await expect(EmailPassword.signIn('public', 'nobody-here@example.com', 'any-password-1')).rejects.toThrow(/503/);
+    await expect(EmailPassword.signIn('public', pending, PASSWORDS[pending] as string)).rejects.toThrow(/503/);
+    // Once the old system answers again, wrong credentials are wrong credentials for everyone.
+    await setHook(`http://127.0.0.1:${legacy?.port}/check`);
+    expect((await EmailPassword.signIn('public', pending, 'a-wrong-password-1')).status).toBe(
+      'WRONG_CREDENTIALS_ERROR',
+    );
+    expect((await EmailPassword.signIn('public', 'nobody-here@example.com', 'any-password-1')).status).toBe(
+      'WRONG_CREDENTIALS_ERROR',
+    );
+  });
+
   it('the circuit opens after the documented count of failures in each execution environment', async () => {
     await setHook(`http://127.0.0.1:${badPort}/error/breaker`);
     const environments = Math.max(2, availableParallelism());

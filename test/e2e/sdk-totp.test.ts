@@ -164,6 +164,48 @@ describe('TOTP and MFA through supertokens-node', () => {
     });
   });
 
+  it('a code used in one tenant is refused in another, and a lock-out holds in every tenant of the app', async () => {
+    const tenant = await core('PUT', `/appid-${APP_ID}/recipe/multitenancy/tenant/v2`, { tenantId: 't1' });
+    expect(tenant.status, tenant.text).toBe(200);
+    const signUp = await EmailPassword.signUp('public', `tenants.${TAG}@example.com`, 'tenants-user-password-1');
+    expect(signUp.status).toBe('OK');
+    if (signUp.status !== 'OK') return;
+    const userId = signUp.user.id;
+    const created = await TOTP.createDevice(userId);
+    expect(created.status).toBe('OK');
+    if (created.status !== 'OK') return;
+    const step = Math.floor(Date.now() / 30_000);
+    const key = base32nopad.decode(created.secret);
+    const [first, second] = [step, step + 1].map((s) => totpCode(key, s * 30) as string);
+    expect(await TOTP.verifyDevice('public', userId, created.deviceName, first as string)).toMatchObject({
+      status: 'OK',
+    });
+
+    // Used in public: refused in t1 (the reference would accept it there again).
+    expect(await TOTP.verifyTOTP('public', userId, second as string)).toEqual({ status: 'OK' });
+    expect(await TOTP.verifyTOTP('t1', userId, second as string)).toEqual({
+      status: 'INVALID_TOTP_ERROR',
+      currentNumberOfFailedAttempts: 1,
+      maxNumberOfFailedAttempts: 5,
+    });
+
+    // Four more wrong codes in public: the five failures (one made in t1) lock the user out in both.
+    const wrong = wrongCodeOf(created.secret);
+    for (let attempt = 2; attempt <= 5; attempt++) {
+      expect(await TOTP.verifyTOTP('public', userId, wrong)).toMatchObject({
+        status: 'INVALID_TOTP_ERROR',
+        currentNumberOfFailedAttempts: attempt,
+      });
+    }
+    for (const tenantId of ['public', 't1']) {
+      expect(await TOTP.verifyTOTP(tenantId, userId, codeOf(created.secret, 1)), tenantId).toMatchObject({
+        status: 'LIMIT_REACHED_ERROR',
+        currentNumberOfFailedAttempts: 5,
+        maxNumberOfFailedAttempts: 5,
+      });
+    }
+  });
+
   it('no secret reaches the runtime logs', () => {
     for (const secret of exported.secrets) {
       expect(runtime!.stdout).not.toContain(secret);

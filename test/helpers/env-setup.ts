@@ -9,6 +9,8 @@ process.env.IMPORT_QUEUE_URL = inject('importQueueUrl');
 process.env.IMPORT_DLQ_URL = inject('importDlqUrl');
 process.env.CREDENTIALS_KEY = inject('credentialsKey');
 process.env.AWS_REGION = 'local';
+// As the local runtime: the hook tests' legacy endpoints listen on loopback.
+process.env.LOCAL_RUNTIME = 'true';
 process.env.LOG_LEVEL ??= 'warn';
 // The functions' EMF metric documents (functions/shared/metrics.ts) stay out of the test output;
 // the metrics test turns them on for itself.

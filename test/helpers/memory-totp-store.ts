@@ -20,7 +20,7 @@ export function memoryTotpStore(): MemoryTotpStore {
   const attemptRecords = new Map<string, StoredAttempts & { expiresAt: number }>();
   const secretReads = new Map<string, number>();
   const dk = (appId: string, userId: string, name: string) => `${appId}\u0000${userId}\u0000${name}`;
-  const ak = (appId: string, tenantId: string, userId: string) => `${appId}\u0000${userId}\u0000${tenantId}`;
+  const ak = (appId: string, userId: string) => `${appId}\u0000${userId}\u0000`;
   const of = (appId: string, userId: string) =>
     [...devices.entries()].filter(([k]) => k.startsWith(`${appId}\u0000${userId}\u0000`)).map(([, d]) => d);
   return {
@@ -62,14 +62,14 @@ export function memoryTotpStore(): MemoryTotpStore {
       devices.set(dk(appId, userId, to), { ...device, name: to });
       return 'OK';
     },
-    async attempts(appId, tenantId, userId) {
-      const stored = attemptRecords.get(ak(appId, tenantId, userId));
+    async attempts(appId, userId) {
+      const stored = attemptRecords.get(ak(appId, userId));
       return stored
         ? { record: stored.record, version: stored.version }
         : { record: { failedAt: [], usedCodes: [] }, version: 0 };
     },
-    async saveAttempts(appId, tenantId, userId, record: AttemptRecord, seenVersion, expiresAt) {
-      const key = ak(appId, tenantId, userId);
+    async saveAttempts(appId, userId, record: AttemptRecord, seenVersion, expiresAt) {
+      const key = ak(appId, userId);
       if ((attemptRecords.get(key)?.version ?? 0) !== seenVersion) return false;
       attemptRecords.set(key, { record, version: seenVersion + 1, expiresAt });
       return true;

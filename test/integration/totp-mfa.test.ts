@@ -5,7 +5,7 @@
  * clear) and what goes with a device, a user, a tenant and an app. Codes are computed from the
  * secrets with an independent RFC 6238 implementation (test/fixtures/migrate/second-factors.ts).
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MFA_DISABLED_MESSAGE } from '#functions/domain/totp/service.js';
@@ -405,12 +405,16 @@ describe('rate limiting', () => {
     const fresh = codeOf(secret);
     const during = await post(`${base}/quick/recipe/totp/verify`, { userId, totp: fresh }, { 'cdi-version': '4.0' });
     expect(Object.keys(during.json).sort()).toEqual(['retryAfterMs', 'status']);
-    // The limit is the tenant's: the public tenant counts on its own.
-    expect(
-      (await post(`${base}/public/recipe/totp/verify`, { userId, totp: wrong })).json.currentNumberOfFailedAttempts,
-    ).toBe(1);
+    // The attempts are the user's in every tenant of the app (the reference counts per tenant):
+    // the two failures made in 'quick' count in 'public', under public's own limit (5).
+    expect((await post(`${base}/public/recipe/totp/verify`, { userId, totp: wrong })).json).toEqual({
+      status: 'INVALID_TOTP_ERROR',
+      currentNumberOfFailedAttempts: 3,
+      maxNumberOfFailedAttempts: 5,
+    });
 
-    await new Promise((r) => setTimeout(r, (answers[2].retryAfterMs as number) + 50));
+    // Past quick's cooldown after the newest failure (public's): its count starts again.
+    await new Promise((r) => setTimeout(r, 1100));
     // The next step's code: the current one may be the code the device was verified with (used).
     const after = await post(`${base}/quick/recipe/totp/verify`, { userId, totp: codeOf(secret, 1) });
     expect(after.json).toEqual({ status: 'OK' });
@@ -429,7 +433,7 @@ describe('rate limiting', () => {
     const limited = replies.filter((r) => r.json.status === 'LIMIT_REACHED_ERROR');
     expect(invalid.map((r) => r.json.currentNumberOfFailedAttempts).sort()).toEqual([1, 2, 3, 4, 5]);
     expect(limited).toHaveLength(7);
-    const record = (await userItems(appId, userId)).find((i) => i.SK === 'TOTPATTEMPTS#busy');
+    const record = (await userItems(appId, userId)).find((i) => i.SK === 'TOTPATTEMPTS#');
     expect(record?.failedAt).toHaveLength(5);
   });
 
@@ -442,6 +446,29 @@ describe('rate limiting', () => {
       [0, 1, 2].map(() => post(`${base}/public/recipe/totp/verify`, { userId, totp: code })),
     );
     expect(replies.map((r) => r.json.status).sort()).toEqual(['INVALID_TOTP_ERROR', 'INVALID_TOTP_ERROR', 'OK']);
+  });
+
+  it('a code used in one tenant is refused in every other, and a lock-out in one holds in all', async () => {
+    const userId = 'tenants-user';
+    const { secret } = await createDevice(userId, 'd');
+    await post(`${base}/public/recipe/totp/device/verify`, { userId, deviceName: 'd', totp: codeOf(secret) });
+    const code = codeOf(secret, 1);
+    expect((await post(`${base}/busy/recipe/totp/verify`, { userId, totp: code })).json).toEqual({ status: 'OK' });
+    for (const tenantId of ['public', 'quick']) {
+      expect(
+        (await post(`${base}/${tenantId}/recipe/totp/verify`, { userId, totp: code })).json,
+        tenantId,
+      ).toMatchObject({
+        status: 'INVALID_TOTP_ERROR',
+      });
+    }
+    // Two failures so far (the replays); three more in 'busy' reach its limit of 5 …
+    const wrong = wrongCodeOf(secret);
+    for (let i = 0; i < 3; i++) await post(`${base}/busy/recipe/totp/verify`, { userId, totp: wrong });
+    // … and the user is locked out in 'public' too (also limit 5), even with a right code.
+    const locked = await post(`${base}/public/recipe/totp/verify`, { userId, totp: codeOf(secret, -1) });
+    expect(locked.json).toMatchObject({ status: 'LIMIT_REACHED_ERROR', currentNumberOfFailedAttempts: 5 });
+    expect((await userItems(appId, userId)).map((i) => i.SK).sort()).toEqual(['TOTP#d', 'TOTPATTEMPTS#']);
   });
 });
 
@@ -496,7 +523,7 @@ describe('removal', () => {
     const remove = (deviceName: string) => post(`${base}/recipe/totp/device/remove`, { userId, deviceName });
     expect((await remove('a')).json).toEqual({ status: 'OK', didDeviceExist: true });
     expect((await remove('a')).json).toEqual({ status: 'OK', didDeviceExist: false });
-    expect((await userItems(appId, userId)).map((i) => i.SK).sort()).toEqual(['TOTP#b', 'TOTPATTEMPTS#busy']);
+    expect((await userItems(appId, userId)).map((i) => i.SK).sort()).toEqual(['TOTP#b', 'TOTPATTEMPTS#']);
     expect((await remove('b')).json).toEqual({ status: 'OK', didDeviceExist: true });
     expect(await userItems(appId, userId)).toEqual([]);
 
@@ -508,12 +535,12 @@ describe('removal', () => {
     const device = await createDevice(id, 'phone');
     await post(`${base}/public/recipe/totp/verify`, { userId: id, totp: wrongCodeOf(device.secret) });
     await post(`${base}/quick/recipe/totp/verify`, { userId: id, totp: wrongCodeOf(device.secret) });
-    expect((await userItems(appId, id)).filter((i) => String(i.SK).startsWith('TOTP')).length).toBe(3);
+    expect((await userItems(appId, id)).filter((i) => String(i.SK).startsWith('TOTP')).length).toBe(2);
     expect((await post(`${base}/user/remove`, { userId: id })).json).toEqual({ status: 'OK' });
     expect((await userItems(appId, id)).filter((i) => String(i.SK).startsWith('TOTP'))).toEqual([]);
   });
 
-  it('removing a tenant removes its attempts; removing the app removes everything', async () => {
+  it("removing a tenant leaves the users' attempts (they are the user's in the app) and removes records kept per tenant before; removing the app removes everything", async () => {
     const app = uniqueAppId('totpgone');
     const prefix = `/appid-${app}`;
     await call('PUT', '/recipe/multitenancy/app/v2', { body: { appId: app, coreConfig: { mfa_enabled: true } } });
@@ -522,12 +549,31 @@ describe('removal', () => {
     const { secret } = await createDevice('u1', 'd', undefined, prefix);
     for (const t of ['public', 't1', 't10'])
       await post(`${prefix}/${t}/recipe/totp/verify`, { userId: 'u1', totp: wrongCodeOf(secret) });
-    const sks = async () =>
-      (await itemsOfApp(app)).map((i) => i.SK).filter((sk) => String(sk).startsWith('TOTPATTEMPTS#'));
-    expect((await sks()).sort()).toEqual(['TOTPATTEMPTS#public', 'TOTPATTEMPTS#t1', 'TOTPATTEMPTS#t10']);
+    const attempts = async () => (await itemsOfApp(app)).filter((i) => String(i.SK).startsWith('TOTPATTEMPTS#'));
+    expect((await attempts()).map((i) => [i.SK, (i.failedAt as number[]).length])).toEqual([['TOTPATTEMPTS#', 3]]);
+    // A record an earlier version kept for tenant t1 (`TOTPATTEMPTS#<tenantId>`) goes with t1.
+    const legacy = { PK: `APP#${app}#U#u1`, SK: 'TOTPATTEMPTS#t1' };
+    await getDocumentClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...legacy,
+          entityType: 'TOTP_ATTEMPTS',
+          GSI3PK: (await attempts())[0]?.GSI3PK,
+          GSI3SK: legacy.SK,
+          userId: 'u1',
+          tenantId: 't1',
+          failedAt: [Date.now()],
+          usedCodes: [],
+          version: 1,
+        },
+      }),
+    );
+    expect((await attempts()).map((i) => i.SK).sort()).toEqual(['TOTPATTEMPTS#', 'TOTPATTEMPTS#t1']);
     await call('POST', `${prefix}/recipe/multitenancy/tenant/remove`, { body: { tenantId: 't1' } });
-    expect((await sks()).sort()).toEqual(['TOTPATTEMPTS#public', 'TOTPATTEMPTS#t10']);
+    expect((await attempts()).map((i) => i.SK)).toEqual(['TOTPATTEMPTS#']);
     await call('POST', `${prefix}/recipe/multitenancy/tenant/remove`, { body: { tenantId: 't10' } });
+    expect((await attempts()).map((i) => i.SK)).toEqual(['TOTPATTEMPTS#']);
     const removed = await call('POST', '/recipe/multitenancy/app/remove', { body: { appId: app } });
     expect(removed.json).toMatchObject({ status: 'OK', didExist: true });
     expect(await itemsOfApp(app)).toEqual([]);

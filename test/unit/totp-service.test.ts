@@ -89,3 +89,39 @@ describe('TOTP use cases', () => {
     expect(d.store.secretReads.get('a\u0000u\u0000p')).toBe(reads);
   });
 });
+
+describe('attempts are counted per user across the tenants of the app', () => {
+  it("a tenant with a lower totp_max_attempts never cuts short another tenant's count", async () => {
+    const store = memoryTotpStore();
+    let now = NOW;
+    // 'public' allows 2 failures within 1 ms; 't1' allows 6 within a minute.
+    const strict = deps({ store, now: () => now, limits: { maxAttempts: 2, cooldownMs: 1 } });
+    const lenient = deps({ store, now: () => now, limits: { maxAttempts: 6, cooldownMs: 60_000 } });
+    const created = await createDevice(strict, 'a', { userId: 'u', deviceName: 'phone', skew: 1, period: 30 });
+    const secret = (created as { secret: string }).secret;
+    await verifyDevice(strict, target, { userId: 'u', deviceName: 'phone', totp: codeOf(secret) });
+    const wrong = ['000000', '111111', '222222'].find((c) => c !== codeOf(secret)) as string;
+    const inT1 = { ...target, tenantId: 't1' };
+    for (let i = 1; i <= 4; i++) {
+      now += 10;
+      expect(await verifyCode(lenient, inT1, { userId: 'u', totp: wrong })).toMatchObject({
+        currentNumberOfFailedAttempts: i,
+      });
+    }
+    // A failure counted in 'public' (its failures are 10 ms apart: over its cooldown) …
+    now += 10;
+    expect(await verifyCode(strict, target, { userId: 'u', totp: wrong })).toMatchObject({
+      status: 'INVALID_TOTP_ERROR',
+      currentNumberOfFailedAttempts: 2,
+    });
+    // … and 't1' still counts every failure: this is the 6th, then the limit.
+    now += 10;
+    expect(await verifyCode(lenient, inT1, { userId: 'u', totp: wrong })).toMatchObject({
+      currentNumberOfFailedAttempts: 6,
+    });
+    expect((await verifyCode(lenient, inT1, { userId: 'u', totp: codeOf(secret, now) })).status).toBe(
+      'LIMIT_REACHED_ERROR',
+    );
+    expect([...store.attemptRecords.keys()]).toHaveLength(1);
+  });
+});

@@ -1,5 +1,6 @@
 import {
   type ConfigValues,
+  hookHostMessage,
   INVALID_CORE_CONFIG_PREFIX,
   mergeCoreConfig,
   presentProviderSecrets,
@@ -55,6 +56,11 @@ export interface Deps {
   readonly now: () => number;
   /** The base configuration (file + environment), against which overrides are validated. */
   readonly baseConfig: () => Promise<ConfigValues>;
+  /**
+   * Why the core must not call a URL's host as it resolves now (`<host> resolves to …`), or
+   * undefined (also when the lookup gives no answer: every request checks again).
+   */
+  readonly outboundTargetProblem: (url: string) => Promise<string | undefined>;
 }
 
 function newTenant(appId: string, tenantId: string, now: number, defaults: FactorState): TenantRecord {
@@ -163,7 +169,10 @@ async function upsertTenant(
         : resolveSecretUpdate(base.coreConfig, input.coreConfig ?? {}, INVALID_CORE_CONFIG_PREFIX);
     const coreConfig = mergeCoreConfig(base.coreConfig, update);
     await validateTenantConfig(deps, appId, tenantId, coreConfig);
-    if (tenantId === PUBLIC_TENANT_ID) await checkAppTable(deps, appId, existing?.coreConfig, coreConfig);
+    if (tenantId === PUBLIC_TENANT_ID) {
+      await checkHookTarget(deps, existing?.coreConfig, coreConfig);
+      await checkAppTable(deps, appId, existing?.coreConfig, coreConfig);
+    }
     const record: TenantRecord = {
       ...base,
       ...factors,
@@ -190,6 +199,20 @@ async function validateTenantConfig(deps: Deps, appId: string, tenantId: string,
     const app = await deps.store.getTenant(appId, PUBLIC_TENANT_ID);
     validateCoreConfig({ merged, level: 'tenant', appOverrides: app?.coreConfig, base: await deps.baseConfig() });
   }
+}
+
+const HOOK_URL_KEY = 'password_migration_hook_url';
+
+/**
+ * A password-migration hook URL new to the app is refused when its host resolves to an address
+ * the core never calls (docs/security.md "Outbound requests"). Only then: a stored URL is not
+ * looked up again by other updates of the app, and every connection checks its addresses anyway.
+ */
+async function checkHookTarget(deps: Deps, stored: ConfigValues | undefined, merged: ConfigValues): Promise<void> {
+  const url = merged[HOOK_URL_KEY];
+  if (typeof url !== 'string' || url.trim() === '' || url === stored?.[HOOK_URL_KEY]) return;
+  const problem = await deps.outboundTargetProblem(url);
+  if (problem !== undefined) throw new BadRequestError(`${INVALID_CORE_CONFIG_PREFIX}${hookHostMessage(problem)}`);
 }
 
 /**

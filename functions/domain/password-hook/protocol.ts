@@ -12,6 +12,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 export const SIGNATURE_HEADER = 'X-Auth-Core-Signature';
 /** The largest answer body read (bytes); a longer one means "unavailable". */
 export const MAX_ANSWER_BYTES = 1024;
+/**
+ * The largest request body sent (bytes): a password that would make it longer is never sent and
+ * is wrong (no legacy system keeps a password of kilobytes; the reference endpoint reads 16 KB).
+ */
+export const MAX_REQUEST_BYTES = 8192;
 /** How old (or how far ahead) a signed timestamp a receiver should accept, in seconds. */
 const REPLAY_WINDOW_SECONDS = 300;
 
@@ -78,7 +83,8 @@ type UnavailableCause =
   | 'too-large'
   | 'invalid-answer'
   | 'circuit-open'
-  | 'not-configured';
+  | 'not-configured'
+  | 'forbidden-address';
 
 export type HookVerdict =
   | { readonly kind: 'match' }
@@ -86,6 +92,8 @@ export type HookVerdict =
   | {
       readonly kind: 'unavailable';
       readonly cause: UnavailableCause;
+      /** For cause `status`: the status the hook answered. */
+      readonly status?: number;
     };
 
 /**
@@ -96,7 +104,7 @@ export type HookVerdict =
  */
 export function readHookAnswer(status: number, body: string | undefined): HookVerdict {
   if (status >= 300 && status < 400) return { kind: 'unavailable', cause: 'redirect' };
-  if (status !== 200) return { kind: 'unavailable', cause: 'status' };
+  if (status !== 200) return { kind: 'unavailable', cause: 'status', status };
   if (body === undefined || Buffer.byteLength(body, 'utf8') > MAX_ANSWER_BYTES) {
     return { kind: 'unavailable', cause: 'too-large' };
   }

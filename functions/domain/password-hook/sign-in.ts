@@ -5,14 +5,14 @@
  * applies only if the user is still as it was read (still pending): two first sign-ins at once
  * store one hash, and a password changed in between is never overwritten — the loser reads the
  * user again and verifies the password against what is stored then. When the legacy system is
- * unavailable the answer is a 503 with `Retry-After`, never "wrong credentials", and the user
- * stays pending.
+ * unavailable the answer is a 503 with `Retry-After` (thrown by the sign-in once the failure
+ * is held to the floor, users/sign-in.ts), never "wrong credentials", and the user stays pending.
  */
 import { ServiceUnavailableError } from '#functions/shared/errors.js';
 import type { LoginMethodRecord, UserRecord } from '../users/model.js';
 import type { UserStore } from '../users/ports.js';
 import { writePlan } from '../users/write.js';
-import { checkPasswordWithHook, type PasswordHookPorts } from './check.js';
+import { checkPasswordWithHook, type PasswordHookPorts, refusesRequest } from './check.js';
 
 export interface PendingSignInDeps {
   readonly store: UserStore;
@@ -25,12 +25,19 @@ export interface PendingSignInDeps {
 /** What a 503 of an unavailable hook says (never the cause: that goes to the log). */
 const HOOK_UNAVAILABLE_MESSAGE = 'The legacy password system is unavailable; retry later';
 
+/** The 503 of a sign-in while the app's legacy password system is unavailable. */
+export const hookUnavailableError = (retryAfterSeconds: number) =>
+  new ServiceUnavailableError(HOOK_UNAVAILABLE_MESSAGE, retryAfterSeconds);
+
+/** Seconds to wait when the app has no hook for a pending user (the operator must act first). */
+const NOT_CONFIGURED_RETRY_AFTER_SECONDS = 60;
+
 const WRITE_ATTEMPTS = 3;
 
 /**
- * `ok` with the user as stored after the sign-in, or `wrong` (the hook said mismatch, or the
- * password stored meanwhile does not match). Throws ServiceUnavailableError when the hook is
- * unavailable or not configured.
+ * `ok` with the user as stored after the sign-in, `wrong` (the hook said mismatch, or the
+ * password stored meanwhile does not match), or `unavailable` with the `Retry-After` to answer
+ * (the hook is unavailable or not configured).
  */
 export async function signInPendingMethod(
   deps: PendingSignInDeps,
@@ -38,7 +45,7 @@ export async function signInPendingMethod(
   target: { appId: string; tenantId: string },
   found: { user: UserRecord; recipeUserId: string },
   password: string,
-): Promise<{ kind: 'ok'; user: UserRecord } | { kind: 'wrong' }> {
+): Promise<{ kind: 'ok'; user: UserRecord } | { kind: 'wrong' } | { kind: 'unavailable'; retryAfterSeconds: number }> {
   const who = { appId: target.appId, tenantId: target.tenantId, recipeUserId: found.recipeUserId };
   const method = methodOf(found.user, found.recipeUserId);
   if (!hook) {
@@ -46,7 +53,7 @@ export async function signInPendingMethod(
       ...who,
       cause: 'not-configured',
     });
-    throw new ServiceUnavailableError(HOOK_UNAVAILABLE_MESSAGE, 60);
+    return { kind: 'unavailable', retryAfterSeconds: NOT_CONFIGURED_RETRY_AFTER_SECONDS };
   }
   const { verdict, retryAfterSeconds } = await checkPasswordWithHook(hook, {
     appId: target.appId,
@@ -59,9 +66,17 @@ export async function signInPendingMethod(
     email: method?.email ?? '',
     password,
   });
+  if (refusesRequest(verdict)) {
+    deps.warn?.('sign-in refused: the password-migration hook refused the request for its content', {
+      ...who,
+      cause: 'status',
+      status: verdict.kind === 'unavailable' ? verdict.status : undefined,
+    });
+    return { kind: 'wrong' };
+  }
   if (verdict.kind === 'unavailable') {
     deps.warn?.('sign-in answered 503: the password-migration hook is unavailable', { ...who, cause: verdict.cause });
-    throw new ServiceUnavailableError(HOOK_UNAVAILABLE_MESSAGE, retryAfterSeconds);
+    return { kind: 'unavailable', retryAfterSeconds };
   }
   if (verdict.kind === 'mismatch') return { kind: 'wrong' };
   const passwordHash = await deps.hash(password);

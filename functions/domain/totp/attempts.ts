@@ -1,6 +1,7 @@
 /**
  * The reference core's TOTP rate limiting and used-code rule, as arithmetic over one record per
- * user id and tenant (docs/totp-and-mfa.md "Rate limiting"):
+ * user id of an app — across its tenants, where the reference keeps one per tenant
+ * (docs/totp-and-mfa.md "Rate limiting"):
  *
  * - Failed attempts are counted across all the user's devices. Only the latest run of failures
  *   counts (a success ends it), at most `totp_max_attempts` of them, and of those only the ones
@@ -15,6 +16,7 @@
  * at most `totp_max_attempts`) and the digests of accepted codes still in their window. Pure.
  */
 
+import { TOTP_MAX_ATTEMPTS_LIMIT } from '#functions/config/validate.js';
 import type { AttemptRecord, UsedCode } from './ports.js';
 
 export type { AttemptRecord, UsedCode } from './ports.js';
@@ -65,10 +67,17 @@ export function isReplay(record: AttemptRecord, codeDigest: string, now: number)
   return liveCodes(record, now).some((c) => c.codeDigest === codeDigest);
 }
 
-/** The record after a wrong (or replayed) code at `now`. */
+/**
+ * The record after a wrong (or replayed) code at `now`. It keeps the newest `totp_max_attempts`
+ * failures of this tenant; when it already held more (another tenant of the app allows more
+ * attempts, and its count must not be cut short by this one's), it keeps them all and this one,
+ * up to the largest `totp_max_attempts` any tenant may have.
+ */
 export function afterFailure(record: AttemptRecord, now: number, limits: TotpLimits): AttemptRecord {
+  const held = record.failedAt.length;
+  const kept = held > limits.maxAttempts ? Math.min(TOTP_MAX_ATTEMPTS_LIMIT, held + 1) : limits.maxAttempts;
   return {
-    failedAt: [now, ...record.failedAt].sort((a, b) => b - a).slice(0, limits.maxAttempts),
+    failedAt: [now, ...record.failedAt].sort((a, b) => b - a).slice(0, kept),
     usedCodes: liveCodes(record, now),
   };
 }

@@ -4,7 +4,7 @@ export interface UsedCode {
   readonly expiresAt: number;
 }
 
-/** What one user id's attempts in one tenant left behind. */
+/** What one user id's attempts, in every tenant of the app, left behind. */
 export interface AttemptRecord {
   /** Times (epoch ms) of the failures since the last accepted code, newest first. */
   readonly failedAt: readonly number[];
@@ -19,7 +19,7 @@ export interface TotpDeviceView {
   readonly verified: boolean;
 }
 
-/** A user id's attempt record in one tenant, with the version a conditional save compares. */
+/** A user id's attempt record (one for all the app's tenants), with the version a conditional save compares. */
 export interface StoredAttempts {
   readonly record: AttemptRecord;
   /** 0 when there is none yet. */
@@ -52,20 +52,22 @@ export interface TotpStore {
   removeDevice(appId: string, userId: string, deviceName: string): Promise<boolean>;
   /** Renames a device (its secret stays as it is); `EXISTS` when the new name is taken. */
   renameDevice(appId: string, userId: string, from: string, to: string): Promise<'OK' | 'UNKNOWN_DEVICE' | 'EXISTS'>;
-  /** The attempt record of a user id in a tenant (consistent read). */
-  attempts(appId: string, tenantId: string, userId: string): Promise<StoredAttempts>;
+  /**
+   * The attempt record of a user id (consistent read): one per user of the app, whatever the
+   * tenant of the attempt (docs/totp-and-mfa.md "Rate limiting").
+   */
+  attempts(appId: string, userId: string): Promise<StoredAttempts>;
   /**
    * Replaces the record, on condition that its version is still `seenVersion` (false, nothing
    * written, when another attempt saved first). `expiresAt` (epoch ms): when storage may drop it.
    */
   saveAttempts(
     appId: string,
-    tenantId: string,
     userId: string,
     record: AttemptRecord,
     seenVersion: number,
     expiresAt: number,
   ): Promise<boolean>;
-  /** Deletes the user id's attempt records in every tenant (its last device was removed). */
+  /** Deletes the user id's attempt record (its last device was removed), and any kept per tenant before. */
   removeAttempts(appId: string, userId: string): Promise<void>;
 }

@@ -52,7 +52,10 @@ export interface TotpDeps {
   readonly randomBytes: (size: number) => Uint8Array;
 }
 
-/** Where a verification is counted: the app, the path's tenant, the CDI version of the caller. */
+/**
+ * Where a verification is made: the app (whose user's one attempt record counts it, whatever the
+ * tenant), the path's tenant (whose limits apply), the CDI version of the caller.
+ */
 export interface TotpTarget {
   readonly appId: string;
   readonly tenantId: string;
@@ -129,8 +132,7 @@ export async function renameDevice(store: TotpStore, appId: string, input: Renam
 
 /**
  * `POST /recipe/totp/device/remove` → `{status:"OK", didDeviceExist}`. Removing a user id's
- * last device also forgets its attempts (failures and used codes) in every tenant, as the
- * reference does.
+ * last device also forgets its attempts (failures and used codes), as the reference does.
  */
 export async function removeDevice(store: TotpStore, appId: string, input: DeviceInput) {
   if (!fitsUserId(input.userId) || !fitsDeviceName(input.deviceName)) return { status: 'OK', didDeviceExist: false };
@@ -200,7 +202,10 @@ async function matchingDevice(candidates: readonly Candidate[], code: string, no
 const digestOf = (code: string) => createHash('sha256').update(code, 'utf8').digest('base64url');
 
 /**
- * The reference's check-and-store of one attempt, for the user id in the target's tenant: refused
+ * The reference's check-and-store of one attempt, for the user id in the app — one record for all
+ * its tenants, where the reference keeps one per tenant (docs/totp-and-mfa.md "Deliberate
+ * differences"): a code used in one tenant is used in all, and failures in any tenant count
+ * towards the limit in every other. Judged with the target tenant's limits. Refused
  * while the user is limited (nothing counted); a code longer than 8 characters is wrong without
  * being counted; a code is right when it is a candidate's code now and was not accepted before
  * in its window. The outcome is saved with a conditional write on the record's version, so
@@ -217,7 +222,7 @@ async function checkAndCount(
   const max = limits.maxAttempts;
   let match: { device: Candidate | undefined } | undefined;
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const { record, version } = await store.attempts(target.appId, target.tenantId, userId);
+    const { record, version } = await store.attempts(target.appId, userId);
     const now = deps.now();
     const state = limitState(record, now, limits);
     if (state.limited) {
@@ -234,7 +239,7 @@ async function checkAndCount(
     } else {
       next = afterFailure(record, now, limits);
     }
-    if (await store.saveAttempts(target.appId, target.tenantId, userId, next, version, recordExpiry(next, limits))) {
+    if (await store.saveAttempts(target.appId, userId, next, version, recordExpiry(next, limits))) {
       return accepted ? { status: 'OK' } : invalid(target, state.failed + 1, max);
     }
     // Another attempt of this user was counted first: read the record again.

@@ -4,8 +4,8 @@
  */
 import { normaliseEmail } from '#functions/contract/emails.js';
 import { ID_LIMITS } from '#functions/shared/id-limits.js';
-import type { PasswordHookPorts } from '../password-hook/check.js';
-import { signInPendingMethod } from '../password-hook/sign-in.js';
+import { type PasswordHookPorts, type PendingPace, pendingPace } from '../password-hook/check.js';
+import { hookUnavailableError, signInPendingMethod } from '../password-hook/sign-in.js';
 import type { PasswordPorts, UsersDeps } from './deps.js';
 import { externalIdOf, toUserJson, type UserJson, type UserRecord } from './model.js';
 
@@ -29,13 +29,23 @@ export async function signIn(
   if (found && method?.passwordMigration === 'hook') {
     const ports = { store: deps.store, warn: deps.warn, hash: passwords.hash, verify: passwords.verify };
     const pending = await signInPendingMethod(ports, hook, target, found, input.password);
-    if (pending.kind === 'wrong') return failAfterFloor(passwords, verifyStarted, input.password, false);
+    if (pending.kind === 'unavailable') {
+      const unavailable = { retryAfterSeconds: pending.retryAfterSeconds };
+      return failAfterFloor(passwords, verifyStarted, input.password, false, { callMs: 0, unavailable });
+    }
+    if (pending.kind === 'wrong') {
+      // Its own call is behind it; the outage is judged after it (an answer ends one).
+      const after = hook ? { callMs: 0, unavailable: pendingPace(hook).unavailable } : undefined;
+      return failAfterFloor(passwords, verifyStarted, input.password, false, after);
+    }
     const user = toUserJson(pending.user);
     return { status: 'OK', user, recipeUserId: externalIdOf(pending.user, method.recipeUserId) };
   }
+  // What a pending user's sign-in would go through, judged when its check would start.
+  const pace = hook && pendingPace(hook);
   if (!found || !method?.passwordHash) {
     await passwords.dummyVerify(input.password);
-    return failAfterFloor(passwords, verifyStarted, input.password, true);
+    return failAfterFloor(passwords, verifyStarted, input.password, true, pace);
   }
   const outcome = await passwords.verify(input.password, method.passwordHash);
   const who = { appId: target.appId, tenantId: target.tenantId, recipeUserId: method.recipeUserId };
@@ -44,7 +54,7 @@ export async function signIn(
   } else if (outcome === 'over-limit') {
     deps.warn?.('sign-in refused: the stored password hash asks for more work than the hash cost bounds allow', who);
   }
-  if (outcome !== 'match') return failAfterFloor(passwords, verifyStarted, input.password, false);
+  if (outcome !== 'match') return failAfterFloor(passwords, verifyStarted, input.password, false, pace);
   if (passwords.needsUpgrade?.(method.passwordHash)) {
     await upgradePasswordHash(deps, passwords, target, found.user, method.recipeUserId, input.password);
   }
@@ -71,12 +81,20 @@ const RUN_DUMMY_BELOW_SHARE = 0.1;
  * measured duration. Before that duration is known (a fresh execution environment), a failure that
  * has not run the dummy verify runs it, which measures it. A stored hash that costs more than the
  * dummy takes its own time (nothing is added).
+ *
+ * In an app with a password-migration hook (`pace`; docs/password-migration-hook.md "No
+ * pending-user oracle") a failure that did not call the hook also waits as long as a pending
+ * user's call would take (`callMs`), and the answer is `WRONG_CREDENTIALS_ERROR` except while the
+ * hook is unavailable: then a pending user's sign-in answers the hook's 503, and so does every
+ * other failure of the app — an unknown email, a wrong password — with the `Retry-After` a
+ * pending user's would get, so that none can be told from a pending user's.
  */
 async function failAfterFloor(
   passwords: PasswordPorts,
   startedAt: number,
   password: string,
   ranDummy: boolean,
+  pace?: PendingPace,
 ): Promise<{ status: 'WRONG_CREDENTIALS_ERROR' }> {
   const { timing } = passwords;
   const floor = timing.floorMs();
@@ -88,6 +106,14 @@ async function failAfterFloor(
     const left = target - (timing.now() - startedAt);
     if (left > 0) await timing.sleep(left);
   }
+  if (pace && pace.callMs > 0) {
+    // A pending user's call under a tenth of the floor is followed by the dummy verify (above),
+    // so it adds its whole duration; a longer one takes the place of the floor.
+    const quick = target !== undefined && pace.callMs < target * RUN_DUMMY_BELOW_SHARE;
+    const left = quick ? pace.callMs : pace.callMs - (timing.now() - startedAt);
+    if (left > 0) await timing.sleep(left);
+  }
+  if (pace?.unavailable) throw hookUnavailableError(pace.unavailable.retryAfterSeconds);
   return { status: 'WRONG_CREDENTIALS_ERROR' };
 }
 
