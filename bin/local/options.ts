@@ -51,9 +51,10 @@ Runs the core on this machine: DynamoDB Local plus the real handlers behind an H
 
 Options:
   --in-memory   keep the data in memory (lost on exit) instead of under DATA_DIR; as the reference
-                core on its in-memory database, account linking and MFA are on for every app
-                (ACCOUNT_LINKING_ENABLED / MFA_ENABLED default to true; an app's coreConfig
-                account_linking_enabled / mfa_enabled may turn them off)
+                core on its in-memory database, account linking, MFA and the OAuth2 provider
+                are on for every app (ACCOUNT_LINKING_ENABLED / MFA_ENABLED /
+                OAUTH_PROVIDER_ENABLED default to true; an app's coreConfig
+                account_linking_enabled / mfa_enabled / oauth_provider_enabled may turn them off)
   --simulate-throttling=<fraction>
                 a rehearsal of a busy table: that fraction (e.g. 0.3) of the handlers' DynamoDB
                 calls fail with DynamoDB's throttling errors before they reach DynamoDB Local
@@ -83,11 +84,15 @@ Environment:
 /**
  * The switches of the features the reference core sells under licence and turns on for every app
  * when it runs on its in-memory database (for tests): the environment variables of the base-config
- * keys `account_linking_enabled` and `mfa_enabled`. `--in-memory` does the same here: they default
+ * keys `account_linking_enabled`, `mfa_enabled` and `oauth_provider_enabled`. `--in-memory` does the same here: they default
  * to `true` (an app's coreConfig may still turn them off), unless the
  * environment sets them. A persisted or external database keeps the registry's default (off).
  */
-export const IN_MEMORY_FEATURE_VARIABLES = ['ACCOUNT_LINKING_ENABLED', 'MFA_ENABLED'] as const;
+export const IN_MEMORY_FEATURE_VARIABLES = [
+  'ACCOUNT_LINKING_ENABLED',
+  'MFA_ENABLED',
+  'OAUTH_PROVIDER_ENABLED',
+] as const;
 
 /**
  * The environment variables `--in-memory` adds: each feature switch the environment leaves unset

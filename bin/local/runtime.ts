@@ -86,12 +86,12 @@ function apiKeyStatus(apiKeys: unknown): string {
   return `required — ${count} key${count === 1 ? '' : 's'} from ${ENV.apiKeys}; send one in the 'api-key' header`;
 }
 
-/** Whether the base configuration turns account linking and MFA on (an app's coreConfig may differ). */
+/** Whether the base configuration turns account linking, MFA and the OAuth2 provider on (an app's coreConfig may differ). */
 function featureStatus(base: Readonly<Record<string, unknown>>): string {
   const on = (key: string) =>
     base[key] === true || (typeof base[key] === 'string' && base[key].toLowerCase() === 'true');
   const state = (key: string) => (on(key) ? 'on' : 'off');
-  return `account linking ${state('account_linking_enabled')}, MFA ${state('mfa_enabled')} by default`;
+  return `account linking ${state('account_linking_enabled')}, MFA ${state('mfa_enabled')}, OAuth2 provider ${state('oauth_provider_enabled')} by default`;
 }
 
 async function preloadHandlers(routes: readonly RouteDefinition[]) {
@@ -237,7 +237,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (external?.aws) delete process.env[ENV.createTables];
   else process.env[ENV.createTables] = 'true';
 
-  // In memory, account linking and MFA are on for every app unless the environment says otherwise
+  // In memory, account linking, MFA and the OAuth2 provider are on for every app unless the environment says otherwise
   // (options.ts, inMemoryFeatureEnv): the base configuration reads them from the environment.
   const features = inMemoryFeatureEnv(options, process.env);
   Object.assign(process.env, features);

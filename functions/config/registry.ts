@@ -81,7 +81,7 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
     level: 'app',
     default: false,
     description:
-      "This core's switch for the OAuth2 provider recipe (a licence feature in the reference core): its client management routes (`/recipe/oauth/clients…`) answer 402 when off, as the reference without the feature. See docs/oauth2-clients.md.",
+      "This core's switch for the OAuth2 provider recipe (a licence feature in the reference core): its client management routes (`/recipe/oauth/clients…`) answer 402 when off, as the reference without the feature. `npm start -- --in-memory` makes it `true` for every app, as the reference on its in-memory database (`OAUTH_PROVIDER_ENABLED=false` or an app's coreConfig turns it off). See docs/oauth2-clients.md.",
   },
   {
     key: 'password_hashing_alg',

@@ -1,5 +1,5 @@
 /**
- * `npm start -- --in-memory` turns account linking and MFA on for every app, as the reference core
+ * `npm start -- --in-memory` turns account linking, MFA and the OAuth2 provider on for every app, as the reference core
  * does on its in-memory database (docs/configuration.md, "In memory, every feature is on"): the unmodified
  * supertokens-node makes a primary user and a TOTP device for an app created with no coreConfig;
  * an app whose coreConfig turns the switches off, and every app of a runtime with persisted data,
@@ -21,6 +21,8 @@ const API_KEY = `features-e2e-${randomBytes(12).toString('hex')}`;
 const OPEN_APP = `open-${randomBytes(4).toString('hex')}`;
 const CLOSED_APP = `closed-${randomBytes(4).toString('hex')}`;
 const LINKING_OFF = 'Account linking feature is not enabled for this app. Please contact support to enable it.';
+const OAUTH_OFF =
+  'OAuth feature is not enabled. Please subscribe to a SuperTokens core license key to enable this feature.';
 const MFA_OFF =
   'MFA feature is not enabled. Please subscribe to a SuperTokens core license key to enable this feature.';
 
@@ -31,7 +33,11 @@ const core = coreCaller(() => runtime!, API_KEY);
 beforeAll(async () => {
   ({ runtime, dir } = await startRuntime({ API_KEYS: API_KEY }, 'features-e2e-'));
   await createApp(core, OPEN_APP);
-  await createApp(core, CLOSED_APP, { account_linking_enabled: false, mfa_enabled: 'false' });
+  await createApp(core, CLOSED_APP, {
+    account_linking_enabled: false,
+    mfa_enabled: 'false',
+    oauth_provider_enabled: false,
+  });
   supertokens.init({
     appInfo: { appName: 'features-e2e', apiDomain: 'http://localhost:3001', websiteDomain: 'http://localhost:3000' },
     supertokens: { connectionURI: `${runtime.url}/appid-${OPEN_APP}`, apiKey: API_KEY },
@@ -61,7 +67,7 @@ async function signUp(appId: string): Promise<string> {
 describe('in memory: the reference’s in-memory features', () => {
   it('says so in its banner', () => {
     expect(runtime!.stdout).toMatch(
-      /Features:\s+account linking on, MFA on by default \(in memory: on unless an app's coreConfig turns them off\)/,
+      /Features:\s+account linking on, MFA on, OAuth2 provider on by default \(in memory: on unless an app's coreConfig turns them off\)/,
     );
   });
 
@@ -80,6 +86,10 @@ describe('in memory: the reference’s in-memory features', () => {
 
     const device = await TOTP.createDevice(created.user.id, undefined, 'phone');
     expect(device.status).toBe('OK');
+
+    const client = await core('POST', `/appid-${OPEN_APP}/recipe/oauth/clients`, {});
+    expect(client.status, client.text).toBe(200);
+    expect(client.json?.status).toBe('OK');
   });
 
   it('an app whose coreConfig turns the switches off answers the reference’s 402s', async () => {
@@ -97,6 +107,9 @@ describe('in memory: the reference’s in-memory features', () => {
     });
     expect(device.status).toBe(402);
     expect(device.text.trim()).toBe(MFA_OFF);
+    const client = await core('POST', `/appid-${CLOSED_APP}/recipe/oauth/clients`, {});
+    expect(client.status).toBe(402);
+    expect(client.text.trim()).toBe(OAUTH_OFF);
   });
 });
 
@@ -106,7 +119,7 @@ describe('persisted data and MFA_ENABLED=false: the switches stay as configured'
   it('a persisted runtime keeps both off (402); an in-memory one honours MFA_ENABLED=false', async () => {
     const persisted = await start({ dataDir: dataDir(), env: { API_KEYS: undefined } });
     await persisted.waitUntilReady();
-    expect(persisted.stdout).toMatch(/Features:\s+account linking off, MFA off by default\n/);
+    expect(persisted.stdout).toMatch(/Features:\s+account linking off, MFA off, OAuth2 provider off by default\n/);
     const plain = async (runtimeOf: LocalProcess, method: string, path: string, body: unknown) => {
       const response = await runtimeOf.fetch(path, {
         method,
@@ -136,7 +149,7 @@ describe('persisted data and MFA_ENABLED=false: the switches stay as configured'
 
     const noMfa = await start({ args: ['--in-memory'], env: { API_KEYS: undefined, MFA_ENABLED: 'false' } });
     await noMfa.waitUntilReady();
-    expect(noMfa.stdout).toMatch(/Features:\s+account linking on, MFA off by default/);
+    expect(noMfa.stdout).toMatch(/Features:\s+account linking on, MFA off, OAuth2 provider on by default/);
     expect((await plain(noMfa, 'PUT', '/recipe/multitenancy/app/v2', { appId })).status).toBe(200);
     expect(
       await plain(noMfa, 'POST', `/appid-${appId}/recipe/totp/device`, {

@@ -156,23 +156,28 @@ describe('function timeouts', () => {
 
 describe('--in-memory: the features the reference turns on for its in-memory database', () => {
   it('names the environment variables of the two feature switches', () => {
-    expect(IN_MEMORY_FEATURE_VARIABLES).toEqual(['account_linking_enabled', 'mfa_enabled'].map(envVariableName));
+    expect(IN_MEMORY_FEATURE_VARIABLES).toEqual(
+      ['account_linking_enabled', 'mfa_enabled', 'oauth_provider_enabled'].map(envVariableName),
+    );
   });
 
-  it('defaults ACCOUNT_LINKING_ENABLED and MFA_ENABLED to true when the environment leaves them unset', () => {
+  it('defaults ACCOUNT_LINKING_ENABLED, MFA_ENABLED and OAUTH_PROVIDER_ENABLED to true when the environment leaves them unset', () => {
     expect(inMemoryFeatureEnv(options({}, ['--in-memory']), {})).toEqual({
       ACCOUNT_LINKING_ENABLED: 'true',
       MFA_ENABLED: 'true',
+      OAUTH_PROVIDER_ENABLED: 'true',
     });
     expect(inMemoryFeatureEnv(options({}, ['--in-memory']), { MFA_ENABLED: '' })).toEqual({
       ACCOUNT_LINKING_ENABLED: 'true',
       MFA_ENABLED: 'true',
+      OAUTH_PROVIDER_ENABLED: 'true',
     });
   });
 
   it('leaves a switch the environment sets, whatever its value', () => {
     expect(inMemoryFeatureEnv(options({}, ['--in-memory']), { MFA_ENABLED: 'false' })).toEqual({
       ACCOUNT_LINKING_ENABLED: 'true',
+      OAUTH_PROVIDER_ENABLED: 'true',
     });
   });
 
