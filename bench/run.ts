@@ -52,7 +52,7 @@ const want = (n: 1 | 3 | 4 | 6 | 7 | 8 | 9 | 10 | 11 | 12) =>
 const SIZES = quick
   ? {
       stageUsers: 200,
-      costUsers: 20,
+      costUsers: 32,
       signInRequests: 20,
       timingRounds: 30,
       timingArgon2: { memorySize: 1024, iterations: 1 },
@@ -65,7 +65,7 @@ const SIZES = quick
     }
   : {
       stageUsers: 10_000,
-      costUsers: 200,
+      costUsers: 256,
       signInRequests: 200,
       timingRounds: 100,
       timingArgon2: { memorySize: 19456, iterations: 2 },

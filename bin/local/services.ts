@@ -203,6 +203,9 @@ const importPipelineService: LocalService = {
             functionName: definition.id,
             handler: q.handler as SqsWorkerHandler,
             batchSize: source.batchSize,
+            ...('batchingWindowSeconds' in source && source.batchingWindowSeconds !== undefined
+              ? { batchingWindowSeconds: source.batchingWindowSeconds }
+              : {}),
             // The import worker's maxConcurrency sizes the deployed event source to a new
             // table's write capacity; DynamoDB Local has no such limit, so locally it runs as
             // many batches as its threads can use.

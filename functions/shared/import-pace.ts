@@ -81,7 +81,7 @@ export const PACE_CONTROL = {
 
 /** A write-unit token bucket whose rate follows the table (see the module comment). Clock in ms. */
 export class WritePace {
-  private tokens = 0;
+  private tokens: number;
   private lastUpdate: number;
   /** A write is waiting for units: the environment is using all of its rate. */
   private blocked = false;
@@ -99,6 +99,7 @@ export class WritePace {
   ) {
     this.base = clamp(settings.start, settings);
     this.lastUpdate = now;
+    this.tokens = this.base * settings.burstSeconds;
   }
 
   /** The current rate, in units per second. */

@@ -15,6 +15,7 @@
  * - `APP#<a>#UCOUNT#<shard>` holds the sharded user counters (exact counts in O(1) reads).
  * - `APP#<a>#PWPENDING#<shard>` lists the login methods pending the password-migration hook.
  * - GSI2 `APP#<a>#USERS#<shard>` lists every USER item of an app (used by app deletion).
+ * - `APP#<a>#PRIMARIES` / `GUARD` says whether the app may have primary users (storage/users/guard.ts).
  */
 import { appPartition } from './apps.js';
 
@@ -81,3 +82,9 @@ export const counterTenantSortKey = (tenantId: string) => `TENANT#${tenantId}`;
  */
 export const appUsersIndexPartition = (appId: string, shard: number) => `${appPartition(appId)}#USERS#${shard}`;
 export const appUsersIndexSortKey = (userId: string) => userId;
+
+/**
+ * The app's primary-users guard (storage/users/guard.ts): one item per app in the table that holds
+ * its users. Every write that creates a primary user's account-info reservation also sets it.
+ */
+export const primaryGuardKey = (appId: string) => ({ PK: `${appPartition(appId)}#PRIMARIES`, SK: 'GUARD' });
