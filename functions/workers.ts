@@ -57,18 +57,19 @@ export const WORKERS: readonly WorkerDefinition[] = [
   {
     id: 'import-worker',
     handler: 'functions/workers/import-worker/handler.ts',
-    // Concurrent invocations by default (the stack's -c importMaxConcurrency, or the warm write
-    // throughput it is given, raises it): sized so a new on-demand table (4,000 write units per
-    // second for the base table) is not overrun by the table write units of the fastest measured
-    // batch: 2, the event source's minimum. The figures are measurement 5 of `npm run bench`
-    // (docs/performance.md "A million users on AWS (measurement 5)"); lib/capacity.ts holds the
-    // arithmetic for other write budgets; an infra test keeps the two in step.
+    // At most this many invocations at once (the stack's -c importMaxConcurrency, or a warm write
+    // throughput above the quota, changes it): the ceiling under which the import paces itself to
+    // its table (functions/shared/import-pace.ts). Sized for a table at the default quota, 40,000
+    // write units per second, at the fastest measured batch: 20. On a smaller table the pace
+    // holds the import to it and the invocations beyond what it takes wait. The figures are
+    // measurement 5 of `npm run bench` (docs/performance.md "A million users on AWS (measurement
+    // 5)"); lib/capacity.ts holds the arithmetic; an infra test keeps the two in step.
     // 32 messages per invocation: their rows are claimed in one transaction and their users
     // imported in one (3 actions each, plus the 2 user counters, the staged counter and the
     // primary-users guard: 100 actions, DynamoDB's limit), so the writes a transaction shares are
     // paid once per 32 users instead of once per 10 (docs/performance.md "What bounds the cost").
     // Above 10, Lambda needs a batching window; with a backlog the batch is full at once.
-    source: { kind: 'import-queue', batchSize: 32, batchingWindowSeconds: 1, maxConcurrency: 2 },
+    source: { kind: 'import-queue', batchSize: 32, batchingWindowSeconds: 1, maxConcurrency: 20 },
     // Opens the staged rows' sealed credentials to import them, and seals the TOTP secrets it
     // imports; sends back to the queue, with a delay, the messages that met backpressure
     // (IMPORT_BACKPRESSURE).

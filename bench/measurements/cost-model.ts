@@ -94,6 +94,8 @@ export interface CostSample {
     readonly actionsPerTransaction: number[];
     readonly handlerMsPerUser: number;
     readonly handlerMsPerInvocation: number;
+    /** The fastest full batch of the timing pass (what lib/capacity.ts sizes the ceiling from). */
+    readonly handlerMsFastestFullBatch: number;
     readonly batchSize: number;
   };
 }
@@ -162,6 +164,8 @@ interface Pass {
   /** Per importBatch invocation: the messages and the index range of its calls. */
   readonly batches: { messages: { appId: string; id: string }[]; from: number; to: number }[];
   readonly handlerMs: number;
+  /** Per invocation: its handler milliseconds and its batch's size. */
+  readonly perBatch: { readonly ms: number; readonly users: number }[];
   readonly invocations: number;
 }
 
@@ -189,16 +193,19 @@ async function pass(
     const messages = await inProcess.stage(appId, payload);
     inProcess.phase = 'worker';
     let handlerMs = 0;
+    const perBatch: { ms: number; users: number }[] = [];
     let invocations = 0;
     const batches: Pass['batches'] = [];
     for (let i = 0; i < messages.length; i += batchSize) {
       const from = inProcess.calls.length;
       const batch = messages.slice(i, i + batchSize);
-      handlerMs += await inProcess.importBatch(batch);
+      const ms = await inProcess.importBatch(batch);
+      handlerMs += ms;
+      perBatch.push({ ms, users: batch.length });
       batches.push({ messages: batch, from, to: inProcess.calls.length });
       invocations++;
     }
-    return { appId, prefix, messages, calls: [...inProcess.calls], batches, handlerMs, invocations };
+    return { appId, prefix, messages, calls: [...inProcess.calls], batches, handlerMs, perBatch, invocations };
   } finally {
     inProcess.phase = 'idle';
     inProcess.images = true;
@@ -232,6 +239,10 @@ export async function recordImport(
       actionsPerTransaction: [...new Set(workerTx.map((c) => transactItems(c.input).length))].sort((a, b) => a - b),
       handlerMsPerUser: timing.handlerMs / timing.messages.length,
       handlerMsPerInvocation: timing.handlerMs / timing.invocations,
+      handlerMsFastestFullBatch: Math.min(
+        ...timing.perBatch.filter((b) => b.users === batchSize).map((b) => b.ms),
+        Number.POSITIVE_INFINITY,
+      ),
       batchSize,
     },
   };

@@ -35,6 +35,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { currentRetryPolicy } from './call-budget.js';
 import { BackpressureError } from './errors.js';
+import { logger } from './logger.js';
 import { tableOf, writeUnitsOf } from './request-units.js';
 
 export interface PaceSettings {
@@ -267,9 +268,9 @@ export function paceWrites(client: WithMiddleware, paces: TablePaces): () => voi
       try {
         return await next(args);
       } catch (error) {
-        if (isThrottling(error)) {
-          const table = tableOf(args.input);
-          if (table !== undefined) paces.of(table).throttled(Date.now());
+        const table = isThrottling(error) ? tableOf(args.input) : undefined;
+        if (table !== undefined && paces.of(table).throttled(Date.now())) {
+          logger.debug('the table throttled the import: its pace is cut', { table, ...paces.of(table).state });
         }
         throw error;
       }

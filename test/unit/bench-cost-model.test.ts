@@ -34,6 +34,7 @@ const published: CostSample = {
     actionsPerTransaction: [11, 43],
     handlerMsPerUser: 13,
     handlerMsPerInvocation: 130,
+    handlerMsFastestFullBatch: 72,
     batchSize: 10,
   },
 };
