@@ -23,6 +23,7 @@
  * usual) ÷ bare is what the hook adds to a sign-in — the hook call plus the conditional write.
  */
 import { WORKERS } from '#functions/workers.js';
+import { importConcurrencyFor } from '../lib/capacity.js';
 import { loadInProcess } from './lib/in-process.js';
 import { machineInfo, markdown, type Row, summaryRows, writeResults } from './lib/report.js';
 import { startRuntime } from './lib/runtime.js';
@@ -30,7 +31,7 @@ import { measure, type RunPlan, round, summarise } from './lib/stats.js';
 import { cheapBcryptHash } from './lib/users.js';
 import { bareClient, runBareBatchImport } from './measurements/bare-batches.js';
 import { type BundleResults, bundleNotes, measureBundles } from './measurements/bundles.js';
-import { costModel, REHEARSED_UTILIZATION, recordImport, unitNotes } from './measurements/cost-model.js';
+import { costModel, REHEARSED_UTILIZATION, recordImport, THROUGHPUT, unitNotes } from './measurements/cost-model.js';
 import { hashBoundsRun } from './measurements/hash-bounds.js';
 import { capacityRun, prepareCapacityRun } from './measurements/import-capacity.js';
 import { memoryRun } from './measurements/memory.js';
@@ -111,10 +112,13 @@ async function main(): Promise<void> {
     // The pace's use of a table: measurement 13's when it runs (the model is priced again then).
     let utilization: number = REHEARSED_UTILIZATION;
     const ceiling = importWorker.source.maxConcurrency;
+    // What the stack sets with `-c warmWriteUnits=40000` (lib/stage.ts): the warmed scenario's ceiling.
+    const warmCeiling = Math.max(ceiling, importConcurrencyFor(THROUGHPUT.warmedWriteUnits, batchSize));
     const modelOf = (sample: typeof recorded.sample) =>
       costModel(sample, {
         users: 1_000_000,
         concurrency: ceiling,
+        warmConcurrency: warmCeiling,
         workerMemoryMb: importWorker.memoryMb,
         utilization,
       });

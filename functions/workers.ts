@@ -57,19 +57,20 @@ export const WORKERS: readonly WorkerDefinition[] = [
   {
     id: 'import-worker',
     handler: 'functions/workers/import-worker/handler.ts',
-    // At most this many invocations at once (the stack's -c importMaxConcurrency, or a warm write
-    // throughput above the quota, changes it): the ceiling under which the import paces itself to
-    // its table (functions/shared/import-pace.ts). Sized for a table at the default quota, 40,000
-    // write units per second, at the fastest measured batch: 20. On a smaller table the pace
-    // holds the import to it and the invocations beyond what it takes wait. The figures are
-    // measurement 5 of `npm run bench` (docs/performance.md "A million users on AWS (measurement
-    // 5)"); lib/capacity.ts holds the arithmetic; an infra test keeps the two in step.
+    // At most this many invocations at once: the ceiling under which the import paces itself to
+    // its table (functions/shared/import-pace.ts). Sized for what a new on-demand table grows to
+    // in the first hour of an import at its capacity (16,000 write units per second) at the
+    // fastest measured batch: 8. With warm throughput the stack sizes it for that (40,000: 20);
+    // -c importMaxConcurrency sets it. Below it, invocations the table has no room for wait for
+    // the pace (and are billed). The figures are measurement 5 of `npm run bench`
+    // (docs/performance.md "A million users on AWS (measurement 5)"); lib/capacity.ts holds the
+    // arithmetic; an infra test keeps the two in step.
     // 32 messages per invocation: their rows are claimed in one transaction and their users
     // imported in one (3 actions each, plus the 2 user counters, the staged counter and the
     // primary-users guard: 100 actions, DynamoDB's limit), so the writes a transaction shares are
     // paid once per 32 users instead of once per 10 (docs/performance.md "What bounds the cost").
     // Above 10, Lambda needs a batching window; with a backlog the batch is full at once.
-    source: { kind: 'import-queue', batchSize: 32, batchingWindowSeconds: 1, maxConcurrency: 20 },
+    source: { kind: 'import-queue', batchSize: 32, batchingWindowSeconds: 1, maxConcurrency: 8 },
     // Opens the staged rows' sealed credentials to import them, and seals the TOTP secrets it
     // imports; sends back to the queue, with a delay, the messages that met backpressure
     // (IMPORT_BACKPRESSURE).

@@ -17,7 +17,6 @@ import {
   MIN_EVENT_SOURCE_CONCURRENCY,
   NEW_TABLE_READ_UNITS,
   NEW_TABLE_WRITE_UNITS,
-  TABLE_QUOTA_WRITE_UNITS,
 } from './capacity.js';
 import { DataStack } from './data-stack.js';
 import { appTableNames, appTablePrefixOf } from './tables.js';
@@ -49,8 +48,8 @@ export interface StageConfig {
   readonly warmThroughput?: WarmThroughput;
   /**
    * The import worker's event-source maximum concurrency: the ceiling its pace works under.
-   * @default - with warm write throughput above the table quota, what fills it (lib/capacity.ts);
-   * otherwise the worker manifest's (what fills a table at the quota)
+   * @default - with warm write throughput, what that takes (lib/capacity.ts) if more than the
+   * worker manifest's; otherwise the manifest's (what a new table grows to in an hour)
    */
   readonly importMaxConcurrency?: number;
   /**
@@ -105,7 +104,8 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
  *   warmWriteUnits        warm write throughput of the table and its indexes, units/s (≥ 4,000)
  *   warmReadUnits         warm read throughput of the table and its indexes, units/s (≥ 12,000)
  *   importMaxConcurrency  import worker invocations at once at most, the ceiling its pace works
- *                         under (2–1,000; default: what fills a table at the quota, lib/capacity.ts)
+ *                         under (2–1,000; default: what the table's write throughput takes — a
+ *                         new table an hour into an import, or the warm throughput; lib/capacity.ts)
  *   importMaxWriteUnits   table write units per second an import may use at most (≥ 100; default:
  *                         none, the pace takes what the table gives)
  *   apiRateLimit          API requests per second, steady (default 500)
@@ -168,9 +168,10 @@ export function stageConfigFromContext(read: ContextReader): StageConfig {
         };
   const importWorker = WORKERS.find((w) => w.source.kind === 'import-queue');
   const batchSize = importWorker?.source.kind === 'import-queue' ? importWorker.source.batchSize : 10;
+  const defaultConcurrency = importWorker?.source.kind === 'import-queue' ? importWorker.source.maxConcurrency : 2;
   const importMaxConcurrency =
     integer(read, 'importMaxConcurrency', MIN_EVENT_SOURCE_CONCURRENCY, MAX_EVENT_SOURCE_CONCURRENCY) ??
-    (warmWriteUnits === undefined || warmWriteUnits <= TABLE_QUOTA_WRITE_UNITS
+    (warmWriteUnits === undefined || importConcurrencyFor(warmWriteUnits, batchSize) <= defaultConcurrency
       ? undefined
       : importConcurrencyFor(warmWriteUnits, batchSize));
   const importMaxWriteUnits = integer(read, 'importMaxWriteUnits', 100, 10_000_000);

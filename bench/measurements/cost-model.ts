@@ -566,6 +566,11 @@ export function costModel(
     users: number;
     /** The import worker's maximum concurrency: the ceiling the pace works under. */
     concurrency: number;
+    /**
+     * The ceiling the stack sets for a table warmed to the quota (`-c warmWriteUnits=40000`:
+     * lib/capacity.ts); the same as `concurrency` unless given.
+     */
+    warmConcurrency?: number;
     workerMemoryMb: number;
     /**
      * The share of a table's capacity the paced import uses (measurement 13, the rehearsal on a
@@ -603,10 +608,14 @@ export function costModel(
   const invocationsAllow = options.concurrency * perInvocation;
   const u = options.utilization;
   const fresh = onDemandImport({ users: n, tableWruPerUser: tableWru, utilization: u, invocationsAllow });
+  const warmConcurrency = options.warmConcurrency ?? options.concurrency;
+  const warmInvocationsAllow = warmConcurrency * perInvocation;
   const warmTableAllows = (u * THROUGHPUT.warmedWriteUnits) / tableWru;
-  const warmRate = Math.min(invocationsAllow, warmTableAllows);
+  const warmRate = Math.min(warmInvocationsAllow, warmTableAllows);
   const warmMinutes = n / warmRate / 60;
-  const limits = `${options.concurrency} invocations × ${w.batchSize} users / ${w.handlerMsPerInvocation.toFixed(0)} ms = ${invocationsAllow.toFixed(0)} users/s`;
+  const limitsOf = (c: number, allow: number) =>
+    `${c} invocations × ${w.batchSize} users / ${w.handlerMsPerInvocation.toFixed(0)} ms = ${allow.toFixed(0)} users/s`;
+  const limits = limitsOf(options.concurrency, invocationsAllow);
   const wall: WallScenario[] = [
     {
       scenario: 'new on-demand table, untuned',
@@ -620,12 +629,12 @@ export function costModel(
     },
     {
       scenario: `table warmed to ${THROUGHPUT.warmedWriteUnits} WRU/s, untuned`,
-      concurrency: options.concurrency,
+      concurrency: warmConcurrency,
       usersPerSecond: warmRate,
       minutes: warmMinutes,
       arithmetic:
         `table warmed to ${THROUGHPUT.warmedWriteUnits} WRU/s, untuned: min(${(100 * u).toFixed(0)} % × ${THROUGHPUT.warmedWriteUnits} WRU/s ÷ ${tableWru.toFixed(2)} = ${warmTableAllows.toFixed(0)} users/s, ` +
-        `${limits}) = ${warmRate.toFixed(0)} users/s (${invocationsAllow <= warmTableAllows ? 'concurrency-bound' : 'table-bound'}) → ${n} users in ${warmMinutes.toFixed(1)} min`,
+        `${limitsOf(warmConcurrency, warmInvocationsAllow)}) = ${warmRate.toFixed(0)} users/s (${warmInvocationsAllow <= warmTableAllows ? 'concurrency-bound' : 'table-bound'}) → ${n} users in ${warmMinutes.toFixed(1)} min`,
     },
   ];
   // Lambda bills every invocation's duration: while a backlog waits, `concurrency` invocations

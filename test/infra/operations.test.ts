@@ -17,8 +17,8 @@ import {
   FASTEST_BATCH_MS,
   importConcurrencyFor,
   NEW_TABLE_WRITE_UNITS,
-  TABLE_QUOTA_WRITE_UNITS,
   TABLE_WRITE_UNITS_PER_USER,
+  UNTUNED_TABLE_WRITE_UNITS,
 } from '../../lib/capacity.js';
 import { ContextError, DEFAULT_API_THROTTLE, stageConfigFromContext } from '../../lib/stage.js';
 import { type Resource, resourcesOfType, type Synthesized, synth } from './synth.js';
@@ -262,14 +262,14 @@ describe('throughput', () => {
     return { writeUnits: variables[ENV.importWriteUnits], concurrency: variables[ENV.importConcurrency] };
   };
 
-  it("sizes the worker manifest's default concurrency for a table at the quota; the pace starts at a new table's", () => {
+  it("sizes the worker manifest's default concurrency for a new table an hour into an import; the pace starts at a new table's", () => {
     const concurrency = importWorker.source.kind === 'import-queue' ? importWorker.source.maxConcurrency : 0;
-    expect(concurrency).toBe(importConcurrencyFor(TABLE_QUOTA_WRITE_UNITS, batchSize));
-    // At the fastest measured batch, that many invocations fit in the quota's units, one more does not.
+    expect(concurrency).toBe(importConcurrencyFor(UNTUNED_TABLE_WRITE_UNITS, batchSize));
+    // At the fastest measured batch, that many invocations fit in those units, one more does not.
     const writes = (invocations: number) =>
       ((invocations * batchSize * 1000) / FASTEST_BATCH_MS) * TABLE_WRITE_UNITS_PER_USER;
-    expect(writes(concurrency)).toBeLessThanOrEqual(TABLE_QUOTA_WRITE_UNITS);
-    expect(writes(concurrency + 1)).toBeGreaterThan(TABLE_QUOTA_WRITE_UNITS);
+    expect(writes(concurrency)).toBeLessThanOrEqual(UNTUNED_TABLE_WRITE_UNITS);
+    expect(writes(concurrency + 1)).toBeGreaterThan(UNTUNED_TABLE_WRITE_UNITS);
     expect(importMapping(synthesized)?.ScalingConfig).toEqual({ MaximumConcurrency: concurrency });
     expect(paceOf(synthesized)).toEqual({
       writeUnits: String(NEW_TABLE_WRITE_UNITS),
@@ -296,9 +296,11 @@ describe('throughput', () => {
     expect(body).toContain('\\"value\\":40000');
   });
 
-  it('above the quota (an increased one), the ceiling grows with the warm throughput', () => {
-    const s = synth({ context: { warmWriteUnits: '80000' } });
-    expect(importMapping(s)?.ScalingConfig).toEqual({ MaximumConcurrency: importConcurrencyFor(80_000, batchSize) });
+  it('a warm throughput below what the default takes keeps the default ceiling', () => {
+    const s = synth({ context: { warmWriteUnits: '8000' } });
+    const concurrency = importWorker.source.kind === 'import-queue' ? importWorker.source.maxConcurrency : 0;
+    expect(importMapping(s)?.ScalingConfig).toEqual({ MaximumConcurrency: concurrency });
+    expect(paceOf(s)).toEqual({ writeUnits: '8000', concurrency: String(concurrency) });
   });
 
   it('takes an explicit importMaxConcurrency over the derived one, and an importMaxWriteUnits ceiling', () => {

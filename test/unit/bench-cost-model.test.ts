@@ -66,6 +66,16 @@ describe('a million users', () => {
     expect(few.wall[1]?.arithmetic).toContain('(concurrency-bound)');
   });
 
+  it("prices the warmed table at the ceiling the stack sets for it, the new table at the default's", () => {
+    const split = costModel(published, { ...OPTIONS, concurrency: 2, warmConcurrency: 20 });
+    expect(split.wall[1]?.concurrency).toBe(20);
+    expect(split.wall[1]?.usersPerSecond).toBeCloseTo((20 * 10 * 1000) / 130, 1);
+    expect(split.wall[1]?.arithmetic).toContain('20 invocations × 10 users / 130 ms');
+    expect(split.wall[0]?.concurrency).toBe(2);
+    const lambda = split.lines.find((l) => l.item.startsWith('Lambda compute'));
+    expect(lambda?.arithmetic).toContain('2 invocations ×');
+  });
+
   it('pays for every invocation waiting for the pace, not only for the work', () => {
     const fresh = model.wall[0]?.minutes ?? 0;
     const lambda = model.lines.find((l) => l.item.startsWith('Lambda compute'));
