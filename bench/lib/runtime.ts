@@ -55,8 +55,15 @@ export async function startRuntime(options: {
   };
 }
 
-export async function call(runtime: Runtime, method: string, path: string, body?: unknown, gzip = false) {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
+export async function call(
+  runtime: Runtime,
+  method: string,
+  path: string,
+  body?: unknown,
+  gzip = false,
+  extraHeaders: Record<string, string> = {},
+) {
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...extraHeaders };
   let payload: string | Buffer | undefined;
   if (body !== undefined) {
     payload = JSON.stringify(body);

@@ -29,11 +29,26 @@ import { PASSWORD } from './signin.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A request sent again after a 503 (what it says in Retry-After, at most 5 s), as clients do. */
-async function retrying(runtime: Runtime, method: string, path: string, body?: unknown, gzip = false) {
+/**
+ * A request sent again after a 503 (what it says in Retry-After, at most 5 s), as clients do. A
+ * staging request goes with an Idempotency-Key, as the migration command sends it: a request that
+ * answered 503 after writing some of its users (its function timed out on a busy machine, or the
+ * table refused the rest) is resumed by the next attempt, not staged twice; a 409 says the first
+ * attempt still holds the key, so it is sent again too.
+ */
+async function retrying(
+  runtime: Runtime,
+  method: string,
+  path: string,
+  body?: unknown,
+  gzip = false,
+  idempotencyKey?: string,
+) {
+  const headers: Record<string, string> = idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey };
   for (let attempt = 0; ; attempt++) {
-    const answer = await call(runtime, method, path, body, gzip);
-    if (answer.status !== 503 || attempt >= 100) {
+    const answer = await call(runtime, method, path, body, gzip, headers);
+    const again = answer.status === 503 || (idempotencyKey !== undefined && answer.status === 409);
+    if (!again || attempt >= 100) {
       if (answer.status !== 200) throw new Error(`${method} ${path} → ${answer.status}: ${answer.text.slice(0, 300)}`);
       return JSON.parse(answer.text) as Record<string, unknown>;
     }
@@ -133,6 +148,7 @@ export async function capacityRun(
       `/appid-${target.importApp}/bulk-import/users`,
       { users: users.slice(i, i + options.chunk) },
       true,
+      `${target.importApp}-${i}`,
     );
   }
   const stagedMs = performance.now() - started;
