@@ -14,8 +14,9 @@
  * overrun; it is the ceiling: as many invocations as the table may take at the fastest measured
  * batch (the figure it was always sized from: DynamoDB's own latency may make batches faster
  * still) — by default what a new on-demand table grows to in the first hour of an import at its
- * capacity ({@link UNTUNED_TABLE_WRITE_UNITS}), with warm throughput what that allows. Below the
- * ceiling, invocations the table has no room for wait for the pace, and are billed for it
+ * capacity (two doublings: 4,000 → 16,000 write units per second; functions/workers.ts), with warm
+ * throughput what that allows. Below the ceiling, invocations the table has no room for wait for
+ * the pace, and are billed for it
  * (docs/performance.md prices it): a higher ceiling than the table can use costs, it does not
  * speed anything up. The figures are measurement 5 of `npm run bench` (docs/performance.md "A
  * million users on AWS (measurement 5)"); re-measure there to change them.
@@ -25,13 +26,6 @@
 export const NEW_TABLE_WRITE_UNITS = 4_000;
 /** Read units per second a new on-demand table (and each new GSI) serves without throttling. */
 export const NEW_TABLE_READ_UNITS = 12_000;
-/** The default per-table quota of an on-demand table, in write units per second. */
-export const TABLE_QUOTA_WRITE_UNITS = 40_000;
-/**
- * What the default ceiling is sized for: a new on-demand table after two doublings (4,000 →
- * 16,000 write units per second), an hour into an import that keeps it at its capacity.
- */
-export const UNTUNED_TABLE_WRITE_UNITS = 16_000;
 /** Write units per imported user that land on the base table (measurement 5: staging 2.06 + import 8.34). */
 export const TABLE_WRITE_UNITS_PER_USER = 10.4;
 /**

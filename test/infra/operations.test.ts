@@ -18,7 +18,6 @@ import {
   importConcurrencyFor,
   NEW_TABLE_WRITE_UNITS,
   TABLE_WRITE_UNITS_PER_USER,
-  UNTUNED_TABLE_WRITE_UNITS,
 } from '../../lib/capacity.js';
 import { ContextError, DEFAULT_API_THROTTLE, stageConfigFromContext } from '../../lib/stage.js';
 import { type Resource, resourcesOfType, type Synthesized, synth } from './synth.js';
@@ -247,6 +246,8 @@ describe('API stage throttling', () => {
 });
 
 describe('throughput', () => {
+  /** What the default ceiling is sized for: a new on-demand table an hour into an import at its capacity (two doublings). */
+  const UNTUNED_TABLE_WRITE_UNITS = 4 * NEW_TABLE_WRITE_UNITS;
   const importMapping = (s: Synthesized) => {
     const worker = routeFunctions([s.workersTemplate]).find((f) => f.routeId === 'import-worker')!;
     return resourcesOfType(s.workersTemplate, 'AWS::Lambda::EventSourceMapping').find(
