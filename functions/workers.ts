@@ -13,7 +13,13 @@ import type { CredentialsAccess } from './routes.js';
 
 export type WorkerSource =
   /** SQS event source on the import queue, with partial batch responses. */
-  | { readonly kind: 'import-queue'; readonly batchSize: number; readonly maxConcurrency: number }
+  | {
+      readonly kind: 'import-queue';
+      readonly batchSize: number;
+      readonly maxConcurrency: number;
+      /** Seconds Lambda may gather a batch of more than 10 messages (required above 10). */
+      readonly batchingWindowSeconds?: number;
+    }
   /** SQS event source on the import queue's dead-letter queue, with partial batch responses. */
   | { readonly kind: 'import-dlq'; readonly batchSize: number; readonly maxConcurrency: number }
   /** A fixed-rate schedule (EventBridge on AWS, a timer locally). */
@@ -51,13 +57,20 @@ export const WORKERS: readonly WorkerDefinition[] = [
   {
     id: 'import-worker',
     handler: 'functions/workers/import-worker/handler.ts',
-    // Concurrent invocations by default (the stack's -c importMaxConcurrency, or the warm write
-    // throughput it is given, raises it): sized so a new on-demand table (4,000 write units per
-    // second for the base table) is not overrun by the table write units of the fastest measured
-    // batch: 2, the event source's minimum. The figures are measurement 5 of `npm run bench`
+    // At most this many invocations at once: the ceiling under which the import paces itself to
+    // its table (functions/shared/import-pace.ts). Sized for what a new on-demand table grows to
+    // in the first hour of an import at its capacity (16,000 write units per second) at the
+    // fastest measured batch: 8. With warm throughput the stack sizes it for that (40,000: 20);
+    // -c importMaxConcurrency sets it. Below it, invocations the table has no room for wait for
+    // the pace (and are billed). The figures are measurement 5 of `npm run bench`
     // (docs/performance.md "A million users on AWS (measurement 5)"); lib/capacity.ts holds the
-    // arithmetic for other write budgets; an infra test keeps the two in step.
-    source: { kind: 'import-queue', batchSize: 10, maxConcurrency: 2 },
+    // arithmetic; an infra test keeps the two in step.
+    // 32 messages per invocation: their rows are claimed in one transaction and their users
+    // imported in one (3 actions each, plus the 2 user counters, the staged counter and the
+    // primary-users guard: 100 actions, DynamoDB's limit), so the writes a transaction shares are
+    // paid once per 32 users instead of once per 10 (docs/performance.md "What bounds the cost").
+    // Above 10, Lambda needs a batching window; with a backlog the batch is full at once.
+    source: { kind: 'import-queue', batchSize: 32, batchingWindowSeconds: 1, maxConcurrency: 8 },
     // Opens the staged rows' sealed credentials to import them, and seals the TOTP secrets it
     // imports; sends back to the queue, with a delay, the messages that met backpressure
     // (IMPORT_BACKPRESSURE).

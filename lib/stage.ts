@@ -47,10 +47,17 @@ export interface StageConfig {
   readonly logLevel?: string;
   readonly warmThroughput?: WarmThroughput;
   /**
-   * The import worker's event-source maximum concurrency. @default - with warm write throughput,
-   * what it allows (lib/capacity.ts); otherwise the worker manifest's (sized for a new table)
+   * The import worker's event-source maximum concurrency: the ceiling its pace works under.
+   * @default - with warm write throughput, what that takes (lib/capacity.ts) if more than the
+   * worker manifest's; otherwise the manifest's (what a new table grows to in an hour)
    */
   readonly importMaxConcurrency?: number;
+  /**
+   * The most table write units per second an import may use of a table (its pace never goes
+   * above; functions/shared/import-pace.ts): room kept for live traffic on a shared table.
+   * @default none: the pace takes what the table gives
+   */
+  readonly importMaxWriteUnits?: number;
   readonly apiThrottle: ApiThrottle;
   readonly alarmEmail?: string;
   /** Full names of the app tables to create (lib/tables.ts); each starts with the stage's prefix. */
@@ -96,8 +103,11 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
  *   logLevel              LOG_LEVEL of every function (debug, info, warn, error)
  *   warmWriteUnits        warm write throughput of the table and its indexes, units/s (≥ 4,000)
  *   warmReadUnits         warm read throughput of the table and its indexes, units/s (≥ 12,000)
- *   importMaxConcurrency  import worker invocations at once (2–1,000; default: what the table's
- *                         write throughput allows, lib/capacity.ts)
+ *   importMaxConcurrency  import worker invocations at once at most, the ceiling its pace works
+ *                         under (2–1,000; default: what the table's write throughput takes — a
+ *                         new table an hour into an import, or the warm throughput; lib/capacity.ts)
+ *   importMaxWriteUnits   table write units per second an import may use at most (≥ 100; default:
+ *                         none, the pace takes what the table gives)
  *   apiRateLimit          API requests per second, steady (default 500)
  *   apiBurstLimit         API requests above the rate at once (default 1,000)
  *   alarmEmail            e-mail address subscribed to the alarm topic
@@ -158,9 +168,13 @@ export function stageConfigFromContext(read: ContextReader): StageConfig {
         };
   const importWorker = WORKERS.find((w) => w.source.kind === 'import-queue');
   const batchSize = importWorker?.source.kind === 'import-queue' ? importWorker.source.batchSize : 10;
+  const defaultConcurrency = importWorker?.source.kind === 'import-queue' ? importWorker.source.maxConcurrency : 2;
   const importMaxConcurrency =
     integer(read, 'importMaxConcurrency', MIN_EVENT_SOURCE_CONCURRENCY, MAX_EVENT_SOURCE_CONCURRENCY) ??
-    (warmWriteUnits === undefined ? undefined : importConcurrencyFor(warmWriteUnits, batchSize));
+    (warmWriteUnits === undefined || importConcurrencyFor(warmWriteUnits, batchSize) <= defaultConcurrency
+      ? undefined
+      : importConcurrencyFor(warmWriteUnits, batchSize));
+  const importMaxWriteUnits = integer(read, 'importMaxWriteUnits', 100, 10_000_000);
   const rateLimit = integer(read, 'apiRateLimit', 1, 1_000_000) ?? DEFAULT_API_THROTTLE.rateLimit;
   const burstLimit = integer(read, 'apiBurstLimit', 0, 5_000_000) ?? DEFAULT_API_THROTTLE.burstLimit;
   const alarmEmail = text(read, 'alarmEmail');
@@ -181,6 +195,7 @@ export function stageConfigFromContext(read: ContextReader): StageConfig {
     ...(warmThroughput === undefined ? {} : { warmThroughput }),
     ...(alarmEmail === undefined ? {} : { alarmEmail }),
     ...(importMaxConcurrency === undefined ? {} : { importMaxConcurrency }),
+    ...(importMaxWriteUnits === undefined ? {} : { importMaxWriteUnits }),
   };
 }
 
@@ -249,6 +264,7 @@ export function addStage(app: App, config: StageConfig, overrides: StageOverride
     alarmTopic: data.alarmTopic,
     commonEnvironment,
     ...(config.importMaxConcurrency === undefined ? {} : { importMaxConcurrency: config.importMaxConcurrency }),
+    ...(config.importMaxWriteUnits === undefined ? {} : { importMaxWriteUnits: config.importMaxWriteUnits }),
     metricsService: service,
     tableWriteUnits: config.warmThroughput?.writeUnitsPerSecond ?? NEW_TABLE_WRITE_UNITS,
     ...logLevel,

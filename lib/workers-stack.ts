@@ -35,6 +35,8 @@ export interface WorkersStackProps extends StackProps {
   readonly commonEnvironment: Readonly<Record<string, string>>;
   /** The import worker's event-source maximum concurrency. @default the worker manifest's */
   readonly importMaxConcurrency?: number;
+  /** Table write units per second an import may use at most (its pace's ceiling). @default none */
+  readonly importMaxWriteUnits?: number;
   /** The custom metrics' service dimension (functions/shared/metric-names.ts). */
   readonly metricsService: string;
   /** Write units per second the table serves at once (drawn on the dashboard). */
@@ -84,13 +86,22 @@ export class WorkersStack extends Stack {
 
       const { source } = worker;
       switch (source.kind) {
-        case 'import-queue':
+        case 'import-queue': {
           assertFits(worker, importQueue.workerTimeout, 'import queue');
-          fn.consumeQueue(importQueue.queue, ENV.importQueueUrl, {
-            ...source,
-            maxConcurrency: props.importMaxConcurrency ?? source.maxConcurrency,
-          });
+          const maxConcurrency = props.importMaxConcurrency ?? source.maxConcurrency;
+          fn.consumeQueue(importQueue.queue, ENV.importQueueUrl, { ...source, maxConcurrency });
+          // Its pace (functions/shared/import-pace.ts): what a table serves at first (a new one's,
+          // or its warm throughput) and at most, shared among its invocations.
+          fn.addEnvironment(
+            ENV.importWriteUnits,
+            [
+              props.tableWriteUnits,
+              ...(props.importMaxWriteUnits === undefined ? [] : [props.importMaxWriteUnits]),
+            ].join(','),
+          );
+          fn.addEnvironment(ENV.importConcurrency, String(maxConcurrency));
           break;
+        }
         case 'import-dlq':
           assertFits(worker, importQueue.deadLetterConsumerTimeout, 'import dead-letter queue');
           fn.consumeQueue(importQueue.deadLetterQueue, ENV.importDlqUrl, source);

@@ -21,9 +21,11 @@ export async function startRuntime(options: {
   inMemory: boolean;
   /** Extra environment of the runtime (e.g. `BCRYPT_LOG_ROUNDS`). */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Extra options of `npm start` (e.g. `--write-capacity=400`). */
+  args?: readonly string[];
 }): Promise<Runtime> {
   const child = await LocalProcess.start({
-    args: options.inMemory ? ['--in-memory'] : [],
+    args: [...(options.inMemory ? ['--in-memory'] : []), ...(options.args ?? [])],
     env: { API_KEYS: undefined, LOG_LEVEL: 'warn', ...options.env },
   });
   try {
@@ -53,8 +55,15 @@ export async function startRuntime(options: {
   };
 }
 
-export async function call(runtime: Runtime, method: string, path: string, body?: unknown, gzip = false) {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
+export async function call(
+  runtime: Runtime,
+  method: string,
+  path: string,
+  body?: unknown,
+  gzip = false,
+  extraHeaders: Record<string, string> = {},
+) {
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...extraHeaders };
   let payload: string | Buffer | undefined;
   if (body !== undefined) {
     payload = JSON.stringify(body);
@@ -65,7 +74,7 @@ export async function call(runtime: Runtime, method: string, path: string, body?
   }
   const response = await runtime.process.fetch(path, { method, headers, body: payload });
   const text = await response.text();
-  return { status: response.status, text };
+  return { status: response.status, text, retryAfter: Number(response.headers.get('retry-after') ?? 1) };
 }
 
 export async function callOk(runtime: Runtime, method: string, path: string, body?: unknown, gzip = false) {

@@ -94,6 +94,8 @@ export interface CostSample {
     readonly actionsPerTransaction: number[];
     readonly handlerMsPerUser: number;
     readonly handlerMsPerInvocation: number;
+    /** The fastest full batch of the timing pass (what lib/capacity.ts sizes the ceiling from). */
+    readonly handlerMsFastestFullBatch: number;
     readonly batchSize: number;
   };
 }
@@ -162,6 +164,8 @@ interface Pass {
   /** Per importBatch invocation: the messages and the index range of its calls. */
   readonly batches: { messages: { appId: string; id: string }[]; from: number; to: number }[];
   readonly handlerMs: number;
+  /** Per invocation: its handler milliseconds and its batch's size. */
+  readonly perBatch: { readonly ms: number; readonly users: number }[];
   readonly invocations: number;
 }
 
@@ -189,16 +193,19 @@ async function pass(
     const messages = await inProcess.stage(appId, payload);
     inProcess.phase = 'worker';
     let handlerMs = 0;
+    const perBatch: { ms: number; users: number }[] = [];
     let invocations = 0;
     const batches: Pass['batches'] = [];
     for (let i = 0; i < messages.length; i += batchSize) {
       const from = inProcess.calls.length;
       const batch = messages.slice(i, i + batchSize);
-      handlerMs += await inProcess.importBatch(batch);
+      const ms = await inProcess.importBatch(batch);
+      handlerMs += ms;
+      perBatch.push({ ms, users: batch.length });
       batches.push({ messages: batch, from, to: inProcess.calls.length });
       invocations++;
     }
-    return { appId, prefix, messages, calls: [...inProcess.calls], batches, handlerMs, invocations };
+    return { appId, prefix, messages, calls: [...inProcess.calls], batches, handlerMs, perBatch, invocations };
   } finally {
     inProcess.phase = 'idle';
     inProcess.images = true;
@@ -232,6 +239,10 @@ export async function recordImport(
       actionsPerTransaction: [...new Set(workerTx.map((c) => transactItems(c.input).length))].sort((a, b) => a - b),
       handlerMsPerUser: timing.handlerMs / timing.messages.length,
       handlerMsPerInvocation: timing.handlerMs / timing.invocations,
+      handlerMsFastestFullBatch: Math.min(
+        ...timing.perBatch.filter((b) => b.users === batchSize).map((b) => b.ms),
+        Number.POSITIVE_INFINITY,
+      ),
       batchSize,
     },
   };
@@ -455,13 +466,16 @@ const PRICES = {
 } as const;
 
 /**
- * How fast DynamoDB lets a migration write (sources: Amazon DynamoDB Developer Guide, "Pre-warming
- * a table for on-demand capacity mode" and "Understanding DynamoDB warm throughput",
+ * How fast DynamoDB lets a migration write (sources: Amazon DynamoDB Developer Guide, "DynamoDB
+ * on-demand capacity mode" (initial throughput and scaling), "Pre-warming a table for on-demand
+ * capacity mode" and "Understanding DynamoDB warm throughput",
  * docs.aws.amazon.com/amazondynamodb/latest/developerguide/; "Service, account, and table
  * quotas": 40,000 write request units per second per on-demand table by default):
  * - a new on-demand table, and each new GSI, serves up to 4,000 write units per second (12,000
- *   read); on-demand then doubles the previous peak within 30 minutes, which the model does not
- *   count on;
+ *   read): its previous peak is set to half that, and it accommodates up to double its previous
+ *   peak; beyond double the previous peak within 30 minutes it may throttle. So a table driven at
+ *   its capacity doubles it 30 minutes later ({@link onDemandImport} models exactly that, as the
+ *   local runtime's `--write-capacity` does);
  * - warm throughput raises that at once, up to the table quota (40,000 by default, adjustable);
  *   raising it is billed once per increase ("you will be charged" — its price is on the DynamoDB
  *   pricing page, not in this model), the writes themselves cost the same.
@@ -472,7 +486,55 @@ export const THROUGHPUT = {
   newTableWriteUnits: 4_000,
   /** The default per-table on-demand quota: what `-c warmWriteUnits` can warm to without a quota increase. */
   warmedWriteUnits: 40_000,
+  /** On demand: a sustained peak is doubled this long after it. */
+  doublingSeconds: 1_800,
 } as const;
+
+/**
+ * An import of `users` into a new on-demand table whose capacity grows as AWS documents: at time
+ * t the table serves max(4,000, 2 × the highest one-second rate reached at least 30 minutes
+ * earlier), at most the quota; the import uses `utilization` of it (what the pace achieved in the
+ * capacity-limited rehearsal, measurement 13), or what its invocations can import if that is less.
+ * Returns the minutes, the table's capacity when it finished and how often it doubled.
+ */
+export function onDemandImport(options: {
+  readonly users: number;
+  readonly tableWruPerUser: number;
+  readonly utilization: number;
+  /** Users per second the invocations can import at most (the ceiling × one invocation's rate). */
+  readonly invocationsAllow: number;
+  readonly initialUnits?: number;
+  readonly quota?: number;
+  readonly doublingSeconds?: number;
+}): { minutes: number; finalUnits: number; doublings: number } {
+  const initial = options.initialUnits ?? THROUGHPUT.newTableWriteUnits;
+  const quota = options.quota ?? THROUGHPUT.warmedWriteUnits;
+  const doubling = options.doublingSeconds ?? THROUGHPUT.doublingSeconds;
+  const rates: number[] = [];
+  let settledPeak = 0;
+  let imported = 0;
+  let capacity = initial;
+  let seconds = 0;
+  while (imported < options.users && seconds < 7 * 24 * 3600) {
+    const settled = seconds - doubling;
+    if (settled >= 0) settledPeak = Math.max(settledPeak, rates[settled] ?? 0);
+    capacity = Math.min(quota, Math.max(initial, 2 * settledPeak));
+    const rate = Math.min(options.utilization * capacity, options.invocationsAllow * options.tableWruPerUser);
+    rates.push(rate);
+    const users = rate / options.tableWruPerUser;
+    // The last second counts only the part of it the remaining users took.
+    seconds += Math.min(1, (options.users - imported) / users);
+    imported += users;
+  }
+  return { minutes: seconds / 60, finalUnits: capacity, doublings: Math.round(Math.log2(capacity / initial)) };
+}
+
+/**
+ * The share of a table's capacity the paced import keeps, as measurement 13 (the rehearsal on a
+ * capacity-limited table) measured it in the run docs/performance.md publishes; a bench run that
+ * includes measurement 13 prices the model with its own figure instead.
+ */
+export const REHEARSED_UTILIZATION = 0.69;
 
 /** One way to run the import: its rate and the wall time of `users`. */
 interface WallScenario {
@@ -489,10 +551,10 @@ export interface CostModel {
   readonly workerMemoryGb: number;
   readonly lines: { item: string; arithmetic: string; usd: number }[];
   readonly totalUsd: number;
-  /** The headline: a new on-demand table at the default concurrency. */
+  /** The headline: a new on-demand table, untuned (the pace follows it, under the default ceiling). */
   readonly wallMinutes: number;
   readonly wallArithmetic: string;
-  /** New table at the default concurrency; new table at what it allows; a table warmed to the quota. */
+  /** A new on-demand table untuned; a table warmed to the quota, untuned. */
   readonly wall: readonly WallScenario[];
   /** Base-table write units per imported user (staging at 10,000 per request + import). */
   readonly tableWriteUnitsPerUser: number;
@@ -500,7 +562,22 @@ export interface CostModel {
 
 export function costModel(
   sample: CostSample,
-  options: { users: number; concurrency: number; workerMemoryMb: number },
+  options: {
+    users: number;
+    /** The import worker's maximum concurrency: the ceiling the pace works under. */
+    concurrency: number;
+    /**
+     * The ceiling the stack sets for a table warmed to the quota (`-c warmWriteUnits=40000`:
+     * lib/capacity.ts); the same as `concurrency` unless given.
+     */
+    warmConcurrency?: number;
+    workerMemoryMb: number;
+    /**
+     * The share of a table's capacity the paced import uses (measurement 13, the rehearsal on a
+     * capacity-limited table: table units used ÷ the budget, median over the windows).
+     */
+    utilization: number;
+  },
 ): CostModel {
   const n = options.users;
   const gb = options.workerMemoryMb / 1024;
@@ -519,10 +596,51 @@ export function costModel(
   const indexWru = wru - tableWru;
   const rru = s.readUnitsPerUser + w.readUnitsPerUser;
   const invocations = n / w.batchSize;
-  const gbSeconds = (n * w.handlerMsPerUser * gb) / 1000;
   // Per 10 users: one SendMessageBatch, one ReceiveMessage, one DeleteMessageBatch (+ empty polls, ignored).
   const sqsRequests = (n / 10) * 3;
   const stagingRequests = n / 10_000;
+
+  // Wall time: the import runs at the lower of what its invocations import (each its batch in
+  // handlerMsPerInvocation, at most `concurrency` at once) and the share of the table's capacity
+  // the pace keeps (`utilization`), on a new on-demand table growing as AWS documents it, and on
+  // a table warmed to the quota.
+  const perInvocation = (w.batchSize * 1000) / w.handlerMsPerInvocation;
+  const invocationsAllow = options.concurrency * perInvocation;
+  const u = options.utilization;
+  const fresh = onDemandImport({ users: n, tableWruPerUser: tableWru, utilization: u, invocationsAllow });
+  const warmConcurrency = options.warmConcurrency ?? options.concurrency;
+  const warmInvocationsAllow = warmConcurrency * perInvocation;
+  const warmTableAllows = (u * THROUGHPUT.warmedWriteUnits) / tableWru;
+  const warmRate = Math.min(warmInvocationsAllow, warmTableAllows);
+  const warmMinutes = n / warmRate / 60;
+  const limitsOf = (c: number, allow: number) =>
+    `${c} invocations × ${w.batchSize} users / ${w.handlerMsPerInvocation.toFixed(0)} ms = ${allow.toFixed(0)} users/s`;
+  const limits = limitsOf(options.concurrency, invocationsAllow);
+  const wall: WallScenario[] = [
+    {
+      scenario: 'new on-demand table, untuned',
+      concurrency: options.concurrency,
+      usersPerSecond: n / (fresh.minutes * 60),
+      minutes: fresh.minutes,
+      arithmetic:
+        `new on-demand table, untuned: the pace keeps ${(100 * u).toFixed(0)} % of the table's capacity (4,000 WRU/s, doubled 30 min after a sustained peak: ` +
+        `${fresh.doublings} doubling${fresh.doublings === 1 ? '' : 's'}, ${fresh.finalUnits.toFixed(0)} WRU/s at the end) ÷ ${tableWru.toFixed(2)} table WRU per user, ` +
+        `at most ${limits} → ${n} users in ${fresh.minutes.toFixed(1)} min`,
+    },
+    {
+      scenario: `table warmed to ${THROUGHPUT.warmedWriteUnits} WRU/s, untuned`,
+      concurrency: warmConcurrency,
+      usersPerSecond: warmRate,
+      minutes: warmMinutes,
+      arithmetic:
+        `table warmed to ${THROUGHPUT.warmedWriteUnits} WRU/s, untuned: min(${(100 * u).toFixed(0)} % × ${THROUGHPUT.warmedWriteUnits} WRU/s ÷ ${tableWru.toFixed(2)} = ${warmTableAllows.toFixed(0)} users/s, ` +
+        `${limitsOf(warmConcurrency, warmInvocationsAllow)}) = ${warmRate.toFixed(0)} users/s (${warmInvocationsAllow <= warmTableAllows ? 'concurrency-bound' : 'table-bound'}) → ${n} users in ${warmMinutes.toFixed(1)} min`,
+    },
+  ];
+  // Lambda bills every invocation's duration: while a backlog waits, `concurrency` invocations
+  // run, importing or waiting for the pace — on the new table (the headline) most of them wait.
+  const workSeconds = (n * w.handlerMsPerUser) / 1000;
+  const gbSeconds = Math.max(workSeconds, options.concurrency * fresh.minutes * 60) * gb;
   const lines = [
     {
       item: 'DynamoDB writes (AWS rules)',
@@ -540,7 +658,9 @@ export function costModel(
     },
     {
       item: 'Lambda compute (import worker)',
-      arithmetic: `${n} users × ${w.handlerMsPerUser.toFixed(1)} ms × ${gb.toFixed(3)} GB × $${PRICES.lambdaGbSecond}/GB-s`,
+      arithmetic:
+        `max(${n} users × ${w.handlerMsPerUser.toFixed(1)} ms working, ${options.concurrency} invocations × ${fresh.minutes.toFixed(1)} min on the new table, paced) ` +
+        `× ${gb.toFixed(3)} GB × $${PRICES.lambdaGbSecond}/GB-s`,
       usd: gbSeconds * PRICES.lambdaGbSecond,
     },
     {
@@ -560,40 +680,6 @@ export function costModel(
     },
   ];
 
-  // Each invocation imports its batch in handlerMsPerInvocation; the table lets through
-  // writeUnits / tableWru users per second; the import runs at the lower of the two.
-  const perInvocation = (w.batchSize * 1000) / w.handlerMsPerInvocation;
-  const scenario = (name: string, concurrency: number, writeUnits: number): WallScenario => {
-    const invocationsAllow = concurrency * perInvocation;
-    const tableAllows = writeUnits / tableWru;
-    const usersPerSecond = Math.min(invocationsAllow, tableAllows);
-    const minutes = n / usersPerSecond / 60;
-    const bound = invocationsAllow <= tableAllows ? 'concurrency-bound' : 'table-bound';
-    return {
-      scenario: name,
-      concurrency,
-      usersPerSecond,
-      minutes,
-      arithmetic:
-        `${name}: min(${concurrency} invocations × ${w.batchSize} users / ${w.handlerMsPerInvocation.toFixed(0)} ms = ${invocationsAllow.toFixed(0)} users/s, ` +
-        `${writeUnits} WRU/s ÷ ${tableWru.toFixed(2)} table WRU per user = ${tableAllows.toFixed(0)} users/s) = ${usersPerSecond.toFixed(0)} users/s (${bound}) ` +
-        `→ ${n} users in ${minutes.toFixed(1)} min`,
-    };
-  };
-  const fitting = (writeUnits: number) => Math.max(2, Math.ceil(writeUnits / tableWru / perInvocation));
-  const wall = [
-    scenario('new on-demand table, default concurrency', options.concurrency, THROUGHPUT.newTableWriteUnits),
-    scenario(
-      'new on-demand table, concurrency to fill it',
-      fitting(THROUGHPUT.newTableWriteUnits),
-      THROUGHPUT.newTableWriteUnits,
-    ),
-    scenario(
-      `table warmed to ${THROUGHPUT.warmedWriteUnits} WRU/s`,
-      fitting(THROUGHPUT.warmedWriteUnits),
-      THROUGHPUT.warmedWriteUnits,
-    ),
-  ];
   const headline = wall[0] as WallScenario;
   return {
     users: n,

@@ -3,6 +3,7 @@ import { isAwsEndpoint } from '#functions/shared/clients.js';
 import { parseThrottlingFraction } from '#functions/shared/simulated-throttling.js';
 import { displayUrl } from '../shared/display-url.js';
 import { BUNDLES_ENV } from './bundles.js';
+import { type CapacitySettings, parseWriteCapacity } from './capacity.js';
 import { localTimeoutCap, MIN_LOCAL_FUNCTION_TIMEOUT_SECONDS } from './timeouts.js';
 
 /** Settings of one local runtime, from the command line and the environment. */
@@ -23,6 +24,11 @@ export interface LocalOptions {
   readonly dynamodbEndpoint: ExternalDynamoDb | undefined;
   /** Rehearsal: the fraction of DynamoDB calls that fail with throttling errors; undefined = none. */
   readonly simulateThrottling: number | undefined;
+  /**
+   * Rehearsal: every table has an on-demand table's capacity (`--write-capacity`, capacity.ts) and
+   * DynamoDB's throttling answers beyond it; undefined = DynamoDB Local's unlimited capacity.
+   */
+  readonly writeCapacity: CapacitySettings | undefined;
   /** Host names requests may name besides the bound address (`ALLOWED_HOSTS`; request-guard.ts). */
   readonly allowedHosts: readonly string[];
   /** `LOCAL_FUNCTION_TIMEOUT_SECONDS`: every function's timeout at most this (timeouts.ts); undefined = the manifests'. */
@@ -45,7 +51,7 @@ const DEFAULT_DATA_DIR = '.data';
 const DEFAULT_TABLE_NAME = 'auth-core';
 const DEFAULT_REGION = 'us-east-1';
 
-export const USAGE = `Usage: npm start [-- --in-memory] [-- --simulate-throttling=<fraction>]
+export const USAGE = `Usage: npm start [-- --in-memory] [-- --simulate-throttling=<fraction>] [-- --write-capacity=<units>]
 
 Runs the core on this machine: DynamoDB Local plus the real handlers behind an HTTP server.
 
@@ -58,6 +64,11 @@ Options:
   --simulate-throttling=<fraction>
                 a rehearsal of a busy table: that fraction (e.g. 0.3) of the handlers' DynamoDB
                 calls fail with DynamoDB's throttling errors before they reach DynamoDB Local
+  --write-capacity=<units>[,<doubling seconds>]
+                a rehearsal of a table's capacity: every table serves <units> write units per
+                second (reads count a third) and throttles beyond, as DynamoDB does; a sustained
+                peak doubles it after <doubling seconds> (default 1800, as AWS's on-demand tables),
+                up to 40,000. E.g. 4000 is a new on-demand table, 40000 one warmed to the quota
   --help        show this text
 
 Environment:
@@ -131,10 +142,18 @@ function nonEmpty(value: string | undefined): string | undefined {
 export function parseCommand(argv: readonly string[], env: NodeJS.ProcessEnv, cwd: string): ParsedCommand {
   let inMemory = false;
   let simulateThrottling: number | undefined;
+  let writeCapacity: CapacitySettings | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === '--in-memory') inMemory = true;
-    else if (arg === '--help' || arg === '-h') return { help: true };
+    else if (arg === '--write-capacity' || arg.startsWith('--write-capacity=')) {
+      const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i];
+      try {
+        writeCapacity = parseWriteCapacity(value ?? '');
+      } catch (error) {
+        throw new OptionsError(`--write-capacity: ${(error as Error).message}`);
+      }
+    } else if (arg === '--help' || arg === '-h') return { help: true };
     else if (arg === '--simulate-throttling' || arg.startsWith('--simulate-throttling=')) {
       const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i];
       try {
@@ -161,6 +180,9 @@ export function parseCommand(argv: readonly string[], env: NodeJS.ProcessEnv, cw
     );
   }
   const dynamodbEndpoint = externalDynamoDb(nonEmpty(env.DYNAMODB_ENDPOINT));
+  if (writeCapacity !== undefined && dynamodbEndpoint?.aws) {
+    throw new OptionsError('--write-capacity rehearses a table on DynamoDB Local; a table on AWS has its own capacity');
+  }
   let region = nonEmpty(env.AWS_REGION);
   if (dynamodbEndpoint) {
     if (inMemory) {
@@ -198,6 +220,7 @@ export function parseCommand(argv: readonly string[], env: NodeJS.ProcessEnv, cw
       dynamodbPort: parsePort('DYNAMODB_PORT', env.DYNAMODB_PORT, undefined),
       dynamodbEndpoint,
       simulateThrottling,
+      writeCapacity,
       allowedHosts: parseAllowedHosts(env.ALLOWED_HOSTS),
       functionTimeoutCap: functionTimeoutCap(env),
     },

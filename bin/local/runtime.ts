@@ -5,6 +5,7 @@ import { ENV } from '#functions/shared/env.js';
 import { WORKERS } from '#functions/workers.js';
 import { displayUrl } from '../shared/display-url.js';
 import { describeHandlerSource } from './bundles.js';
+import { type CapacityProxy, startCapacityProxy } from './capacity-proxy.js';
 import { DataDirModeError, makeDataDirPrivate, PRIVATE_UMASK, type Tightened } from './data-dir.js';
 import { createRouter, loadHandler, useHandler } from './dispatch.js';
 import { type DynamoDbLocal, ensureTable, freePort, startDynamoDbLocal } from './dynamodb.js';
@@ -223,8 +224,23 @@ export async function main(argv: readonly string[]): Promise<number> {
   const external = options.dynamodbEndpoint;
   const dynamodbPort = external ? undefined : (options.dynamodbPort ?? (await freePort()));
   const dynamodbEndpoint = external ? external.url : `http://127.0.0.1:${dynamodbPort}`;
+  // Capacity-limited mode: the handlers reach DynamoDB through a proxy that meters every table's
+  // units and throttles beyond its budget (capacity-proxy.ts); the import worker's pace starts at
+  // that budget. Started now, so the handlers' environment names it from the start.
+  let capacity: CapacityProxy | undefined;
+  if (options.writeCapacity) {
+    capacity = await startCapacityProxy({
+      target: dynamodbEndpoint,
+      settings: options.writeCapacity,
+      region: options.region,
+      say,
+    });
+    const proxy = capacity;
+    cleanups.push({ name: 'the capacity proxy', run: () => proxy.stop() });
+    process.env[ENV.importWriteUnits] ??= String(options.writeCapacity.initialUnits);
+  }
   process.env[ENV.tableName] = options.tableName;
-  process.env[ENV.dynamodbEndpoint] = dynamodbEndpoint;
+  process.env[ENV.dynamodbEndpoint] = capacity?.endpoint ?? dynamodbEndpoint;
   // Only the command line turns the rehearsal on (and the banner then says so).
   if (options.simulateThrottling === undefined) delete process.env[ENV.simulateThrottling];
   else process.env[ENV.simulateThrottling] = String(options.simulateThrottling);
@@ -448,6 +464,13 @@ export async function main(argv: readonly string[]): Promise<number> {
         Object.keys(features).length > 0 ? " (in memory: on unless an app's coreConfig turns them off)" : ''
       }`,
       ...services.flatMap((s) => s.running.banner ?? []).map((line) => `  ${line}`),
+      ...(options.writeCapacity === undefined
+        ? []
+        : [
+            `  Capacity:  LIMITED — every table ${options.writeCapacity.initialUnits} WRU/s at first (reads count a third), ` +
+              `doubled ${options.writeCapacity.doublingSeconds} s after a sustained peak, up to ${options.writeCapacity.maxUnits}; ` +
+              `throttled beyond, as DynamoDB does (--write-capacity; handlers reach DynamoDB through ${capacity?.endpoint})`,
+          ]),
       ...(options.simulateThrottling === undefined
         ? []
         : [

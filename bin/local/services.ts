@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { ENV } from '#functions/shared/env.js';
 import { WORKERS } from '#functions/workers.js';
@@ -122,12 +123,15 @@ function workerDefinition(id: string) {
  */
 async function importWorkerPool(context: ServiceContext): Promise<WorkerPool> {
   const definition = definitionOf('import-worker');
-  const size = importContexts(context.env);
+  const size = importContexts(context.env) ?? Math.max(2, availableParallelism());
+  // The import's pace (functions/shared/import-pace.ts) shares a table's units among the contexts,
+  // as the stack shares them among the function's maximum concurrency.
+  context.env[ENV.importConcurrency] ??= String(size);
   return startWorkerPool({
     name: definition.id,
     handlerPath: handlerModulePath(definition),
     env: context.env,
-    ...(size !== undefined ? { size } : {}),
+    size,
     memoryMb: definition.memoryMb,
     report: context.report,
   });
@@ -199,6 +203,9 @@ const importPipelineService: LocalService = {
             functionName: definition.id,
             handler: q.handler as SqsWorkerHandler,
             batchSize: source.batchSize,
+            ...('batchingWindowSeconds' in source && source.batchingWindowSeconds !== undefined
+              ? { batchingWindowSeconds: source.batchingWindowSeconds }
+              : {}),
             // The import worker's maxConcurrency sizes the deployed event source to a new
             // table's write capacity; DynamoDB Local has no such limit, so locally it runs as
             // many batches as its threads can use.

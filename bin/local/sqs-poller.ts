@@ -1,6 +1,7 @@
 /**
  * A local event source that gives an SQS worker handler the batch semantics Lambda's SQS event
- * source gives it: long-poll receive of up to `batchSize` messages, an SQSEvent, one invocation,
+ * source gives it: long-poll receive of up to `batchSize` messages (gathered by several receives
+ * above 10, within `batchingWindowSeconds`), an SQSEvent, one invocation,
  * then deletion of the records NOT listed in `batchItemFailures`. Failed records (or the whole
  * batch when the handler throws or returns an unknown identifier) are left alone: they reappear
  * after the visibility timeout with a higher receive count, and the queue's redrive moves them
@@ -20,7 +21,10 @@ export interface SqsPollerOptions {
   readonly region: string;
   readonly functionName: string;
   readonly handler: SqsWorkerHandler;
+  /** Messages per invocation at most; above 10 they are gathered by several receives. */
   readonly batchSize: number;
+  /** Seconds a batch above 10 may be gathered for (Lambda's batching window). @default 0 */
+  readonly batchingWindowSeconds?: number;
   readonly concurrency: number;
   /** The function's timeout: what `getRemainingTimeInMillis` counts down from. */
   readonly timeoutSeconds: number;
@@ -127,20 +131,40 @@ export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
     await ack(messages.filter((m) => !failedIds.has(m.MessageId as string)));
   }
 
+  const receive = async (max: number, waitTimeSeconds: number) =>
+    (
+      await options.client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: options.queueUrl,
+          MaxNumberOfMessages: Math.min(10, max),
+          WaitTimeSeconds: waitTimeSeconds,
+          MessageSystemAttributeNames: ['All'],
+          MessageAttributeNames: ['All'],
+        }),
+      )
+    ).Messages ?? [];
+
+  /**
+   * A batch as Lambda gathers it: one long-polled receive, then (for a batch above 10) more while
+   * the queue keeps answering, within the batching window. Locally a batch is handed over as soon
+   * as the queue has no more, rather than after the whole window.
+   */
+  async function receiveBatch(): Promise<Message[]> {
+    const messages = await receive(options.batchSize, options.waitTimeSeconds ?? 1);
+    const until = Date.now() + (options.batchingWindowSeconds ?? 0) * 1000;
+    while (messages.length > 0 && messages.length < options.batchSize && Date.now() < until && !stopped) {
+      const more = await receive(options.batchSize - messages.length, 0);
+      if (more.length === 0) break;
+      messages.push(...more);
+    }
+    return messages;
+  }
+
   async function loop(): Promise<void> {
     while (!stopped) {
       let messages: Message[];
       try {
-        const out = await options.client.send(
-          new ReceiveMessageCommand({
-            QueueUrl: options.queueUrl,
-            MaxNumberOfMessages: options.batchSize,
-            WaitTimeSeconds: options.waitTimeSeconds ?? 1,
-            MessageSystemAttributeNames: ['All'],
-            MessageAttributeNames: ['All'],
-          }),
-        );
-        messages = out.Messages ?? [];
+        messages = await receiveBatch();
       } catch (error) {
         if (stopped) break;
         report(`${options.functionName}: receiving from the queue failed: ${String(error)}`);

@@ -47,6 +47,14 @@ export const ENV = {
    * "Outbound requests"). Never set on AWS.
    */
   localRuntime: 'LOCAL_RUNTIME',
+  /**
+   * The import worker: `<start>[,<ceiling>]` table write units per second the import of one table
+   * starts at and never exceeds (functions/shared/import-pace.ts). Set by the stack (the table's
+   * warm throughput, -c importMaxWriteUnits) and by the local runtime (--write-capacity).
+   */
+  importWriteUnits: 'IMPORT_WRITE_UNITS',
+  /** The import worker: how many execution environments share those units (its maximum concurrency). */
+  importConcurrency: 'IMPORT_CONCURRENCY',
 } as const;
 
 /** Reads a variable that must be set; throws at cold start rather than running half-configured. */

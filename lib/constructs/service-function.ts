@@ -274,11 +274,18 @@ export class ServiceFunction extends NodejsFunction {
    * returns `batchItemFailures`), which also grants exactly the consume actions on it (and its
    * key); `envName` carries its URL.
    */
-  consumeQueue(queue: IQueue, envName: string, options: { batchSize: number; maxConcurrency: number }): this {
+  consumeQueue(
+    queue: IQueue,
+    envName: string,
+    options: { batchSize: number; maxConcurrency: number; batchingWindowSeconds?: number },
+  ): this {
     this.addEventSource(
       new SqsEventSource(queue, {
         batchSize: options.batchSize,
         maxConcurrency: options.maxConcurrency,
+        ...(options.batchingWindowSeconds === undefined
+          ? {}
+          : { maxBatchingWindow: Duration.seconds(options.batchingWindowSeconds) }),
         reportBatchItemFailures: true,
       }),
     );

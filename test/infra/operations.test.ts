@@ -8,6 +8,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ENV } from '#functions/shared/env.js';
 import { METRIC, METRICS_ENV, METRICS_NAMESPACE, serviceName } from '#functions/shared/metric-names.js';
 import { TABLE_SCHEMA } from '#functions/storage/table.js';
 import { WORKERS } from '#functions/workers.js';
@@ -245,6 +246,8 @@ describe('API stage throttling', () => {
 });
 
 describe('throughput', () => {
+  /** What the default ceiling is sized for: a new on-demand table an hour into an import at its capacity (two doublings). */
+  const UNTUNED_TABLE_WRITE_UNITS = 4 * NEW_TABLE_WRITE_UNITS;
   const importMapping = (s: Synthesized) => {
     const worker = routeFunctions([s.workersTemplate]).find((f) => f.routeId === 'import-worker')!;
     return resourcesOfType(s.workersTemplate, 'AWS::Lambda::EventSourceMapping').find(
@@ -254,19 +257,31 @@ describe('throughput', () => {
   const importWorker = WORKERS.find((w) => w.id === 'import-worker')!;
   const batchSize = importWorker.source.kind === 'import-queue' ? importWorker.source.batchSize : 0;
 
-  it("sizes the worker manifest's default concurrency for a new on-demand table", () => {
+  const paceOf = (s: Synthesized) => {
+    const worker = routeFunctions([s.workersTemplate]).find((f) => f.routeId === 'import-worker')!;
+    const variables = worker.properties.Environment.Variables as Record<string, string>;
+    return { writeUnits: variables[ENV.importWriteUnits], concurrency: variables[ENV.importConcurrency] };
+  };
+
+  it("sizes the worker manifest's default concurrency for a new table an hour into an import; the pace starts at a new table's", () => {
     const concurrency = importWorker.source.kind === 'import-queue' ? importWorker.source.maxConcurrency : 0;
-    expect(concurrency).toBe(importConcurrencyFor(NEW_TABLE_WRITE_UNITS, batchSize));
-    // At the fastest measured batch, the default concurrency stays within the table's budget.
-    const tableWriteUnitsPerSecond = ((concurrency * batchSize * 1000) / FASTEST_BATCH_MS) * TABLE_WRITE_UNITS_PER_USER;
-    expect(tableWriteUnitsPerSecond).toBeLessThanOrEqual(NEW_TABLE_WRITE_UNITS);
+    expect(concurrency).toBe(importConcurrencyFor(UNTUNED_TABLE_WRITE_UNITS, batchSize));
+    // At the fastest measured batch, that many invocations fit in those units, one more does not.
+    const writes = (invocations: number) =>
+      ((invocations * batchSize * 1000) / FASTEST_BATCH_MS) * TABLE_WRITE_UNITS_PER_USER;
+    expect(writes(concurrency)).toBeLessThanOrEqual(UNTUNED_TABLE_WRITE_UNITS);
+    expect(writes(concurrency + 1)).toBeGreaterThan(UNTUNED_TABLE_WRITE_UNITS);
     expect(importMapping(synthesized)?.ScalingConfig).toEqual({ MaximumConcurrency: concurrency });
+    expect(paceOf(synthesized)).toEqual({
+      writeUnits: String(NEW_TABLE_WRITE_UNITS),
+      concurrency: String(concurrency),
+    });
     expect(resourcesOfType(synthesized.dataTemplate, 'AWS::DynamoDB::Table')[0]![1].Properties?.WarmThroughput).toBe(
       undefined,
     );
   });
 
-  it('warms the table and every index from context, and lets the import use what that allows', () => {
+  it('warms the table and every index from context, and starts the import at the warm throughput', () => {
     const s = synth({ context: { warmWriteUnits: '40000', warmReadUnits: '20000' } });
     const table = resourcesOfType(s.dataTemplate, 'AWS::DynamoDB::Table')[0]![1].Properties!;
     const warm = { ReadUnitsPerSecond: 20000, WriteUnitsPerSecond: 40000 };
@@ -275,15 +290,24 @@ describe('throughput', () => {
     const concurrency = importConcurrencyFor(40_000, batchSize);
     expect(concurrency).toBeGreaterThan(10);
     expect(importMapping(s)?.ScalingConfig).toEqual({ MaximumConcurrency: concurrency });
+    expect(paceOf(s)).toEqual({ writeUnits: '40000', concurrency: String(concurrency) });
     const body = JSON.stringify(
       resourcesOfType(s.workersTemplate, 'AWS::CloudWatch::Dashboard')[0]![1].Properties?.DashboardBody,
     );
     expect(body).toContain('\\"value\\":40000');
   });
 
-  it('takes an explicit importMaxConcurrency over the derived one', () => {
-    const s = synth({ context: { warmWriteUnits: '40000', importMaxConcurrency: '7' } });
+  it('a warm throughput below what the default takes keeps the default ceiling', () => {
+    const s = synth({ context: { warmWriteUnits: '8000' } });
+    const concurrency = importWorker.source.kind === 'import-queue' ? importWorker.source.maxConcurrency : 0;
+    expect(importMapping(s)?.ScalingConfig).toEqual({ MaximumConcurrency: concurrency });
+    expect(paceOf(s)).toEqual({ writeUnits: '8000', concurrency: String(concurrency) });
+  });
+
+  it('takes an explicit importMaxConcurrency over the derived one, and an importMaxWriteUnits ceiling', () => {
+    const s = synth({ context: { warmWriteUnits: '40000', importMaxConcurrency: '7', importMaxWriteUnits: '30000' } });
     expect(importMapping(s)?.ScalingConfig).toEqual({ MaximumConcurrency: 7 });
+    expect(paceOf(s)).toEqual({ writeUnits: '40000,30000', concurrency: '7' });
   });
 });
 
@@ -296,6 +320,7 @@ describe('context', () => {
       ['warmReadUnits', '11999', /warmReadUnits must be a whole number from 12000/],
       ['importMaxConcurrency', '1', /importMaxConcurrency must be a whole number from 2 to 1000/],
       ['importMaxConcurrency', '1001', /importMaxConcurrency/],
+      ['importMaxWriteUnits', '99', /importMaxWriteUnits must be a whole number from 100/],
       ['apiRateLimit', '0', /apiRateLimit/],
       ['apiBurstLimit', '-1', /apiBurstLimit/],
       ['alarmEmail', 'not-an-address', /alarmEmail must be an e-mail address/],

@@ -104,9 +104,12 @@ describe('worker manifest', () => {
     for (const worker of WORKERS) {
       if (worker.source.kind === 'schedule') continue;
       // Lambda's SQS event source: batch size 1–10 for a standard queue without a batching window,
-      // maximum concurrency 2–1000.
+      // up to 10,000 with one (1–300 s), maximum concurrency 2–1000.
+      const window = 'batchingWindowSeconds' in worker.source ? worker.source.batchingWindowSeconds : undefined;
       expect(worker.source.batchSize).toBeGreaterThanOrEqual(1);
-      expect(worker.source.batchSize).toBeLessThanOrEqual(10);
+      expect(worker.source.batchSize).toBeLessThanOrEqual(window === undefined ? 10 : 10_000);
+      if (window !== undefined) expect(window).toBeGreaterThanOrEqual(1);
+      if (window !== undefined) expect(window).toBeLessThanOrEqual(300);
       expect(worker.source.maxConcurrency).toBeGreaterThanOrEqual(2);
       expect(worker.source.maxConcurrency).toBeLessThanOrEqual(1000);
     }
@@ -164,6 +167,9 @@ describe('triggers', () => {
       );
       expect(mapping.FunctionResponseTypes, worker.id).toEqual(['ReportBatchItemFailures']);
       expect(mapping.BatchSize, worker.id).toBe(worker.source.batchSize);
+      expect(mapping.MaximumBatchingWindowInSeconds, worker.id).toBe(
+        'batchingWindowSeconds' in worker.source ? worker.source.batchingWindowSeconds : undefined,
+      );
       expect(mapping.ScalingConfig, worker.id).toEqual({ MaximumConcurrency: worker.source.maxConcurrency });
       // A Lambda-managed source needs an enabled mapping without a filter that could drop messages.
       expect(mapping.Enabled ?? true, worker.id).toBe(true);

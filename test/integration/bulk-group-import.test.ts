@@ -70,7 +70,8 @@ const mixedUsers = () => [
 async function shape(appId: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const item of await appItems(appId)) {
-    if (String(item.entityType).endsWith('COUNTER')) continue;
+    // Counters and the primary-users guard are bookkeeping shared by the app's users.
+    if (String(item.entityType).endsWith('COUNTER') || item.entityType === 'PRIMARY_GUARD') continue;
     // Ids differ between the apps: user ids, and the random ids of the staged credentials' data keys.
     const sk = item.entityType === 'BULK_IMPORT_DATA_KEY' ? 'KEY ID' : String(item.SK).replace(/[0-9a-f-]{36}/g, 'ID');
     const kind = `${item.entityType} ${sk}`;

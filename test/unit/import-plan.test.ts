@@ -63,6 +63,7 @@ function fakeStore(results: WriteResult[], actions = 10): UserStore & { plans: U
   return {
     plans,
     newWrite,
+    primaryCheckMode: async () => 'each',
     commit: async (write: ReturnType<typeof newWrite>) => {
       plans.push(...write.added.map((a) => a.plan));
       return results.shift() ?? { ok: true };

@@ -92,3 +92,48 @@ describe('the bound staging uses before it counts a user’s actions', () => {
     );
   });
 });
+
+describe('the primary checks of a write of users who are not primary', () => {
+  const plain = (n: number): ImportUser => ({
+    id: `id-${n}`,
+    userRoles: [],
+    totpDevices: [],
+    loginMethods: [
+      {
+        recipeId: 'passwordless',
+        email: `p${n}@x.io`,
+        tenantIds: ['public', 't1'],
+        isVerified: false,
+        isPrimary: false,
+        timeJoinedInMSSinceEpoch: 1,
+        superTokensUserId: `id-${n}`,
+      },
+    ],
+  });
+  const write = (mode: 'each' | 'guard') => {
+    const w = store.newWrite('app', { primaryChecks: mode });
+    for (const n of [1, 2, 3])
+      w.add(importPlan(plain(n), importRecords(plain(n))), { importedStagedRows: [`id-${n}`] });
+    return w;
+  };
+
+  it("are one check of the app's primary-users guard instead of one per account info and tenant", () => {
+    // Three users, each checked in two tenants: six checks, or one.
+    expect(write('each').actionCount - write('guard').actionCount).toBe(6 - 1);
+  });
+
+  it('a write that creates a primary user also sets the guard', () => {
+    const primary: ImportUser = {
+      ...plain(4),
+      loginMethods: [{ ...(plain(4).loginMethods[0] as ImportLoginMethod), isPrimary: true }],
+    };
+    const actions = (u: ImportUser) => {
+      const w = store.newWrite('app');
+      w.add(importPlan(u, importRecords(u)));
+      return w.actionCount;
+    };
+    // Its two reservations take the place of the two checks the same user makes when not
+    // primary; the guard's update is the one more action.
+    expect(actions(primary)).toBe(actions(plain(4)) + 1);
+  });
+});

@@ -378,7 +378,9 @@ export interface GroupImportResult {
  * cancellation names leave the group and the rest is tried again (a few rounds). Users not in
  * `imported` are for the caller to import one by one with {@link importUser}, where each gets
  * exactly the outcome it would have had alone. So this function never decides a failure; it only
- * saves writes. A group whose write throws is simply not imported here.
+ * saves writes. A group whose write throws is simply not imported here. While the app has never
+ * had a primary user, the users who are not primary check that with one condition per write (the
+ * app's primary-users guard) instead of one per account info.
  */
 export async function importUserGroup(deps: ImportDeps, request: GroupImportRequest): Promise<GroupImportResult> {
   const { appId, config } = request;
@@ -392,34 +394,50 @@ export async function importUserGroup(deps: ImportDeps, request: GroupImportRequ
     prepared.push({ user, plan: importPlan(user, withHashes(importRecords(user), own)) });
   }
 
+  // Users who are not primary need "no primary user holds my account infos": while the app has
+  // never had a primary user, one check of its primary-users guard per write says it for them all
+  // (storage/users/guard.ts) instead of one check per account info. Users who are primary create
+  // reservations and set the guard: they are written in writes of their own, checked as always.
+  const createsPrimary = (user: ImportUser) => user.loginMethods.some((lm) => lm.isPrimary);
+  const needsChecks = prepared.some((p) => !createsPrimary(p.user) && (p.plan.primaryFreeChecks ?? []).length > 0);
+  const guarded = needsChecks && (await deps.store.primaryCheckMode(appId)) === 'guard';
+  type Mode = 'each' | 'guard';
+  const modeOf = (user: ImportUser): Mode => (guarded && !createsPrimary(user) ? 'guard' : 'each');
+  const writeOf = (mode: Mode) => deps.store.newWrite(appId, mode === 'guard' ? { primaryChecks: 'guard' } : undefined);
+
   // Greedy packing under the action limit: each write is built once, plan by plan, and a plan
   // that would not fit starts the next one (a user too large even alone is left to importUser,
   // which reports it).
   const companionsOf = (user: ImportUser): CompanionWrites | undefined =>
     request.deleteStagedRows ? { importedStagedRows: [user.id] } : undefined;
-  const groups: { entries: typeof prepared; write: UserWrite }[] = [];
-  let current: { entries: typeof prepared; write: UserWrite } | undefined;
+  type Group = { entries: typeof prepared; write: UserWrite; mode: Mode };
+  const groups: Group[] = [];
+  const current = new Map<Mode, Group | undefined>();
   for (const entry of prepared) {
-    if (current?.write.add(entry.plan, companionsOf(entry.user), MAX_ACTIONS_PER_WRITE)) {
-      current.entries.push(entry);
+    const mode = modeOf(entry.user);
+    const open = current.get(mode);
+    if (open?.write.add(entry.plan, companionsOf(entry.user), MAX_ACTIONS_PER_WRITE)) {
+      open.entries.push(entry);
       continue;
     }
-    const write = deps.store.newWrite(appId);
-    current = write.add(entry.plan, companionsOf(entry.user), MAX_ACTIONS_PER_WRITE)
-      ? { entries: [entry], write }
+    const write = writeOf(mode);
+    const next = write.add(entry.plan, companionsOf(entry.user), MAX_ACTIONS_PER_WRITE)
+      ? { entries: [entry], write, mode }
       : undefined;
-    if (current) groups.push(current);
+    current.set(mode, next);
+    if (next) groups.push(next);
   }
 
   let interruptedBy: unknown;
   for (const initial of groups) {
     let group = initial.entries;
+    const { mode } = initial;
     let write: UserWrite | undefined = initial.write;
     // A conflict names the users it came from: they leave the group (importUser will word their
     // failure) and the rest is tried again, a few rounds at most.
     for (let round = 0; round < GROUP_ROUNDS && group.length >= 2; round++) {
       if (!write) {
-        write = deps.store.newWrite(appId);
+        write = writeOf(mode);
         for (const entry of group) write.add(entry.plan, companionsOf(entry.user));
       }
       const ids = group.map((p) => p.user.id);
@@ -443,6 +461,9 @@ export async function importUserGroup(deps: ImportDeps, request: GroupImportRequ
         if (plan !== undefined) culprits.add(plan);
         else if (entity.kind === 'stagedRow' && ids.includes(entity.id)) culprits.add(ids.indexOf(entity.id));
       });
+      // A primary user appeared since the guard was read: these users are left to importUser,
+      // which checks each of their account infos (and words a conflict with that primary user).
+      if (result.failed.some((entity) => entity.kind === 'primaryGuard')) break;
       if (culprits.size === 0) break;
       group = group.filter((_, i) => !culprits.has(i));
     }

@@ -24,6 +24,8 @@ export type WriteEntity =
   | { readonly kind: 'oneTimeToken' }
   /** A verified-email item is not in the state the write was decided on. */
   | { readonly kind: 'verifiedEmail' }
+  /** A write that checked "the app has no primary user" met one: its users are checked one by one. */
+  | { readonly kind: 'primaryGuard' }
   | { readonly kind: 'internal' };
 
 /** An account info of a non-primary login method that no primary user may hold in that tenant. */
@@ -207,8 +209,17 @@ export interface UserStore {
     limit: number,
     after: PendingPasswordPosition | undefined,
   ): Promise<PendingPasswordPage>;
-  /** Starts a write of this app's users. */
-  newWrite(appId: string): UserWrite;
+  /**
+   * Starts a write of this app's users. `primaryChecks: 'guard'` (only as {@link primaryCheckMode}
+   * allows, and only for plans creating no primary user): the plans' primary checks become one
+   * check that the app still has no primary user, failing the write (`primaryGuard`) if it has one.
+   */
+  newWrite(appId: string, options?: { readonly primaryChecks?: 'each' | 'guard' }): UserWrite;
+  /**
+   * Whether this app's imports may fold their primary checks into one (`guard`: the app has had
+   * no primary user since it was known to have none) or must check each account info (`each`).
+   */
+  primaryCheckMode(appId: string): Promise<'guard' | 'each'>;
   /**
    * Commits a write built by {@link newWrite}. Transient failures (conflicts, throttling) are
    * retried by storage; when they persist, it throws (nothing was written).

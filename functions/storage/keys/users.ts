@@ -18,6 +18,7 @@
  * - The account-info items also carry the search entries of their tenant (docs/users.md "Searching
  *   users"): GSI1 `APP#<a>#T#<t>#SEARCH#<EMAIL|PHONE|TP>#<first character>` / the lower-cased
  *   value, and for an email GSI2 `…#SEARCH#DOMAIN#<first character>` / its lower-cased domain.
+ * - `APP#<a>#PRIMARIES` / `GUARD` says whether the app may have primary users (storage/users/guard.ts).
  */
 import { appPartition } from './apps.js';
 
@@ -119,3 +120,9 @@ export function searchIndexPartition(appId: string, tenantId: string, field: Sea
   const first = String.fromCodePoint(searchIndexSortKey(value).codePointAt(0) ?? 0);
   return `${tenantPartition(appId, tenantId)}#SEARCH#${field}#${first}`;
 }
+
+/**
+ * The app's primary-users guard (storage/users/guard.ts): one item per app in the table that holds
+ * its users. Every write that creates a primary user's account-info reservation also sets it.
+ */
+export const primaryGuardKey = (appId: string) => ({ PK: `${appPartition(appId)}#PRIMARIES`, SK: 'GUARD' });

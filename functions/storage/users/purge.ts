@@ -3,6 +3,7 @@ import type { UserRecord } from '#functions/domain/users/model.js';
 import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
 import {
   appUsersIndexPartition,
+  primaryGuardKey,
   tenantUsersIndexPartition,
   USER_COUNTER_SHARDS,
   USER_SK,
@@ -15,7 +16,8 @@ import { DynamoUserWrite } from './write.js';
 
 /**
  * App-deletion purger: every user of the app (Query of the GSI2 shards `APP#<a>#USERS#<n>`) with
- * all its derived items and its user partitions, then the counter shards. Never a Scan.
+ * all its derived items and its user partitions, then the counter shards and the primary-users
+ * guard. Never a Scan.
  */
 export async function purgeAppUsers(table: Table, appId: string): Promise<void> {
   for (const shard of allShards(USER_COUNTER_SHARDS)) {
@@ -40,6 +42,7 @@ export async function purgeAppUsers(table: Table, appId: string): Promise<void> 
       await batchDeleteAll(table, page as Key[]);
     }
   }
+  await batchDeleteAll(table, [primaryGuardKey(appId)]);
 }
 
 /** A user that keeps changing under its rewrite is left for the next look at the tenant's users. */

@@ -7,6 +7,7 @@ import type { UserStore, UserWrite } from '#functions/domain/users/ports.js';
 import type { Envelope } from '../crypto/envelope.js';
 import type { Table } from '../kit/index.js';
 import { purgeUserData, purgeUserTenantData, userIdDataKinds } from '../user-data.js';
+import { primaryCheckMode } from './guard.js';
 import { replacePasswordHash } from './password.js';
 import { listPasswordPending, passwordMigrationCounts } from './password-pending.js';
 import { previewCommits } from './preview.js';
@@ -45,7 +46,8 @@ export function createUserStore(table: Table, envelope?: () => Envelope): UserSt
       replacePasswordHash(table, appId, user, recipeUserId, replacement),
     passwordMigrationCounts: (appId) => passwordMigrationCounts(table, appId),
     listPasswordPending: (appId, limit, after) => listPasswordPending(table, appId, limit, after),
-    newWrite: (appId) => new DynamoUserWrite(table, appId, envelope),
+    newWrite: (appId, options) => new DynamoUserWrite(table, appId, envelope, options?.primaryChecks),
+    primaryCheckMode: (appId) => primaryCheckMode(table, appId),
     commit: (write) => own(write).commit(),
     previewCommits: (writes) => previewCommits(table, writes, own),
     userIdDataKinds: (appId, userId, now) => userIdDataKinds(table, appId, userId, now),

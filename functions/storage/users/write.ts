@@ -18,12 +18,13 @@ import type {
 } from '#functions/domain/users/ports.js';
 import { accountWriteActionCount, accountWriteActions } from '../account-tokens.js';
 import type { Envelope } from '../crypto/envelope.js';
-import { LINK_SK, PASSWORD_MIGRATED_COUNTER, USER_SK, userPartition } from '../keys/users.js';
+import { LINK_SK, PASSWORD_MIGRATED_COUNTER, PRIMARY_SK, USER_SK, userPartition } from '../keys/users.js';
 import { type Key, keyString, type Table, type TransactItem, transact } from '../kit/index.js';
 import { metadataMergeWrite } from '../metadata-store.js';
 import { roleExistsCheck, userRolePut } from '../role-store.js';
 import { importedRowDeletes } from '../staging/status.js';
 import { sealTotpSecret, totpDevicePut } from '../totp-store.js';
+import { guardCheck, guardPut } from './guard.js';
 import { counterDeltas, counterKeys, type DerivedItem, deriveItems, primaryKeys, userShard } from './items.js';
 
 export interface Action {
@@ -47,6 +48,10 @@ interface State {
   stagedRows: { id: string; plan: number }[];
   /** Companion account writes (token consumption, verified emails), by plan. */
   account: { writes: AccountWrites; plan: number }[];
+  /** A plan's primary checks were folded into one check of the app's primary-users guard (guard.ts). */
+  guardChecked: boolean;
+  /** A plan creates a primary user's reservation: the guard is set in the same write. */
+  createsPrimary: boolean;
 }
 
 const sameContent = (a: DerivedItem, b: DerivedItem) => JSON.stringify(a.item) === JSON.stringify(b.item);
@@ -60,6 +65,8 @@ const copy = (s: State): State => ({
   plans: [...s.plans],
   stagedRows: [...s.stagedRows],
   account: [...s.account],
+  guardChecked: s.guardChecked,
+  createsPrimary: s.createsPrimary,
 });
 
 export class DynamoUserWrite implements UserWrite {
@@ -72,6 +79,8 @@ export class DynamoUserWrite implements UserWrite {
     plans: [],
     stagedRows: [],
     account: [],
+    guardChecked: false,
+    createsPrimary: false,
   };
 
   constructor(
@@ -79,6 +88,12 @@ export class DynamoUserWrite implements UserWrite {
     readonly appId: string,
     /** Seals the TOTP secrets of the write; a write with devices needs it. */
     private readonly envelope?: () => Envelope,
+    /**
+     * How the plans' primary checks are written: one ConditionCheck per account info (`each`), or
+     * one check of the app's primary-users guard for the whole write (`guard`: only when
+     * guard.ts `primaryCheckMode` said so, and for plans that create no primary user).
+     */
+    private readonly primaryChecks: 'each' | 'guard' = 'each',
   ) {}
 
   get actionCount(): number {
@@ -88,7 +103,9 @@ export class DynamoUserWrite implements UserWrite {
       this.counterUpdates().length +
       (s.stagedRows.length > 0 ? s.stagedRows.length + 1 : 0) +
       s.plans.filter((p) => p.metadata).length +
-      s.account.reduce((n, a) => n + accountWriteActionCount(a.writes), 0)
+      s.account.reduce((n, a) => n + accountWriteActionCount(a.writes), 0) +
+      (s.guardChecked ? 1 : 0) +
+      (s.createsPrimary ? 1 : 0)
     );
   }
 
@@ -144,6 +161,7 @@ export class DynamoUserWrite implements UserWrite {
       if (!claim(derived.key, derived.entity)) continue;
       const Item = { ...derived.key, ...derived.item };
       if (!found) {
+        if (derived.key.SK === PRIMARY_SK) s.createsPrimary = true;
         push(derived.entity, {
           Put: { TableName: table.name, Item, ConditionExpression: 'attribute_not_exists(PK)' },
         });
@@ -173,7 +191,8 @@ export class DynamoUserWrite implements UserWrite {
       });
     }
 
-    for (const check of plan.primaryFreeChecks ?? []) {
+    if (this.primaryChecks === 'guard' && (plan.primaryFreeChecks ?? []).length > 0) s.guardChecked = true;
+    for (const check of this.primaryChecks === 'guard' ? [] : (plan.primaryFreeChecks ?? [])) {
       for (const key of primaryKeys(appId, check.tenantId, check)) {
         if (s.claimed.has(keyString(key))) continue;
         s.claimed.add(keyString(key));
@@ -292,6 +311,15 @@ export class DynamoUserWrite implements UserWrite {
     }
     const actions: Action[] = [...s.actions];
     for (const item of this.counterUpdates()) actions.push({ entity: { kind: 'internal' }, item, plan: undefined });
+    if (s.guardChecked && s.createsPrimary) {
+      throw new Error('a write checking the primary-users guard cannot also create a primary user');
+    }
+    if (s.guardChecked) {
+      actions.push({ entity: { kind: 'primaryGuard' }, item: guardCheck(this.table, this.appId), plan: undefined });
+    }
+    if (s.createsPrimary) {
+      actions.push({ entity: { kind: 'internal' }, item: guardPut(this.table, this.appId), plan: undefined });
+    }
     const staged = importedRowDeletes(
       this.table,
       this.appId,

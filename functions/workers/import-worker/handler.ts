@@ -1,5 +1,8 @@
 import type { SQSEvent } from 'aws-lambda';
 import { type ImportBatchDeps, importStagedBatch } from '#functions/domain/bulk-import/import-batch.js';
+import { getDocumentClient } from '#functions/shared/clients.js';
+import { ENV, optionalEnv } from '#functions/shared/env.js';
+import { paceSettingsFrom, paceWrites, TablePaces } from '#functions/shared/import-pace.js';
 import { logger } from '#functions/shared/logger.js';
 import { METRIC } from '#functions/shared/metric-names.js';
 import { importBatchDeps, returnDeps } from '#functions/wiring/import-worker.js';
@@ -62,9 +65,32 @@ export function createImportWorker(overrides: Partial<ImportBatchDeps> = {}) {
   });
 }
 
+let paces: TablePaces | undefined;
+
+/**
+ * The pace of this execution environment's writes (functions/shared/import-pace.ts), set up at its
+ * first invocation: from then on every write attempt of its DynamoDB client waits for its units,
+ * and every throttled attempt slows the table's import down. Only the deployed handler (and the
+ * local runtime's, which is the same) is paced: a worker made with {@link createImportWorker} in a
+ * test or the bench writes as fast as it can.
+ */
+function paced(): TablePaces {
+  if (!paces) {
+    paces = new TablePaces(paceSettingsFrom(optionalEnv(ENV.importWriteUnits), optionalEnv(ENV.importConcurrency)));
+    paceWrites(getDocumentClient(), paces);
+  }
+  return paces;
+}
+
+const worker = createImportWorker();
+
 /**
  * Import queue consumer (SQS event source, partial batch responses): imports the batch's staged
- * users — together where they can be, one by one where they must be — and returns those the
- * table (or a queue, or the key) was too busy for, with a delay (functions/workers/backpressure.ts).
+ * users — together where they can be, one by one where they must be — at the pace the table takes
+ * them, and returns those the table (or a queue, or the key) was too busy for, with a delay
+ * (functions/workers/backpressure.ts).
  */
-export const handler = createImportWorker();
+export const handler: typeof worker = (event, context) => {
+  paced();
+  return worker(event, context);
+};
