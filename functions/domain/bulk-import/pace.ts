@@ -1,0 +1,63 @@
+/**
+ * The pace of a staging request's groups (docs/bulk-import.md "A request cut short"): a request's
+ * size is bounded by its time, not only by the 10,000-user limit. A group of rows starts only while
+ * the time left before the request's deadline still holds the longest group seen so far (a first
+ * guess before any has finished) and what the request needs after its last group; otherwise the
+ * request stops at that group boundary, keeps the groups written and answers 503 with
+ * `Retry-After`, and its repeat stages only the rest.
+ */
+
+/** What one group (≤ 98 rows, their marker, their import messages) is presumed to take before any finished. */
+export const FIRST_GROUP_GUESS_MS = 2_000;
+/**
+ * Kept before the deadline for what follows the last group: remembering the answer (its gzipped
+ * parts), the answer itself.
+ */
+export const AFTER_GROUPS_RESERVE_MS = 1_000;
+
+export class GroupPace {
+  private longestMs = 0;
+  private stagedNow = 0;
+  private stagedBefore = 0;
+
+  /**
+   * @param deadline epoch ms of the request's deadline (undefined: no budget, every group starts)
+   * @param now the clock
+   */
+  constructor(
+    private readonly deadline: number | undefined,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** What the next group is presumed to take: the longest seen so far, else the first guess. */
+  get groupMs(): number {
+    return this.longestMs > 0 ? this.longestMs : FIRST_GROUP_GUESS_MS;
+  }
+
+  /** Users of the request staged so far, by this attempt or an earlier one of the same request. */
+  get staged(): number {
+    return this.stagedNow + this.stagedBefore;
+  }
+
+  /** Users this attempt staged. */
+  get stagedByThisAttempt(): number {
+    return this.stagedNow;
+  }
+
+  /** Whether a group started now would finish, with the reserve, before the deadline. */
+  mayStart(): boolean {
+    if (this.deadline === undefined) return true;
+    return this.now() + this.groupMs + AFTER_GROUPS_RESERVE_MS <= this.deadline;
+  }
+
+  /** A group this attempt did: `users` staged in `ms`. */
+  done(users: number, ms: number): void {
+    this.stagedNow += users;
+    this.longestMs = Math.max(this.longestMs, ms);
+  }
+
+  /** A group an earlier attempt did: `users` staged. */
+  doneBefore(users: number): void {
+    this.stagedBefore += users;
+  }
+}
