@@ -7,7 +7,8 @@
  *
  * Set by functions/wiring/budget.ts (`withinBudget`): the HTTP pipeline (the function's remaining
  * time less the time kept to answer), the import worker and the DLQ consumer (less the time kept to
- * hand messages back), the reconciler.
+ * hand messages back), the reconciler. Its `stopAt` ends the invocation's working time: nothing of
+ * it reaches AWS after (aws-timeouts.ts, the DynamoDB kit).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { BudgetExhaustedError } from './errors.js';
@@ -18,8 +19,8 @@ export interface RetryPolicy {
   /**
    * Epoch ms: the invocation's own deadline, set once per invocation (functions/wiring/budget.ts):
    * no AWS call attempt outlives it by more than a reserve (functions/shared/aws-timeouts.ts). A
-   * store narrowing `deadline` for its own retries (staging keeps time to undo its rows) leaves it
-   * as it is: a slow but answering call is not cut before the invocation needs its time back.
+   * store narrowing `deadline` for its own retries leaves it as it is: a slow but answering call is
+   * not cut before the invocation needs its time back.
    */
   readonly callDeadline?: number;
   /**
@@ -81,3 +82,25 @@ export function checkTimeLeft(step: string, now = Date.now()): void {
   const { deadline } = currentRetryPolicy();
   if (deadline !== undefined && now >= deadline) throw new BudgetExhaustedError(`out of time before ${step}`);
 }
+
+/**
+ * Runs a cleanup call — the one kind a request may make after its working time: a keyed staging
+ * request giving its lease back, so the client's retry need not wait for it to run out — with one
+ * attempt of at most {@link CLEANUP_ATTEMPT_MS} and no retry, whatever is left of the budget.
+ * Such a call must be harmless whenever it lands (conditional on the state its caller left).
+ */
+export function cleanupCall<T>(work: () => Promise<T>, now = Date.now()): Promise<T> {
+  const { attempts } = currentRetryPolicy();
+  return policies.run(
+    {
+      deadline: now,
+      callDeadline: now + CLEANUP_ATTEMPT_MS,
+      stopAt: now + CLEANUP_ATTEMPT_MS,
+      ...(attempts !== undefined ? { attempts } : {}),
+    },
+    work,
+  );
+}
+
+/** The one attempt a {@link cleanupCall} gets. */
+const CLEANUP_ATTEMPT_MS = 1_000;

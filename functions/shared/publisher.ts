@@ -3,9 +3,11 @@
  * them in SendMessageBatch calls of 10 (the SQS limit) with bounded parallelism, and retries the
  * entries a response lists as `Failed` (and calls that fail as a whole) with backoff. Anything
  * still unsent after the retries is an error; so is the invocation's time running out
- * (`BudgetExhaustedError`: no further attempt is made then).
+ * (`BudgetExhaustedError`: `publish` makes no retry that would end past the invocation's deadline,
+ * and no attempt past the end of its working time).
  */
 import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, type SQSClient } from '@aws-sdk/client-sqs';
+import { currentRetryPolicy } from './call-budget.js';
 import { BudgetExhaustedError } from './errors.js';
 
 export interface PublisherOptions<T> {
@@ -63,10 +65,18 @@ export function createSqsPublisher<T>(options: PublisherOptions<T>): Publisher<T
    */
   async function sendBatch(
     entries: SendMessageBatchRequestEntry[],
+    withinDeadline: boolean,
   ): Promise<{ unsent: Set<string>; outOfTime: boolean }> {
     let pending = entries;
     for (let attempt = 0; attempt < maxAttempts && pending.length > 0; attempt++) {
-      if (attempt > 0) await sleep(Math.min(2000, 50 * 2 ** attempt) * (0.5 + Math.random()));
+      if (attempt > 0) {
+        const delay = Math.min(2000, 50 * 2 ** attempt) * (0.5 + Math.random());
+        // No retry past the invocation's deadline (as the DynamoDB kit's): the caller answers then.
+        const { deadline } = currentRetryPolicy();
+        if (withinDeadline && deadline !== undefined && Date.now() + delay >= deadline)
+          return { unsent: idsOf(pending), outOfTime: true };
+        await sleep(delay);
+      }
       try {
         const out = await options
           .client()
@@ -99,7 +109,7 @@ export function createSqsPublisher<T>(options: PublisherOptions<T>): Publisher<T
         Array.from({ length: Math.min(concurrency, batches.length) }, async () => {
           while (next < batches.length && !outOfTime) {
             const batch = batches[next++] as SendMessageBatchRequestEntry[];
-            const sent = await sendBatch(batch);
+            const sent = await sendBatch(batch, true);
             unsent += sent.unsent.size;
             outOfTime ||= sent.outOfTime;
           }
@@ -125,7 +135,8 @@ export function createSqsPublisher<T>(options: PublisherOptions<T>): Publisher<T
       }));
       const unsent = new Set<string>();
       for (let i = 0; i < requests.length; i += BATCH) {
-        for (const id of (await sendBatch(requests.slice(i, i + BATCH))).unsent) unsent.add(id);
+        // Handing messages back runs after the deadline by design (in the time kept for it).
+        for (const id of (await sendBatch(requests.slice(i, i + BATCH), false)).unsent) unsent.add(id);
       }
       return entries.map((_, i) => !unsent.has(String(i)));
     },

@@ -1,5 +1,5 @@
 /**
- * No request outlives its budget (docs/request-pipeline.md "Deadline"), against DynamoDB Local and
+ * No request outlives its budget (docs/request-pipeline.md "From event to answer"), against DynamoDB Local and
  * the local queue, through the real handlers called with a Lambda context of a few seconds:
  *
  * - a route still working at the end of its working time is answered 503 with `Retry-After`, never

@@ -25,30 +25,36 @@ const outcome = fc.oneof(
 );
 
 describe('--batch-size auto', () => {
-  it('starts at 500 users and doubles while requests come back within half the target', () => {
+  it('starts at 1,000 users and doubles while requests come back within half the target', () => {
     const sizer = new AdaptiveSize(sizing);
     const sizes = [];
-    for (let i = 0; i < 8; i++) {
+    for (let i = 0; i < 6; i++) {
       const size = sizer.next();
       sizes.push(size);
       sizer.answered(size, 1_000);
     }
-    expect(sizes).toEqual([500, 1_000, 2_000, 4_000, 8_000, 10_000, 10_000, 10_000]);
+    expect(sizes).toEqual([1_000, 2_000, 4_000, 8_000, 10_000, 10_000]);
   });
 
-  it('grows no further than what the measured speed fits in the target', () => {
+  it('grows by a step within the target, shrinks to the target after it (at least by half)', () => {
     const sizer = new AdaptiveSize(sizing);
-    // 500 users in 4 s: 1,250 fit in 10 s.
-    sizer.answered(500, 4_000);
-    expect(sizer.next()).toBe(1_000);
-    sizer.answered(1_000, 4_900);
+    sizer.answered(1_000, 7_000);
     expect(sizer.next()).toBe(2_000);
-    // 2,000 users in 16 s: slow, 1,250 fit.
-    sizer.answered(2_000, 16_000);
+    sizer.answered(2_000, 9_000);
+    expect(sizer.next()).toBe(3_000);
+    // 3,000 users in 12 s: scaled to the 10 s target.
+    sizer.answered(3_000, 12_000);
+    expect(sizer.next()).toBe(2_500);
+    // Far slower than the target: halved, not less.
+    sizer.answered(2_500, 60_000);
     expect(sizer.next()).toBe(1_250);
-    // Between half the target and the target: kept.
-    sizer.answered(1_250, 7_000);
-    expect(sizer.next()).toBe(1_250);
+  });
+
+  it('measures each answer against its own request: two answers for one size grow it once', () => {
+    const sizer = new AdaptiveSize(sizing);
+    sizer.answered(1_000, 1_000);
+    sizer.answered(1_000, 1_000);
+    expect(sizer.next()).toBe(2_000);
   });
 
   it('halves on a refusal (a 503 cut short, a 5xx, no answer), down to the minimum', () => {
@@ -56,52 +62,57 @@ describe('--batch-size auto', () => {
     sizer.refused(8_000);
     expect(sizer.next()).toBe(4_000);
     // A refusal of a smaller request (formed earlier) halves from that.
-    sizer.refused(1_000);
-    expect(sizer.next()).toBe(500);
+    sizer.refused(2_400);
+    expect(sizer.next()).toBe(1_200);
     for (let i = 0; i < 10; i++) sizer.refused(sizer.next());
     expect(sizer.next()).toBe(AUTO_MIN);
   });
 
-  it('property: always within its bounds, never grows on a refusal or a slow answer, never shrinks on a fast one', () => {
+  it('property: always within its bounds, never grows on a refusal or a slow answer, never shrinks on one within the target', () => {
     fc.assert(
       fc.property(fc.array(outcome, { maxLength: 200 }), (outcomes) => {
         const sizer = new AdaptiveSize(sizing);
         for (const o of outcomes) {
           const before = sizer.next();
-          if (o.kind === 'refused') {
-            sizer.refused(o.users);
-            expect(sizer.next()).toBeLessThanOrEqual(before);
-          } else {
-            sizer.answered(o.users, o.ms);
-            if (o.ms > sizing.targetMs) expect(sizer.next()).toBeLessThanOrEqual(before);
-            // Fast enough that even the doubled size fits the target: it grows (or stays at the max).
-            if (o.ms * 2 * Math.max(before, o.users) <= sizing.targetMs * o.users && o.ms <= sizing.targetMs / 2)
-              expect(sizer.next()).toBeGreaterThanOrEqual(Math.min(before, sizing.max));
-          }
-          expect(sizer.next()).toBeGreaterThanOrEqual(sizing.min);
-          expect(sizer.next()).toBeLessThanOrEqual(sizing.max);
-          expect(Number.isInteger(sizer.next())).toBe(true);
+          if (o.kind === 'refused') sizer.refused(o.users);
+          else sizer.answered(o.users, o.ms);
+          const after = sizer.next();
+          if (o.kind === 'refused' || o.ms > sizing.targetMs) expect(after).toBeLessThanOrEqual(before);
+          else expect(after).toBeGreaterThanOrEqual(before);
+          expect(after).toBeGreaterThanOrEqual(sizing.min);
+          expect(after).toBeLessThanOrEqual(sizing.max);
+          expect(Number.isInteger(after)).toBe(true);
         }
       }),
     );
   });
 
-  it('property: a core of steady speed is met with requests that take about the target, or the limit', () => {
+  it('property: against a core whose time grows with the users (a fixed part and a part per user), it settles near the target', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 20, max: 5_000 }), (usersPerSecond) => {
-        const sizer = new AdaptiveSize(sizing);
-        for (let i = 0; i < 40; i++) {
+      fc.property(
+        fc.integer({ min: 0, max: 9_000 }),
+        fc.double({ min: 0.01, max: 20, noNaN: true }),
+        (fixed, perUser) => {
+          const sizer = new AdaptiveSize(sizing);
+          const took = (users: number) => fixed + users * perUser;
+          const late: number[] = [];
+          for (let i = 0; i < 60; i++) {
+            const size = sizer.next();
+            const ms = took(size);
+            if (i >= 30) late.push(ms);
+            sizer.answered(size, ms);
+          }
           const size = sizer.next();
-          sizer.answered(size, (size / usersPerSecond) * 1000);
-        }
-        const settled = sizer.next();
-        const fits = Math.floor((usersPerSecond * sizing.targetMs) / 1000);
-        // Settled where a request takes between half the target and the target (or at a bound).
-        if (settled < sizing.max && settled > sizing.min) {
-          expect(settled).toBeLessThanOrEqual(fits);
-          expect(settled).toBeGreaterThanOrEqual(Math.floor(fits / 2) - 1);
-        }
-      }),
+          // At a bound, or sending requests that take about the target: none of the last ones takes
+          // more than twice it, and the size is not below what a request of target time holds by half.
+          if (size > sizing.min && size < sizing.max) {
+            for (const ms of late) expect(ms).toBeLessThanOrEqual(2 * sizing.targetMs);
+            const fits = (sizing.targetMs - fixed) / perUser;
+            expect(size).toBeGreaterThanOrEqual(Math.floor(fits / 2) - 1);
+          }
+          if (size === sizing.min) expect(took(sizing.min + sizing.start)).toBeGreaterThan(sizing.targetMs / 2);
+        },
+      ),
     );
   });
 });

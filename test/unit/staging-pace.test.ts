@@ -6,7 +6,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AFTER_GROUPS_RESERVE_MS, FIRST_GROUP_GUESS_MS, GroupPace } from '#functions/domain/bulk-import/pace.js';
+import {
+  AFTER_GROUPS_RESERVE_MS,
+  FIRST_GROUP_GUESS_MS,
+  GROUP_MARGIN,
+  GroupPace,
+} from '#functions/domain/bulk-import/pace.js';
 import { stageInRounds } from '#functions/domain/bulk-import/staging.js';
 import type { StagingPace, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
@@ -14,7 +19,7 @@ import { ServiceUnavailableError } from '#functions/shared/errors.js';
 import type { MetricCounts } from '#functions/shared/metrics.js';
 
 describe('the pace of groups', () => {
-  it('starts a group only when the longest seen (else the first guess) and the reserve fit before the deadline', () => {
+  it('starts a group only when the longest seen with its margin (else the first guess) and the reserve fit before the deadline', () => {
     let now = 0;
     const pace = new GroupPace(10_000, () => now);
     expect(pace.groupMs).toBe(FIRST_GROUP_GUESS_MS);
@@ -25,8 +30,9 @@ describe('the pace of groups', () => {
     now = 0;
     pace.done(98, 4_000);
     pace.done(98, 1_000);
-    expect(pace.groupMs).toBe(4_000);
-    now = 10_000 - 4_000 - AFTER_GROUPS_RESERVE_MS;
+    expect(pace.groupMs).toBe(4_000 * GROUP_MARGIN);
+    expect(GROUP_MARGIN).toBe(1.25);
+    now = 10_000 - 5_000 - AFTER_GROUPS_RESERVE_MS;
     expect(pace.mayStart()).toBe(true);
     now += 1;
     expect(pace.mayStart()).toBe(false);
@@ -116,7 +122,7 @@ describe('a staging request cut short by its time', () => {
     };
     const insert = (part: readonly ImportUser[], round: number, pace: StagingPace) =>
       store.insertNewOnce('app', part, 0, { key: 'k', generation: 'g', round, expiresAt: 0 }, pace);
-    // 12 s: groups at 0 (the first guess), 3 s and 6 s start; at 9 s, 3 s + the reserve no longer fit.
+    // 12 s: groups at 0 (the first guess), 3 s and 6 s start; at 9 s, 3.75 s + the reserve no longer fit.
     const cut = await stageInRounds(
       deps,
       'app',
@@ -177,7 +183,7 @@ describe('a staging request cut short by its time', () => {
       'The request ran out of time before every user was staged: nothing was staged; send the request again after 2 s',
     );
     clock.now = 0;
-    expect(await message(7_000)).toBe(
+    expect(await message(8_000)).toBe(
       'The request ran out of time before every user was staged: 20 users of 100 staged; send the same request ' +
         'again after 2 s (the same body stages only the users not staged yet)',
     );

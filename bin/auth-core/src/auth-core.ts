@@ -58,7 +58,8 @@ function integer(name: string) {
 
 function batchSize(value: string): number | 'auto' {
   if (value === 'auto') return 'auto';
-  if (!/^\d+$/.test(value)) throw new CliError(`--batch-size must be auto or an integer from 1 to ${MAX_BATCH_SIZE}`, EXIT.usage);
+  if (!/^\d+$/.test(value))
+    throw new CliError(`--batch-size must be auto or an integer from 1 to ${MAX_BATCH_SIZE}`, EXIT.usage);
   return Number(value);
 }
 

@@ -200,7 +200,9 @@ export class CoreClient {
         if (error instanceof CliError) throw error;
         what = describeFetchError(error);
         if (attempt >= attempts) {
-          throw new UnreachableError(`the core at ${this.shownUrl} is unreachable (${method} ${stripQuery(path)}: ${what})`);
+          throw new UnreachableError(
+            `the core at ${this.shownUrl} is unreachable (${method} ${stripQuery(path)}: ${what})`,
+          );
         }
       }
       const backoff = Math.min(maxDelay, baseDelay * 2 ** (attempt - 1));

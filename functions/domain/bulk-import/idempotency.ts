@@ -17,7 +17,7 @@
  *   a request that lost its lease has stopped; a failed attempt ends its lease at once.
  */
 import { createHash, createHmac } from 'node:crypto';
-import { timeLeftMs } from '#functions/shared/call-budget.js';
+import { cleanupCall, timeLeftMs } from '#functions/shared/call-budget.js';
 import { BackpressureError, BadRequestError, CoreHttpError } from '#functions/shared/errors.js';
 import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
 import { withFreshIds } from './primary.js';
@@ -180,7 +180,8 @@ async function runClaim(
     return { kind: 'answer', answer: remembered ?? answer, replayed: false };
   } catch (error) {
     try {
-      await deps.requests.release(appId, request.key, claim);
+      // Also when the request's time is over: only this claim's own lease, as it left it.
+      await cleanupCall(() => deps.requests.release(appId, request.key, claim));
     } catch {
       // The lease then simply runs out.
     }

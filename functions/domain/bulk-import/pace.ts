@@ -9,6 +9,8 @@
 
 /** What one group (≤ 98 rows, their marker, their import messages) is presumed to take before any finished. */
 export const FIRST_GROUP_GUESS_MS = 2_000;
+/** A group may take longer than the longest so far (a machine or table slowing down): by this factor. */
+export const GROUP_MARGIN = 1.25;
 /**
  * Kept before the deadline for what follows the last group: remembering the answer (its gzipped
  * parts), the answer itself.
@@ -29,9 +31,9 @@ export class GroupPace {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** What the next group is presumed to take: the longest seen so far, else the first guess. */
+  /** What the next group is presumed to take: the longest seen so far with a margin, else the first guess. */
   get groupMs(): number {
-    return this.longestMs > 0 ? this.longestMs : FIRST_GROUP_GUESS_MS;
+    return this.longestMs > 0 ? this.longestMs * GROUP_MARGIN : FIRST_GROUP_GUESS_MS;
   }
 
   /** Users of the request staged so far, by this attempt or an earlier one of the same request. */

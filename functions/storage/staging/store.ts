@@ -1,8 +1,8 @@
 /**
  * The staged-users store (the bulk-import ports of functions/domain/bulk-import/staging-ports.ts)
  * for one table; the apps' staging markers live in `markers` (the base table). Its jobs live
- * beside it: rows.ts (items and their conditions), insert.ts (inserting, group by group), status.ts (claims, FAILED, removal), shard-writes.ts (the per-shard transactions both
- * use), sealing.ts and credentials.ts (credentials at rest), listing.ts (list, count),
+ * beside it: rows.ts (items and their conditions), insert.ts (inserting, group by group),
+ * status.ts (claims, FAILED, removal), shard-writes.ts (the per-shard transactions both use), sealing.ts and credentials.ts (credentials at rest), listing.ts (list, count),
  * reconcile-scan.ts (the reconciler's reads), purge.ts (app deletion).
  */
 import type { StagingStore } from '#functions/domain/bulk-import/staging-ports.js';

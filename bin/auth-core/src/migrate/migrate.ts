@@ -16,7 +16,15 @@ import { DuplicateCheck } from './duplicates.js';
 import { InFlight } from './in-flight.js';
 import { openPlan, type Plan } from './plan.js';
 import { type Carried, ExportReader, type SignInCounts } from './read.js';
-import { CheckRefusals, type ChunkSender, CoreDryRun, DEFAULT_GIVE_UP_AFTER_MS, LocalDryRun, type Sending, Stager } from './send.js';
+import {
+  CheckRefusals,
+  type ChunkSender,
+  CoreDryRun,
+  DEFAULT_GIVE_UP_AFTER_MS,
+  LocalDryRun,
+  type Sending,
+  Stager,
+} from './send.js';
 import { AdaptiveSize, AUTO_MIN, AUTO_START, type ChunkSizer, DEFAULT_REQUEST_SECONDS, FixedSize } from './sizing.js';
 import type { MigrateSummary } from './summary.js';
 import { readVerifyFile, type VerifyAccount, type VerifySummary, VerifyTargets, verifySignIns } from './verify.js';

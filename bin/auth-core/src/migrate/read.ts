@@ -161,7 +161,8 @@ export class ExportReader {
     const payloadIndex = this.positions.length;
     this.positions.push(position);
     // The chunk's size is taken when its first user comes: the sizing has seen the latest answers.
-    if (this.chunk.users.length === 0) this.chunkSize = Math.max(1, this.context.sizeAt(payloadIndex, this.chunk.index));
+    if (this.chunk.users.length === 0)
+      this.chunkSize = Math.max(1, this.context.sizeAt(payloadIndex, this.chunk.index));
     const duplicates =
       this.context.duplicates?.check(user, payloadIndex, this.chunk.start, (i) => this.positions[i] as number) ?? [];
     if (duplicates.length > 0) this.chunk.duplicates.set(this.chunk.users.length, duplicates);

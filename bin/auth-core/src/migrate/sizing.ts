@@ -4,8 +4,8 @@
  * request sent again stages the rest: docs/bulk-import.md), so a request's size is best set by how
  * long the core takes, not only by the 10,000-user limit: `--batch-size auto` (the default) starts
  * small, grows while requests finish well inside the target time, and shrinks on a slow answer or
- * a refusal (additive-increase/multiplicative-decrease's shape, with a growth that follows the
- * measured speed). `--batch-size <n>` sends n users per request, whatever happens.
+ * a refusal (additive-increase/multiplicative-decrease). `--batch-size <n>` sends n users per
+ * request, whatever happens.
  */
 
 /** The automatic sizing's bounds and goal. */
@@ -18,14 +18,16 @@ export interface AutoSizing {
   readonly targetMs: number;
 }
 
-/** Users in the first request of `--batch-size auto`. */
-export const AUTO_START = 500;
-/** The smallest request `--batch-size auto` sends. */
-export const AUTO_MIN = 50;
-/** What `--request-seconds` defaults to: a third of the core's 29 s budget. */
+/**
+ * Users in the first request of `--batch-size auto`, and its step when it grows by adding. A request
+ * costs the core about as long below some thousands of users as at them (its rows go in one group
+ * per counter shard touched, and a small request touches them all), so sizes smaller than this
+ * gain nothing: it is also the smallest.
+ */
+export const AUTO_START = 1_000;
+export const AUTO_MIN = AUTO_START;
+/** What `--request-seconds` defaults to: about a third of the core's 29 s budget. */
 export const DEFAULT_REQUEST_SECONDS = 10;
-/** How much a request may grow over the largest one answered well inside the target time. */
-const GROWTH = 2;
 
 export interface ChunkSizer {
   /** Users for the next request. */
@@ -47,13 +49,14 @@ export class FixedSize implements ChunkSizer {
 }
 
 /**
- * `--batch-size auto`:
- * - answered within half the target: the size grows (×2 over the larger of itself and the answered
- *   request), but never beyond what the measured speed says fits in the target;
- * - answered after more than the target: the size shrinks to what fits in the target at the
- *   measured speed;
- * - refused for now: the size halves (the refused request itself is sent again as it was: the
- *   same body under the same Idempotency-Key).
+ * `--batch-size auto`, an additive-increase/multiplicative-decrease of the request's size, measured
+ * against the request it is told about (with two requests in flight, answers come for requests
+ * formed at other sizes):
+ * - answered within half the target: the next request is twice that one (the core is far from busy);
+ * - answered within the target: one step (`start`) larger than that one;
+ * - answered after more than the target: that one scaled to the target (at least halved);
+ * - refused for now: half that one (the refused request itself is sent again as it was: the same
+ *   body under the same Idempotency-Key).
  * Always within [min, max].
  */
 export class AdaptiveSize implements ChunkSizer {
@@ -69,13 +72,22 @@ export class AdaptiveSize implements ChunkSizer {
 
   answered(users: number, ms: number): void {
     if (users <= 0) return;
-    const fits = Math.floor((users * this.sizing.targetMs) / Math.max(ms, 1));
-    if (ms <= this.sizing.targetMs / 2) this.size = this.clamp(Math.min(Math.max(this.size, users) * GROWTH, fits));
-    else if (ms > this.sizing.targetMs) this.size = this.clamp(Math.min(this.size, fits));
+    const { targetMs, start } = this.sizing;
+    if (ms <= targetMs / 2) this.grow(users * 2);
+    else if (ms <= targetMs) this.grow(users + start);
+    else this.shrink(users * Math.max(0.5, targetMs / ms));
   }
 
   refused(users: number): void {
-    this.size = this.clamp(Math.floor(Math.min(this.size, Math.max(users, 1)) / 2));
+    this.shrink(Math.max(users, 1) / 2);
+  }
+
+  private grow(to: number): void {
+    this.size = this.clamp(Math.max(this.size, to));
+  }
+
+  private shrink(to: number): void {
+    this.size = this.clamp(Math.min(this.size, to));
   }
 
   private clamp(n: number): number {
