@@ -7,8 +7,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { errorToHttp, OUT_OF_TIME_MESSAGE } from '#functions/http/responses.js';
-import { checkTimeLeft, pastStop, withRetryPolicy } from '#functions/shared/call-budget.js';
+import { checkTimeLeft, cleanupCall, pastStop, withRetryPolicy } from '#functions/shared/call-budget.js';
 import { BackpressureError, BudgetExhaustedError } from '#functions/shared/errors.js';
+import { createSqsPublisher } from '#functions/shared/publisher.js';
 import { getItem, type Table } from '#functions/storage/kit/index.js';
 import { requestBudget, withinBudget } from '#functions/wiring/budget.js';
 
@@ -104,4 +105,54 @@ describe('the end of the working time', () => {
     expect(inner).toEqual([false, true]);
     expect(pastStop(Number.MAX_SAFE_INTEGER)).toBe(false);
   });
+});
+
+describe('a cleanup call after the working time', () => {
+  it('gets one attempt, however long ago the working time ended', async () => {
+    let sent = 0;
+    const table = {
+      name: 'budget-test',
+      client: () => ({
+        send: async () => {
+          sent++;
+          throw Object.assign(new Error('busy'), { name: 'ThrottlingException' });
+        },
+      }),
+    } as unknown as Table;
+    const key = { PK: 'a', SK: 'b' };
+    const error = await withRetryPolicy({ deadline: Date.now() - 5_000, stopAt: Date.now() - 1_000 }, () =>
+      cleanupCall(() => getItem(table, key)),
+    ).catch((e: unknown) => e);
+    expect(sent).toBe(1);
+    expect(error).toBeInstanceOf(BackpressureError);
+  });
+});
+
+describe('publishing import messages within a budget', () => {
+  it('makes no retry that would end past the deadline: the time running out is said as such', async () => {
+    let calls = 0;
+    const publisher = createSqsPublisher<{ id: string }>({
+      schema: { parse: (v) => v as { id: string } },
+      queueUrl: () => 'http://queue',
+      client: () =>
+        ({
+          send: async () => {
+            calls++;
+            throw Object.assign(new Error('busy'), { name: 'RequestThrottled' });
+          },
+        }) as never,
+    });
+    const started = Date.now();
+    const error = await withinBudget({ deadline: started + 150 }, () => publisher.publish([{ id: 'u1' }])).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(BudgetExhaustedError);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(calls).toBeGreaterThanOrEqual(1);
+    // Without a budget the same failures are retried (six attempts) and then reported.
+    calls = 0;
+    const unbudgeted = await publisher.publish([{ id: 'u1' }]).catch((e: unknown) => e);
+    expect((unbudgeted as Error).message).toBe('1 message(s) could not be sent to the queue');
+    expect(calls).toBe(6);
+  }, 30_000);
 });
