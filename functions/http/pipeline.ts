@@ -291,9 +291,9 @@ async function runSteps(x: Exchange): Promise<CoreResponse> {
  * How long after the end of its working time a request is answered 503 if its route has not
  * answered yet — left to the calls cut off at that end (aws-timeouts.ts) to fail in their own
  * words first ("the database is busy"); well before the function's timeout, which the reserve of
- * functions/wiring/budget.ts keeps one second after it.
+ * functions/wiring/budget.ts keeps 1.5 s after it: a process starved of CPU runs its timers late.
  */
-const LATE_ANSWER_GRACE_MS = 500;
+const LATE_ANSWER_GRACE_MS = 250;
 
 /**
  * `work`, or {@link BudgetExhaustedError} once the request's working time is over (plus a grace):

@@ -32,7 +32,7 @@ const ANSWER_RESERVE_MS = 2_000;
  * past `stopAt` no call of the request reaches AWS any more, and the pipeline answers 503 if the
  * route has not answered yet (functions/http/pipeline.ts).
  */
-const STOP_RESERVE_MS = 1_000;
+const STOP_RESERVE_MS = 1_500;
 
 /** An HTTP request's time budget (epoch ms). */
 export interface RequestBudget {

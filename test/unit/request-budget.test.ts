@@ -14,15 +14,15 @@ import { getItem, type Table } from '#functions/storage/kit/index.js';
 import { requestBudget, withinBudget } from '#functions/wiring/budget.js';
 
 describe("an HTTP request's budget", () => {
-  it('retries stop 2 s before the function ends and calls 1 s before it; 10 s without a context', () => {
+  it('retries stop 2 s before the function ends and calls 1.5 s before it; 10 s without a context', () => {
     const now = 5_000_000;
-    expect(requestBudget(29_000, now)).toEqual({ deadline: now + 27_000, stopAt: now + 28_000 });
-    expect(requestBudget(undefined, now)).toEqual({ deadline: now + 8_000, stopAt: now + 9_000 });
+    expect(requestBudget(29_000, now)).toEqual({ deadline: now + 27_000, stopAt: now + 27_500 });
+    expect(requestBudget(undefined, now)).toEqual({ deadline: now + 8_000, stopAt: now + 8_500 });
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 900_000 }), (remaining) => {
         const { deadline, stopAt } = requestBudget(remaining, now);
-        expect(stopAt - deadline).toBe(1_000);
-        expect(now + remaining - stopAt).toBe(1_000);
+        expect(stopAt - deadline).toBe(500);
+        expect(now + remaining - stopAt).toBe(1_500);
       }),
     );
   });

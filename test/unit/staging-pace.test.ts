@@ -40,7 +40,22 @@ describe('the pace of groups', () => {
     expect(new GroupPace(undefined, () => Number.MAX_SAFE_INTEGER).mayStart()).toBe(true);
   });
 
-  it('property: once it says no, it says no for good; every user it was told of is counted once', () => {
+  it('starts no group while one under way has already taken longer than the time left', () => {
+    let now = 0;
+    const pace = new GroupPace(20_000, () => now);
+    expect(pace.mayStart()).toBe(true);
+    now = 9_000;
+    // The first group has run 9 s: another would presumably take as long, and 9 + 9 + 1 > 20… not yet.
+    expect(pace.mayStart()).toBe(true);
+    now = 10_500;
+    expect(pace.groupMs).toBe(10_500);
+    expect(pace.mayStart()).toBe(false);
+    // The first one done (10.5 s): the next ones are judged by it, with the margin.
+    pace.done(98, 10_500);
+    expect(pace.groupMs).toBe(Math.max(10_500 * GROUP_MARGIN, 1_500));
+  });
+
+  it('property: it lets a group start only when it fits before the deadline, and counts every user once', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: 60_000 }),
@@ -50,18 +65,16 @@ describe('the pace of groups', () => {
         (deadline, steps) => {
           let now = 0;
           const pace = new GroupPace(deadline, () => now);
-          let refused = false;
           let counted = 0;
           let countedNow = 0;
           for (const step of steps) {
             now += step.advance;
+            const groupMs = pace.groupMs;
             const may = pace.mayStart();
-            if (refused) expect(may).toBe(false);
-            refused ||= !may;
-            if (may) expect(now + pace.groupMs + AFTER_GROUPS_RESERVE_MS).toBeLessThanOrEqual(deadline);
+            expect(may).toBe(now + groupMs + AFTER_GROUPS_RESERVE_MS <= deadline);
             if (step.before) pace.doneBefore(step.users);
             else {
-              pace.done(step.users, step.ms);
+              pace.done(step.users, Math.min(step.ms, now));
               countedNow += step.users;
             }
             counted += step.users;

@@ -1,8 +1,9 @@
 /**
  * The pace of a staging request's groups (docs/bulk-import.md "A request cut short"): a request's
  * size is bounded by its time, not only by the 10,000-user limit. A group of rows starts only while
- * the time left before the request's deadline still holds the longest group seen so far (a first
- * guess before any has finished) and what the request needs after its last group; otherwise the
+ * the time left before the request's deadline still holds the longest group seen so far with a
+ * margin (a first guess before any has finished; at least what the oldest group under way has
+ * taken so far) and what the request needs after its last group; otherwise the
  * request stops at that group boundary, keeps the groups written and answers 503 with
  * `Retry-After`, and its repeat stages only the rest.
  */
@@ -21,6 +22,8 @@ export class GroupPace {
   private longestMs = 0;
   private stagedNow = 0;
   private stagedBefore = 0;
+  /** Start times of the groups under way. */
+  private readonly running: number[] = [];
 
   /**
    * @param deadline epoch ms of the request's deadline (undefined: no budget, every group starts)
@@ -31,9 +34,14 @@ export class GroupPace {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** What the next group is presumed to take: the longest seen so far with a margin, else the first guess. */
+  /**
+   * What the next group is presumed to take: the longest seen so far with a margin (else the first
+   * guess), and at least as long as the oldest group under way has taken until now.
+   */
   get groupMs(): number {
-    return this.longestMs > 0 ? this.longestMs * GROUP_MARGIN : FIRST_GROUP_GUESS_MS;
+    const seen = this.longestMs > 0 ? this.longestMs * GROUP_MARGIN : FIRST_GROUP_GUESS_MS;
+    const oldest = this.running.length > 0 ? Math.min(...this.running) : undefined;
+    return oldest === undefined ? seen : Math.max(seen, this.now() - oldest);
   }
 
   /** Users of the request staged so far, by this attempt or an earlier one of the same request. */
@@ -46,16 +54,28 @@ export class GroupPace {
     return this.stagedNow;
   }
 
-  /** Whether a group started now would finish, with the reserve, before the deadline. */
+  /**
+   * Whether a group started now would finish, with the reserve, before the deadline; when it would,
+   * the group is taken as started now.
+   */
   mayStart(): boolean {
-    if (this.deadline === undefined) return true;
-    return this.now() + this.groupMs + AFTER_GROUPS_RESERVE_MS <= this.deadline;
+    const now = this.now();
+    if (this.deadline !== undefined && now + this.groupMs + AFTER_GROUPS_RESERVE_MS > this.deadline) return false;
+    this.running.push(now);
+    return true;
   }
 
-  /** A group this attempt did: `users` staged in `ms`. */
+  /** A group this attempt did: `users` staged in `ms` (since its `mayStart`). */
   done(users: number, ms: number): void {
     this.stagedNow += users;
     this.longestMs = Math.max(this.longestMs, ms);
+    // The group under way that started closest to `ms` ago is this one.
+    const started = this.now() - ms;
+    let at = -1;
+    for (const [i, t] of this.running.entries()) {
+      if (at === -1 || Math.abs(t - started) < Math.abs((this.running[at] as number) - started)) at = i;
+    }
+    if (at !== -1) this.running.splice(at, 1);
   }
 
   /** A group an earlier attempt did: `users` staged. */
