@@ -65,7 +65,7 @@ const SIZES = quick
       runtimeEnv: { BCRYPT_LOG_ROUNDS: '8' },
       memory: { chunks: 2, chunkSize: 60, plan: { warmup: 0, runs: 3 } },
       migrate: { convertRecords: 20_000, users: 1_000, batch: 250, plan: { warmup: 0, runs: 3 } },
-      sizes: { users: 10_000, fit: [10_000, 8_000, 6_000, 4_000, 2_000], plan: { warmup: 0, runs: 2 } },
+      sizes: { users: 10_000, fit: [10_000, 5_000, 2_000], plan: { warmup: 0, runs: 2 } },
     }
   : {
       stageUsers: 10_000,

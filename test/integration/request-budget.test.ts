@@ -7,20 +7,39 @@
  *   function it cannot stop);
  * - a staging request too large for its time (a slow table here) stops at a group boundary and
  *   answers 503 with `Retry-After` and what it staged; the same request again — the same body
- *   without a key, or the same Idempotency-Key — stages only the rest: every user once.
+ *   without a key, or the same Idempotency-Key — stages only the rest: every user once;
+ * - work that grows with its input stops between two of its steps once the deadline has passed:
+ *   a user's many passwords to hash, a dry run's reads.
  */
+
+import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ImportUser } from '#functions/domain/bulk-import/types.js';
+import { importUser } from '#functions/domain/import/import-user.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { OUT_OF_TIME_MESSAGE } from '#functions/http/responses.js';
 import { ROUTES } from '#functions/routes.js';
 import { getDocumentClient } from '#functions/shared/clients.js';
+import { BudgetExhaustedError } from '#functions/shared/errors.js';
 import { getItem, putItem } from '#functions/storage/kit/index.js';
+import { withinBudget } from '#functions/wiring/budget.js';
+import { storesOf } from '#functions/wiring/stores.js';
 import { baseTable } from '#functions/wiring/tables.js';
 import { createRouter, loadHandler } from '../../bin/local/dispatch.js';
 import { toGatewayEvent } from '../../bin/local/router.js';
 import { localContext } from '../../bin/local/timeouts.js';
-import { BCRYPT_HASH, createApp, epUser, listAll, stagedCount, useBulkTestFile } from './bulk-support.js';
+import {
+  BCRYPT_HASH,
+  call,
+  createApp,
+  epUser,
+  listAll,
+  normalisedUser,
+  stagedCount,
+  useBulkTestFile,
+  userCount,
+} from './bulk-support.js';
 
 useBulkTestFile([BCRYPT_HASH]);
 
@@ -179,4 +198,90 @@ describe('a staging request too large for its time', () => {
       expect(new Set(rows.map((r) => r.loginMethods[0].email)).size).toBe(USERS);
     },
   );
+});
+
+describe('work that grows with its input', () => {
+  it("a user's many passwords: hashed one after the other only while the request has time; nothing written", async () => {
+    const appId = await createApp({}, [], 'budget');
+    const first = normalisedUser('many-1@example.com', { plainTextPassword: 'pw-many-1' });
+    const user: ImportUser = {
+      ...first,
+      loginMethods: [1, 2, 3].map((n) => ({
+        ...(first.loginMethods[0] as ImportUser['loginMethods'][number]),
+        email: `many-${n}@example.com`,
+        superTokensUserId: n === 1 ? first.id : randomUUID(),
+        plainTextPassword: `pw-many-${n}`,
+      })) as ImportUser['loginMethods'],
+    };
+    let hashed = 0;
+    // Each hash takes 400 ms; the deadline comes during the first.
+    const slowHash = async () => {
+      hashed++;
+      await sleep(400);
+      return BCRYPT_HASH;
+    };
+    const config = {
+      passwordHashingAlg: 'BCRYPT' as const,
+      bcryptLogRounds: 4,
+      argon2: { iterations: 1, memoryKb: 1024, parallelism: 1 },
+      accountLinkingEnabled: false,
+      mfaEnabled: false,
+    };
+    const error = await withinBudget({ deadline: Date.now() + 200 }, () =>
+      importUser({ store: storesOf(baseTable).users, hashPassword: slowHash }, { appId, user, config }),
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BudgetExhaustedError);
+    expect(hashed).toBe(1);
+    expect(await userCount(appId)).toBe(0);
+    // With time enough, the same user is imported.
+    const done = await withinBudget({ deadline: Date.now() + 20_000 }, () =>
+      importUser({ store: storesOf(baseTable).users, hashPassword: slowHash }, { appId, user, config }),
+    );
+    expect(done.kind).toBe('imported');
+    expect(hashed).toBe(4);
+  });
+
+  it('a dry run too large for its time answers 503 with Retry-After, never 500', async () => {
+    const appId = await createApp({}, [], 'budget');
+    const users = Array.from({ length: 2_000 }, (_, i) => ({
+      ...epUser(i, {}, appId),
+      externalUserId: `dry-${i}`,
+    }));
+    const client = getDocumentClient();
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'BatchGetItemCommand') await sleep(1_000);
+        return next(args);
+      },
+      { step: 'initialize', name: 'test-slow-batch-gets', override: true },
+    );
+    undelay = () => void client.middlewareStack.remove('test-slow-batch-gets');
+    const url = `/appid-${appId}/bulk-import/users?dryRun=true`;
+    const match = router.match('POST', url.split('?')[0] as string);
+    if (!match) throw new Error('no staging route');
+    const handler = await loadHandler(match.route);
+    const started = Date.now();
+    const answer = (await handler(
+      toGatewayEvent(
+        {
+          method: 'POST',
+          url,
+          headers: { 'content-type': 'application/json' },
+          body: Buffer.from(JSON.stringify({ users })),
+        },
+        match,
+      ),
+      localContext(match.route.id, 5_000),
+    )) as { statusCode: number; headers?: Record<string, string>; body: string };
+    expect(answer.statusCode, answer.body).toBe(503);
+    expect(answer.headers?.['retry-after']).toBe('5');
+    expect(answer.body).toBe(`${OUT_OF_TIME_MESSAGE}\n`);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // Nothing was written: a dry run never writes.
+    expect(await stagedCount(appId)).toBe(0);
+    undelay?.();
+    undelay = undefined;
+    const small = await call('POST', url, { body: { users: users.slice(0, 10) } });
+    expect(small.status, small.text).toBe(200);
+  });
 });
