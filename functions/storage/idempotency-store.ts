@@ -48,7 +48,8 @@ import {
 /** Bytes of compressed answer per item (items are at most 400 KB). */
 const PART_BYTES = 300_000;
 
-const idempotencyRecord = defineEntity({
+/** The record of a key (exported for the bench's cost model, which prices it per request). */
+export const idempotencyRecord = defineEntity({
   type: 'IDEMPOTENT_REQUEST',
   key: (r: { appId: string; key: string }) => ({ PK: idempotencyPartition(r.appId, r.key), SK: IDEMPOTENCY_RECORD_SK }),
   indexes: {
@@ -67,7 +68,8 @@ const answerPart = defineEntity({
   }),
 });
 
-const chunkMarker = defineEntity({
+/** One group's marker (exported for the bench's cost model, which prices it per group). */
+export const chunkMarker = defineEntity({
   type: 'IDEMPOTENT_CHUNK',
   key: (c: { appId: string; once: StagingOnce; shard: number; part: number }) => ({
     PK: idempotencyPartition(c.appId, c.once.key),
