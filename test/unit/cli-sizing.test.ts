@@ -9,14 +9,13 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   AdaptiveSize,
-  AUTO_MIN,
   AUTO_START,
   DEFAULT_REQUEST_SECONDS,
   FixedSize,
 } from '../../bin/auth-core/src/migrate/sizing.js';
 import { Progress } from '../../bin/auth-core/src/progress.js';
 
-const sizing = { start: AUTO_START, min: AUTO_MIN, max: 10_000, targetMs: DEFAULT_REQUEST_SECONDS * 1000 };
+const sizing = { start: AUTO_START, min: AUTO_START, max: 10_000, targetMs: DEFAULT_REQUEST_SECONDS * 1000 };
 
 /** What happened to one request: answered after `ms`, or refused for now. */
 const outcome = fc.oneof(
@@ -65,7 +64,7 @@ describe('--batch-size auto', () => {
     sizer.refused(2_400);
     expect(sizer.next()).toBe(1_200);
     for (let i = 0; i < 10; i++) sizer.refused(sizer.next());
-    expect(sizer.next()).toBe(AUTO_MIN);
+    expect(sizer.next()).toBe(AUTO_START);
   });
 
   it('property: always within its bounds, never grows on a refusal or a slow answer, never shrinks on one within the target', () => {

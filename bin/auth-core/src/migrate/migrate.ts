@@ -25,7 +25,7 @@ import {
   type Sending,
   Stager,
 } from './send.js';
-import { AdaptiveSize, AUTO_MIN, AUTO_START, type ChunkSizer, DEFAULT_REQUEST_SECONDS, FixedSize } from './sizing.js';
+import { AdaptiveSize, AUTO_START, type ChunkSizer, DEFAULT_REQUEST_SECONDS, FixedSize } from './sizing.js';
 import type { MigrateSummary } from './summary.js';
 import { readVerifyFile, type VerifyAccount, type VerifySummary, VerifyTargets, verifySignIns } from './verify.js';
 import { waitForImport } from './wait.js';
@@ -202,7 +202,7 @@ function sizerFor(options: MigrateOptions): ChunkSizer {
   if (options.batchSize !== 'auto') return new FixedSize(options.batchSize);
   return new AdaptiveSize({
     start: AUTO_START,
-    min: AUTO_MIN,
+    min: AUTO_START,
     max: MAX_BATCH_SIZE,
     targetMs: (options.requestSeconds ?? DEFAULT_REQUEST_SECONDS) * 1000,
   });

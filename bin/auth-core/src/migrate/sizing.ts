@@ -25,7 +25,6 @@ export interface AutoSizing {
  * gain nothing: it is also the smallest.
  */
 export const AUTO_START = 1_000;
-export const AUTO_MIN = AUTO_START;
 /** What `--request-seconds` defaults to: about a third of the core's 29 s budget. */
 export const DEFAULT_REQUEST_SECONDS = 10;
 
