@@ -11,7 +11,7 @@
  *   attempt that stopped halfway — its time ran out, the table kept refusing, the core died — left
  *   whole groups, and the next does only what is left.
  * - With an Idempotency-Key, the record is then marked DONE with the answer: a repeat with the same
- *   body replays it, another body is refused (422). Without one, the record is removed once
+ *   body replays it, another body is refused (422). Without one, the record is freed once
  *   answered: the same body sent again later is staged again, as the reference core does.
  * - A repeat while the lease runs is told to retry (409). A lease outlives the route's timeout, so
  *   a request that lost its lease has stopped; a failed attempt ends its lease at once.
@@ -109,12 +109,12 @@ interface Keyed extends KeyedStagingRequest {
   readonly repeat: RepeatWith;
 }
 
-/** Reads, claims and takeovers tried before answering "busy" to a request that keeps losing races. */
-const CLAIM_REREADS: RereadPolicy<KeyedStagingOutcome> = {
+/** Reads, claims and takeovers tried before answering "busy" (`message`) to a request that keeps losing races. */
+const claimRereads = (message: string): RereadPolicy<KeyedStagingOutcome> => ({
   attempts: 3,
   exhausted: 'the key kept changing hands: the client is told to retry',
-  orElse: () => busy(1000, IDEMPOTENCY_KEY_BUSY_MESSAGE),
-};
+  orElse: () => busy(1000, message),
+});
 
 /**
  * Stages a validated request's users under a claim: all ids derived from the claim, the rows
@@ -235,7 +235,7 @@ async function claimAndStage(
   busyMessage: string,
   fresh: () => void,
 ): Promise<KeyedStagingOutcome> {
-  return reread(CLAIM_REREADS, async () => {
+  return reread(claimRereads(busyMessage), async () => {
     const now = deps.now();
     const record = await deps.requests.get(appId, keyed.key, now);
     if (!record) {
