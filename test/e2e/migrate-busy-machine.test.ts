@@ -133,13 +133,14 @@ describe('auth-core migrate on a machine whose cores are all busy', () => {
       /25000 converted, 0 refused at convert, 0 refused at check, 25000 imported, 0 failed at import/,
     );
 
-    // Progress: a line at least every 10 s from start to end, its counts never going back, and
-    // both the staged and the imported counts growing step by step.
+    // Progress: lines keep coming from start to end (one every 5 s; a gap of six is allowed, as
+    // the command shares starved cores), their counts never going back, and both the staged and
+    // the imported counts growing step by step.
     expect(lines.length).toBeGreaterThan(3);
     for (const [i, line] of lines.entries()) {
       const before = lines[i - 1];
       if (!before) continue;
-      expect(line.seconds - before.seconds, JSON.stringify([before, line])).toBeLessThanOrEqual(10);
+      expect(line.seconds - before.seconds, JSON.stringify([before, line])).toBeLessThanOrEqual(30);
       expect(line.staged).toBeGreaterThanOrEqual(before.staged);
       expect(line.imported).toBeGreaterThanOrEqual(before.imported);
     }
