@@ -103,8 +103,9 @@ describe('a 10,000-user staging request against a core slowed down part-way', ()
     process.kill(dynamodbPid, 'SIGCONT');
     const answers: Answer[] = [await first];
 
-    // The same request again, as a client does, until it is answered.
-    while ((answers.at(-1) as Answer).status === 503 && answers.length < 30) {
+    // The same request again, as a client does, until it is answered: after a 503, or a 409 while
+    // an attempt the pipeline answered for still holds the key's lease (both with Retry-After).
+    while ([409, 503].includes((answers.at(-1) as Answer).status) && answers.length < 40) {
       await sleep(Number((answers.at(-1) as Answer).retryAfter) * 1000);
       answers.push(await send());
     }
@@ -126,8 +127,8 @@ describe('a 10,000-user staging request against a core slowed down part-way', ()
       firstText,
     ).toBe(true);
     for (const answer of answers) {
-      expect([200, 503], answer.text).toContain(answer.status);
-      if (answer.status === 503) expect(answer.retryAfter).toMatch(/^[1-9]\d*$/);
+      expect([200, 409, 503], answer.text).toContain(answer.status);
+      if (answer.status !== 200) expect(answer.retryAfter).toMatch(/^[1-9]\d*$/);
     }
     expect(last.status, last.text).toBe(200);
     // Every answer came from the core itself, before the function's timeout cut it off (the local
