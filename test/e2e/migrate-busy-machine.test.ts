@@ -108,10 +108,15 @@ describe('auth-core migrate on a machine whose cores are all busy', () => {
     burnEveryCore();
     let result: Awaited<ReturnType<typeof runCommand>>;
     try {
-      result = await runCommand(['migrate', users, '--from', 'auth0', '--hashes', hashes, '--app', appId], {
-        AUTH_CORE_URL: (runtime as LocalProcess).url,
-        AUTH_CORE_API_KEY: API_KEY,
-      });
+      // Default options; only the report goes to the test's folder, not the working directory.
+      const report = join(dir as string, 'report.ndjson');
+      result = await runCommand(
+        ['migrate', users, '--from', 'auth0', '--hashes', hashes, '--app', appId, '--report', report],
+        {
+          AUTH_CORE_URL: (runtime as LocalProcess).url,
+          AUTH_CORE_API_KEY: API_KEY,
+        },
+      );
     } finally {
       stopBurning();
     }
