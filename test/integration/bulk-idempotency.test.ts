@@ -259,7 +259,11 @@ describe('Idempotency-Key after an attempt that stopped halfway', () => {
     return published;
   }
 
-  it('some groups committed and were imported since: the repeat stages only the others, every user once, 0 FAILED', async () => {
+  // Two imports of up to 600 users through the pipeline: a hang guard above the project's 60 s,
+  // which a loaded shared machine exceeded.
+  it('some groups committed and were imported since: the repeat stages only the others, every user once, 0 FAILED', {
+    timeout: 180_000,
+  }, async () => {
     const appId = await createApp({}, [], 'idem');
     // 600 users over 32 counter shards: about 19 per shard, one group each; 5 groups commit.
     const body = { users: users(600, 'crash') };
