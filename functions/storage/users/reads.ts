@@ -1,5 +1,4 @@
 /** The users store's reads, each a row of the access-pattern table in docs/architecture.md "Data model". */
-
 import type { UserRecord } from '#functions/domain/users/model.js';
 import type {
   AccountInfoQuery,
