@@ -21,6 +21,8 @@
  * usual sign-in right after it: (first − one hash) ÷ bare is everything the core does around the hook
  * and the hash (its DynamoDB round trips, which every sign-in pays, dominate it locally); (first −
  * usual) ÷ bare is what the hook adds to a sign-in — the hook call plus the conditional write.
+ * 14: staging throughput of the command's adaptive requests (`--batch-size auto`) vs fixed 10,000-user
+ * requests, and the largest single request the core stages inside its budget on this machine.
  */
 import { WORKERS } from '#functions/workers.js';
 import { importConcurrencyFor } from '../lib/capacity.js';
@@ -43,13 +45,14 @@ import { hashFormats, prepareSignIn, signInRun } from './measurements/signin.js'
 import { prepareTiming, timingRun } from './measurements/signin-timing.js';
 import { recordUpgrade, upgradeLatencyRun } from './measurements/signin-upgrade.js';
 import { stageAndImport } from './measurements/staging-import.js';
+import { adaptiveVsFixed, largestInBudget } from './measurements/staging-sizes.js';
 
 const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick');
 const onlyArg = process.argv.slice(2).find((a) => a.startsWith('--only='));
 const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : undefined;
 /** Whether measurement `n` runs (`--only=1` and `--only=2` both mean the staging + import pair). */
-const want = (n: 1 | 3 | 4 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13) =>
+const want = (n: 1 | 3 | 4 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14) =>
   !only || only.has(String(n)) || (n === 1 && only.has('2'));
 const SIZES = quick
   ? {
@@ -66,6 +69,7 @@ const SIZES = quick
       migrate: { convertRecords: 20_000, users: 1_000, batch: 250, plan: { warmup: 0, runs: 3 } },
       // 13: a 2,000-user import at 300 WRU/s doubled after 60 s of a sustained peak.
       capacity: { users: 2_000, chunk: 500, signInUsers: 5, idleSignIns: 60, units: 300, doubling: 60, runs: 1 },
+      sizes: { users: 10_000, fit: [10_000, 5_000, 2_000], plan: { warmup: 0, runs: 2 } },
     }
   : {
       stageUsers: 10_000,
@@ -81,6 +85,11 @@ const SIZES = quick
       // 13: a 20,000-user import at 400 WRU/s doubled after 5 min of a sustained peak (a new
       // on-demand table's 4,000 and 30 min, at a tenth: what one shared 2-core machine can drive).
       capacity: { users: 20_000, chunk: 2_000, signInUsers: 10, idleSignIns: 300, units: 400, doubling: 300, runs: 1 },
+      sizes: {
+        users: 30_000,
+        fit: [10_000, 9_000, 8_000, 7_000, 6_000, 5_000, 4_000, 3_000, 2_000, 1_000],
+        plan: { warmup: 0, runs: 3 },
+      },
     };
 const runsArg = process.argv.slice(2).find((a) => a.startsWith('--runs='));
 /** `--runs=N` overrides the measured runs of every measurement (figures for publishing need ≥ 3). */
@@ -547,6 +556,42 @@ async function main(): Promise<void> {
           ['posted directly', 'users/s', 'directUsersPerSecond'],
           ['ratio', '×', 'ratio', '≥ 0.9'],
         ]),
+      );
+    }
+
+    // 14. Request sizes: the command's adaptive staging requests vs fixed 10,000-user ones, and the
+    // largest request that fits in the budget here.
+    if (want(14)) await requestSizes();
+    async function requestSizes() {
+      const s = SIZES.sizes;
+      const sizesPlan: RunPlan = runs ? { ...s.plan, runs } : s.plan;
+      log(`14. staging ${s.users} users with --batch-size auto vs 10000; the largest request inside the budget`);
+      const sizeRuns = await measure('sizes', sizesPlan, () => adaptiveVsFixed(runtime, s.users), log);
+      const fit = await largestInBudget(runtime, s.fit);
+      log(`  largest request inside the budget: ${JSON.stringify(fit)}`);
+      results.requestSizes = { users: s.users, runs: sizeRuns, largest: fit };
+      rows.push(
+        ...summaryRows(`14. Staging ${s.users} users, request sizes`, sizeRuns, [
+          ['--batch-size auto', 'users/s', 'autoUsersPerSecond'],
+          ['--batch-size 10000', 'users/s', 'fixedUsersPerSecond'],
+          ['auto ÷ 10000', '×', 'ratio', '≥ 1'],
+          ['auto: requests', 'count', 'autoRequests'],
+          ['auto: answers sent again', 'count', 'autoRetries'],
+          ['10000: requests', 'count', 'fixedRequests'],
+          ['10000: answers sent again', 'count', 'fixedRetries'],
+        ]),
+        {
+          measurement: '14. Largest staging request inside the budget',
+          metric: 'users (first try answered 200)',
+          unit: 'users',
+          summary: summarise([fit.largestUsers as number]),
+        },
+        {
+          measurement: '14. Largest staging request inside the budget',
+          metric: 'its time',
+          unit: 'ms',
+          summary: summarise([fit.largestMs as number]),
+        },
       );
     }
   } finally {

@@ -39,7 +39,7 @@ export async function loadInProcess(dynamodbEndpoint: string, tableName: string)
     bulk,
     { loadAppConfig },
     { importValidationContext },
-    { stageRequest },
+    { requestDigest, stageRequestOnce },
     { createImportWorker },
     images,
     recorder,
@@ -48,7 +48,7 @@ export async function loadInProcess(dynamodbEndpoint: string, tableName: string)
     import('#functions/wiring/bulk-import.js'),
     import('#functions/wiring/staged-apps.js'),
     import('#functions/wiring/import.js'),
-    import('#functions/domain/bulk-import/staging.js'),
+    import('#functions/domain/bulk-import/idempotency.js'),
     import('#functions/workers/import-worker/handler.js'),
     import('./item-images.js'),
     import('./recorder.js'),
@@ -64,8 +64,14 @@ export async function loadInProcess(dynamodbEndpoint: string, tableName: string)
       const sent: { appId: string; id: string }[] = [];
       // No queue: the rows stay NEW and only this process imports them (the runtime's
       // reconciler re-sends rows only minutes later).
-      const deps = bulk.stagingDeps(config, { publish: async (messages) => void sent.push(...messages) });
-      await stageRequest(deps, appId, users, await importValidationContext(appId, config));
+      const deps = bulk.keyedStagingDeps(config, { publish: async (messages) => void sent.push(...messages) });
+      // As the route stages a request without an Idempotency-Key: under its body's digest.
+      const digest = requestDigest(Buffer.from(JSON.stringify({ users })));
+      const outcome = await stageRequestOnce(deps, appId, { key: undefined, digest, users }, () =>
+        importValidationContext(appId, config),
+      );
+      if (outcome.kind !== 'answer' || outcome.answer.status !== 200)
+        throw new Error('the bench users were not staged');
       return sent;
     },
     async importBatch(messages) {

@@ -13,6 +13,7 @@
  * Per imported user: read/write units (staging vs worker; table vs each index; Local's figure),
  * calls, transactions and their action counts, and handler milliseconds.
  */
+import { chunkMarker, idempotencyRecord } from '#functions/storage/idempotency-store.js';
 import { STAGED_COUNTER_SHARDS } from '#functions/storage/keys/staging.js';
 import { ROWS_PER_TRANSACTION, stagedCounter, stagedRow } from '#functions/storage/staging/rows.js';
 import { stagingDataKey } from '#functions/storage/staging/sealing.js';
@@ -79,13 +80,15 @@ export interface CostSample {
   readonly users: number;
   readonly staging: PhaseUnits;
   /**
-   * The staging counter updates (one per counter shard touched per transaction of ≤ 99 rows): per
-   * user as measured on this small request, and as a 10,000-user request (the model's unit) pays.
+   * What staging writes per group of rows — the counter update and the group's marker in each
+   * transaction of ≤ 98 rows per counter shard touched, then the marker's "sent" update: per user
+   * as measured on this small request, and as a 10,000-user request (the model's unit) pays.
    */
   readonly stagingCounters: { readonly measuredWruPerUser: number; readonly at10kWruPerUser: number };
   /**
-   * The items holding the wrapped data keys of the staged credentials (one per staging request at
-   * most: a warm function reuses its key): per user as measured on this small request, and as a
+   * What staging writes once per request: the item holding the wrapped data key of the staged
+   * credentials (at most: a warm function reuses its key) and the request's idempotency record (its
+   * claim, and its answer or its freeing): per user as measured on this small request, and as a
    * 10,000-user request pays.
    */
   readonly stagingDataKeys: { readonly measuredWruPerUser: number; readonly at10kWruPerUser: number };
@@ -281,8 +284,9 @@ export async function recordImport(
 // Where the units of one typical user go
 
 const COMMAND = (c: string) => c.replace(/Command$/, '');
-const STAGED_COUNTER_ENTITY = stagedCounter.type;
-const STAGING_DATA_KEY_ENTITY = stagingDataKey.type;
+/** What staging writes per group of rows, and per request. */
+const STAGING_GROUP_ENTITIES = new Set([stagedCounter.type, chunkMarker.type]);
+const STAGING_REQUEST_ENTITIES = new Set([stagingDataKey.type, idempotencyRecord.type]);
 
 function describeWrite(u: ComputedUnits): string {
   const parts = [`table ${round(u.tableWriteUnits)} WRU`];
@@ -401,45 +405,46 @@ function userBreakdown(
     .map((a) => a.afterBytes)
     .sort((a, b) => a - b);
   lines.push(
-    `Staged rows (credentials sealed): ${rowSizes[0] ?? 0}–${rowSizes.at(-1) ?? 0} B; their data key items: ${round(keyShare.measuredWruPerUser, 3)} WRU per user on this ${users.length}-user request, ` +
-      `≈ ${round(keyShare.at10kWruPerUser, 5)} on a 10,000-user request (one item per request at most), which is what the model prices.`,
+    `Staged rows (credentials sealed): ${rowSizes[0] ?? 0}–${rowSizes.at(-1) ?? 0} B; the request's data key item and idempotency record: ${round(keyShare.measuredWruPerUser, 3)} WRU per user on this ${users.length}-user request, ` +
+      `≈ ${round(keyShare.at10kWruPerUser, 5)} on a 10,000-user request (the same writes once per request), which is what the model prices.`,
   );
   lines.push(
     `Calls naming no user (app/tenant/role lookups per request or batch): ${unnamed.length} calls, ${round(unnamedRead / users.length, 3)} RRU and ${round(unnamedWrite / users.length, 3)} WRU per user.`,
-    `Staging counter updates: one per ${STAGED_COUNTER_SHARDS}-way counter shard touched per transaction of ≤ ${ROWS_PER_TRANSACTION} rows: ${round(stagingShare.measuredWruPerUser)} WRU per user on this ${users.length}-user request, ` +
+    `Staging counter updates and group markers: one each per ${STAGED_COUNTER_SHARDS}-way counter shard touched per transaction of ≤ ${ROWS_PER_TRANSACTION - 1} rows, and the marker's "sent" update: ${round(stagingShare.measuredWruPerUser)} WRU per user on this ${users.length}-user request, ` +
       `≈ ${round(stagingShare.at10kWruPerUser, 3)} on a 10,000-user request, which is what the model prices (staging requests of 10,000 users).`,
   );
   return lines;
 }
 
-/** The staging counter updates per user, as measured and at 10,000 users per request. */
+/** What staging writes per group of rows (counter updates, markers), per user: as measured and at 10,000 users per request. */
 function stagingCounters(
   calls: readonly RecordedCall[],
   users: number,
 ): { measuredWruPerUser: number; at10kWruPerUser: number } {
-  const stagingTx = calls.filter((c) => c.phase === 'staging' && isTransaction(c));
-  const counterUnits = stagingTx
+  const staging = calls.filter((c) => c.phase === 'staging');
+  const groupUnits = staging
     .flatMap((c) => c.actions)
-    .filter((a) => a.entityType === STAGED_COUNTER_ENTITY)
+    .filter((a) => a.entityType !== undefined && STAGING_GROUP_ENTITIES.has(a.entityType))
     .reduce((s, a) => s + actionUnits(a), 0);
-  const perTransaction = stagingTx.length > 0 ? counterUnits / stagingTx.length : 0;
-  // A 10,000-user request: each counter shard's users in transactions of ROWS_PER_TRANSACTION rows + 1 counter update.
-  const transactionsAt10k = STAGED_COUNTER_SHARDS * Math.ceil(10_000 / STAGED_COUNTER_SHARDS / ROWS_PER_TRANSACTION);
-  return { measuredWruPerUser: counterUnits / users, at10kWruPerUser: (transactionsAt10k * perTransaction) / 10_000 };
+  const groups = staging.filter(isTransaction).length;
+  const perGroup = groups > 0 ? groupUnits / groups : 0;
+  // A 10,000-user request: each counter shard's users in groups of ROWS_PER_TRANSACTION - 1 rows
+  // (one action of each transaction is the group's marker).
+  const groupsAt10k = STAGED_COUNTER_SHARDS * Math.ceil(10_000 / STAGED_COUNTER_SHARDS / (ROWS_PER_TRANSACTION - 1));
+  return { measuredWruPerUser: groupUnits / users, at10kWruPerUser: (groupsAt10k * perGroup) / 10_000 };
 }
 
-/** Writes of the staged credentials' data key items per user, as measured and at 10,000 users per request. */
+/** What staging writes once per request (data key item, idempotency record), per user: as measured and at 10,000 users per request. */
 function stagingDataKeys(
   calls: readonly RecordedCall[],
   users: number,
 ): { measuredWruPerUser: number; at10kWruPerUser: number } {
-  const keyWrites = calls
+  const writes = calls
     .filter((c) => c.phase === 'staging')
     .flatMap((c) => c.actions)
-    .filter((a) => a.entityType === STAGING_DATA_KEY_ENTITY);
-  const units = keyWrites.reduce((s, a) => s + actionUnits(a), 0);
-  const perItem = keyWrites.length > 0 ? units / keyWrites.length : 0;
-  return { measuredWruPerUser: units / users, at10kWruPerUser: perItem / 10_000 };
+    .filter((a) => a.entityType !== undefined && STAGING_REQUEST_ENTITIES.has(a.entityType));
+  const units = writes.reduce((s, a) => s + actionUnits(a), 0);
+  return { measuredWruPerUser: units / users, at10kWruPerUser: units / 10_000 };
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -583,9 +588,9 @@ export function costModel(
   const gb = options.workerMemoryMb / 1024;
   const s = sample.staging;
   const w = sample.worker;
-  // Staging priced as 10,000-user requests: the measured request was small, so its counter
-  // updates (table units) weigh more per user than they would.
-  // So do the data key items (one per request).
+  // Staging priced as 10,000-user requests: the measured request was small, so what it writes per
+  // group (counter updates, markers: table units) weighs more per user than it would; so does what
+  // it writes per request (data key item, idempotency record).
   const counterSaving =
     sample.stagingCounters.measuredWruPerUser -
     sample.stagingCounters.at10kWruPerUser +

@@ -50,9 +50,12 @@ export class FunctionTimeoutError extends Error {
 }
 
 /**
- * Waits for `work` at most `timeoutMs`; past it, rejects with {@link FunctionTimeoutError} (the work
- * itself is not stopped: a handler in this thread finishes in the background, as its result is
- * dropped — the worker threads are ended instead, worker-pool.ts).
+ * Waits for `work` at most `timeoutMs`; past it, rejects with {@link FunctionTimeoutError}. Node
+ * cannot stop the work of a handler in this thread: it finishes in the background and its result
+ * is dropped — but nothing it does then reaches DynamoDB, SQS or KMS, because every invocation's
+ * calls stop at the end of its working time, before its timeout (`stopAt`,
+ * functions/shared/call-budget.ts), so what a retry sees is what Lambda would have left. The
+ * worker threads are ended instead (worker-pool.ts).
  */
 export function withinTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {

@@ -140,7 +140,7 @@ function components(): Record<string, unknown> {
       InternalError: text('`Internal Error` (nothing more is said; the request id is in the logs).'),
       Unavailable: {
         description:
-          'Backpressure: the database, the key service or the API-keys secret was busy or unavailable; send the request again after `Retry-After` seconds.',
+          'Backpressure: the database, the key service or the API-keys secret was busy or unavailable, or the request ran out of time (a smaller one finishes sooner; a staging request keeps what it staged: docs/bulk-import.md "A request cut short"); send the request again after `Retry-After` seconds.',
         headers: { 'Retry-After': refTo('headers', 'RetryAfter') },
         content: { 'text/plain': { schema: str } },
       },

@@ -443,7 +443,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
       },
       '409': {
         description:
-          'A request with the same `Idempotency-Key` is being staged right now; retry after `Retry-After` seconds.',
+          'A request with the same `Idempotency-Key` (without one: with the same body) is being staged right now; retry after `Retry-After` seconds.',
         headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
         content: { 'text/plain': { schema: str } },
         'x-auth-core-extension': true,

@@ -10,11 +10,18 @@ import type { EffectiveConfig } from '#functions/config/index.js';
 import { PUBLIC_TENANT_ID } from '#functions/contract/tenants.js';
 import type { TenantRecord } from '#functions/domain/multitenancy/tenant.js';
 import { checkApiKey } from '#functions/shared/api-keys.js';
+import { checkTimeLeft } from '#functions/shared/call-budget.js';
 import { cdiAtLeast, resolveCdiVersion } from '#functions/shared/cdi.js';
-import { AppOrTenantNotFoundError, BadRequestError, ForbiddenError, NotFoundError } from '#functions/shared/errors.js';
+import {
+  AppOrTenantNotFoundError,
+  BadRequestError,
+  BudgetExhaustedError,
+  ForbiddenError,
+  NotFoundError,
+} from '#functions/shared/errors.js';
 import { logger } from '#functions/shared/logger.js';
 import { type ResolvedPrefix, resolvePrefix } from '#functions/shared/prefix.js';
-import { requestDeadline, withinBudget } from '#functions/wiring/budget.js';
+import { type RequestBudget, requestBudget, withinBudget } from '#functions/wiring/budget.js';
 import { loadRequestTenants, type RequestTenants } from '#functions/wiring/request.js';
 import { decodeBody as decodeTransport, LAMBDA_PAYLOAD_BYTES, MAX_STAGING_BODY_BYTES } from './body.js';
 import { type CoreResponse, errorToHttp, toHttp } from './responses.js';
@@ -189,6 +196,15 @@ const parseJson: Step = (x) => {
   return undefined;
 };
 
+/**
+ * A large body takes its time to inflate and parse: what is left must still be worth starting the
+ * route's work (503 with `Retry-After` otherwise, before anything is written).
+ */
+const stillInTime: Step = () => {
+  checkTimeLeft('the route, after reading its body');
+  return undefined;
+};
+
 /** The `cdi-version` header against the app's limits; builds the request the route sees. */
 const checkCdiVersion: Step = (x) => {
   const prefix = need(x.prefix, 'prefix');
@@ -257,6 +273,7 @@ const STEPS: readonly Step[] = [
   checkKey,
   decodeBody,
   parseJson,
+  stillInTime,
   checkCdiVersion,
   checkAppScope,
   existenceAt('first'),
@@ -272,6 +289,33 @@ async function runSteps(x: Exchange): Promise<CoreResponse> {
     if (answer) return answer;
   }
   throw new Error(`route ${x.route.route.id} gave no answer`);
+}
+
+/**
+ * How long after the end of its working time a request is answered 503 if its route has not
+ * answered yet — left to the calls cut off at that end (aws-timeouts.ts) to fail in their own
+ * words first ("the database is busy"); well before the function's timeout, which the reserve of
+ * functions/wiring/budget.ts keeps 1.5 s after it: a process starved of CPU runs its timers late.
+ */
+const LATE_ANSWER_GRACE_MS = 250;
+
+/**
+ * `work`, or {@link BudgetExhaustedError} once the request's working time is over (plus a grace):
+ * no route answers 500 because it was slow. Past `stopAt` nothing the work still does reaches AWS
+ * (functions/shared/call-budget.ts), so answering does not leave a write in flight behind the answer
+ * beyond the attempts already cut off then.
+ */
+function answerInTime<T>(work: Promise<T>, budget: RequestBudget): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new BudgetExhaustedError('the route had not answered at the end of its working time')),
+      Math.max(0, budget.stopAt + LATE_ANSWER_GRACE_MS - Date.now()),
+    );
+  });
+  // The work's own late failure, once the answer is given, is nobody's to handle.
+  work.catch(() => undefined);
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 function lowerCaseHeaders(headers: APIGatewayProxyEventV2['headers'] | undefined): Record<string, string | undefined> {
@@ -298,9 +342,15 @@ export function httpHandler<I = undefined>(route: Route<I>) {
         headers: lowerCaseHeaders(event.headers),
         requestId,
       };
-      // Storage retries stop in time for the route to answer (503 when the table stayed busy).
-      const deadline = requestDeadline(context?.getRemainingTimeInMillis?.());
-      const result = toHttp(await withinBudget({ deadline }, () => runSteps(exchange)));
+      // Storage retries and growing work stop in time for the route to answer (503 when the table
+      // stayed busy or the request was too large for its time), and nothing of it reaches AWS after.
+      const budget = requestBudget(context?.getRemainingTimeInMillis?.());
+      const result = toHttp(
+        await answerInTime(
+          withinBudget(budget, () => runSteps(exchange)),
+          budget,
+        ),
+      );
       status = (result as { statusCode?: number }).statusCode ?? 200;
       return result;
     } catch (error) {

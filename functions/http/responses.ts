@@ -2,6 +2,7 @@
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import {
   BackpressureError,
+  BudgetExhaustedError,
   CoreHttpError,
   DependencyUnavailableError,
   JsonBadRequestError,
@@ -41,19 +42,26 @@ export function toHttp(result: CoreResponse): APIGatewayProxyResultV2 {
   return response(status, `${JSON.stringify(result.json ?? {})}\n`, JSON_TYPE, result.headers);
 }
 
+/** The 503 of a request whose time ran out before its work was done (a route that words it not itself). */
+export const OUT_OF_TIME_MESSAGE = 'The request ran out of time; retry later (a smaller request finishes sooner)';
+
 /** `Retry-After` of a request that met backpressure the route did not word itself. */
 const BACKPRESSURE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * Maps any error to the core's response; only < 500 errors expose their message, and 503s
  * (backpressure: the table, the credentials key service or the API-keys secret was busy or
- * unavailable; the request may be sent again) say why with `Retry-After`.
+ * unavailable, or the request's time ran out; the request may be sent again) say why with
+ * `Retry-After`.
  */
 export function errorToHttp(error: unknown, context: Record<string, unknown>): APIGatewayProxyResultV2 {
   if (error instanceof JsonBadRequestError) return response(400, `${error.message}\n`, JSON_TYPE);
   if (error instanceof ServiceUnavailableError) return unavailable(error.message, error.retryAfterSeconds, context);
   if (error instanceof DependencyUnavailableError) {
     return unavailable(error.publicMessage, BACKPRESSURE_RETRY_AFTER_SECONDS, context, error);
+  }
+  if (error instanceof BudgetExhaustedError) {
+    return unavailable(OUT_OF_TIME_MESSAGE, BACKPRESSURE_RETRY_AFTER_SECONDS, context, error);
   }
   if (error instanceof BackpressureError) {
     return unavailable('The database is busy; retry later', BACKPRESSURE_RETRY_AFTER_SECONDS, context, error);

@@ -5,6 +5,7 @@
  */
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { currentRetryPolicy, type RetryPolicy } from './call-budget.js';
+import { BudgetExhaustedError } from './errors.js';
 
 /** Longest wait for a TCP (and TLS) connection to an AWS endpoint or a local server. */
 const AWS_CONNECT_TIMEOUT_MS = 2_000;
@@ -26,7 +27,8 @@ const SDK_ATTEMPT = /attempt=(\d+)/;
  * stops its own retries earlier: a slow answer (a large transaction on a busy table) is a success,
  * where cutting it would make a failure whose write may be applied anyway. Once the deadline has
  * passed, the SDK's own retries (attempt 2 and later) are refused (0) — the caller's policy
- * decides about further attempts. Without a budget: `unbudgetedMs`.
+ * decides about further attempts. Without a budget: `unbudgetedMs`. Whatever the budget, no attempt
+ * outlives the invocation's working time (`stopAt`): at or past it, 0 (no attempt).
  */
 export function attemptTimeoutMs(
   now: number,
@@ -34,6 +36,11 @@ export function attemptTimeoutMs(
   sdkAttempt: number,
   unbudgetedMs = AWS_UNBUDGETED_ATTEMPT_MS,
 ): number {
+  const ms = budgetedMs(now, policy, sdkAttempt, unbudgetedMs);
+  return policy.stopAt === undefined ? ms : Math.max(0, Math.min(ms, policy.stopAt - now));
+}
+
+function budgetedMs(now: number, policy: RetryPolicy, sdkAttempt: number, unbudgetedMs: number): number {
   if (policy.callDeadline === undefined) return unbudgetedMs;
   const left = policy.callDeadline - now;
   if (left <= 0 && sdkAttempt > 1) return 0;
@@ -61,7 +68,13 @@ export class BudgetedHttpHandler extends NodeHttpHandler {
   override handle(...[request, options]: Parameters<NodeHttpHandler['handle']>): ReturnType<NodeHttpHandler['handle']> {
     const header = request.headers['amz-sdk-request'] ?? '';
     const sdkAttempt = Number(SDK_ATTEMPT.exec(header)?.[1] ?? 1);
-    const timeoutMs = attemptTimeoutMs(Date.now(), currentRetryPolicy(), sdkAttempt, this.unbudgetedMs);
+    const now = Date.now();
+    const policy = currentRetryPolicy();
+    if (policy.stopAt !== undefined && now >= policy.stopAt) {
+      // Past the invocation's working time nothing reaches AWS (a timed-out function locally).
+      return Promise.reject(new BudgetExhaustedError('no AWS call after the end of the invocation'));
+    }
+    const timeoutMs = attemptTimeoutMs(now, policy, sdkAttempt, this.unbudgetedMs);
     if (timeoutMs <= 0) {
       return Promise.reject(
         Object.assign(new Error("the invocation's time budget is spent: no further attempt"), { name: 'TimeoutError' }),

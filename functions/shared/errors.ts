@@ -106,6 +106,21 @@ export class BackpressureError extends Error {
 }
 
 /**
+ * The invocation's time ran out before its work was done: a call refused because its request (or
+ * worker) is past the end of its budget (functions/shared/call-budget.ts), or work that grows with
+ * its input stopped between two of its steps. Backpressure like a busy table: an HTTP route answers
+ * 503 with `Retry-After` (never 500 because it was slow), a worker hands its messages back. The
+ * refused call wrote nothing; what the work wrote before stays, and each use case says how a retry
+ * finds it (staging continues where it stopped). `message` names the step, never data.
+ */
+export class BudgetExhaustedError extends BackpressureError {
+  constructor(message = "the invocation's time budget ran out") {
+    super('unavailable', message);
+    this.name = 'BudgetExhaustedError';
+  }
+}
+
+/**
  * A dependency other than the table did not answer for now: backpressure like the table's (503
  * with `Retry-After` from a route, the message back to the queue from a worker, never a FAILED
  * user). `publicMessage` is what a 503 says; `message` (logged) names the failure — an error

@@ -38,6 +38,11 @@ export const METRIC = {
   importThrottled: 'ImportThrottled',
   /** Staging requests answered 503 with Retry-After because the table throttled within the request's budget. */
   stagingThrottled: 'StagingThrottled',
+  /**
+   * Staging requests that ran out of time and stopped at a group boundary (503 with Retry-After, the
+   * groups written kept; the client sends the request again): requests too large for the time.
+   */
+  stagingOutOfTime: 'StagingOutOfTime',
   /** Password-migration hook checks that answered "match" (sign-in route; docs/password-migration-hook.md). */
   passwordHookMatch: 'PasswordHookMatch',
   /** Password-migration hook checks that answered "mismatch". */

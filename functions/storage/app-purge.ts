@@ -4,6 +4,7 @@
  * by Query, never a Scan).
  */
 import { PUBLIC_TENANT_ID } from '#functions/contract/tenants.js';
+import { checkTimeLeft } from '#functions/shared/call-budget.js';
 import { purgeAppIdempotency } from './idempotency-store.js';
 import { appPartition, tenantSortKey } from './keys/apps.js';
 import { DASHBOARD_SORT_PREFIX } from './keys/dashboard.js';
@@ -78,7 +79,11 @@ async function purgeAppSigningKeys(table: Table, appId: string): Promise<void> {
  * purge is finished by running it again.
  */
 export async function purgeAppData(appTable: Table, base: Table, appId: string): Promise<void> {
-  for (const purge of PURGERS) await purge(appTable, appId);
+  for (const purge of PURGERS) {
+    // Within the request's time (503 otherwise: the removal is finished by removing again).
+    checkTimeLeft("purging the app's data");
+    await purge(appTable, appId);
+  }
   if (appTable.name !== base.name) await purgeAppPartition(base, appId);
   await purgeStagingMarker(base, appId);
 }

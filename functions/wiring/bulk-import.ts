@@ -4,7 +4,7 @@
  * (import-worker.ts, dead-letters.ts, reconciler.ts), as is the status API's (bulk-status.ts), so
  * each function carries only what it uses.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { EffectiveConfig } from '#functions/config/index.js';
 import type { DryRunDeps } from '#functions/domain/bulk-import/dry-run.js';
 import type { KeyedStagingDeps } from '#functions/domain/bulk-import/idempotency.js';
@@ -18,19 +18,21 @@ import { appTable } from './tables.js';
 
 const warn = (message: string, fields: Record<string, unknown>) => logger.warn(message, fields);
 
-/** `POST /bulk-import/users` for the request's app. */
-export function stagingDeps(config: EffectiveConfig, publisher: ImportPublisher = importPublisher): StagingDeps {
+/** `POST /bulk-import/users` for the request's app: its staged rows and the import queue. */
+function stagingDeps(config: EffectiveConfig, publisher: ImportPublisher): StagingDeps {
   return {
     store: stagingStoreOf(appTable(config)),
     publisher,
     now: Date.now,
-    newId: randomUUID,
     warn,
     metrics: emfMetrics,
   };
 }
 
-/** `POST /bulk-import/users` with an Idempotency-Key: staging plus the app's remembered requests. */
+/**
+ * `POST /bulk-import/users`: staging plus the app's remembered requests (every request is staged
+ * under a key: its Idempotency-Key, else its body's digest).
+ */
 export function keyedStagingDeps(
   config: EffectiveConfig,
   publisher: ImportPublisher = importPublisher,

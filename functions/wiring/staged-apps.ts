@@ -79,15 +79,10 @@ export function appRoutedStagingStore(configOf: (appId: string) => Promise<Effec
     return config ? stagingStoreOf(appTable(config)) : undefined;
   };
   return {
-    insertNew: async (appId, users, now) => {
+    insertNewOnce: async (appId, users, now, once, pace) => {
       const store = await storeOf(appId);
       if (!store) throw new Error('the app of these staged users no longer exists');
-      return store.insertNew(appId, users, now);
-    },
-    insertNewOnce: async (appId, users, now, once) => {
-      const store = await storeOf(appId);
-      if (!store) throw new Error('the app of these staged users no longer exists');
-      return store.insertNewOnce(appId, users, now, once);
+      return store.insertNewOnce(appId, users, now, once, pace);
     },
     get: async (appId, id) => (await storeOf(appId))?.get(appId, id),
     claim: async (appId, id, now) => (await storeOf(appId))?.claim(appId, id, now),

@@ -11,6 +11,7 @@
  *   work is done.
  */
 import type { Context } from 'aws-lambda';
+import { withRetryPolicy } from '#functions/shared/call-budget.js';
 import { METRIC, type MetricName } from '#functions/shared/metric-names.js';
 import { type MetricCounts, recordMetrics } from '#functions/shared/metrics.js';
 import { invocationDeadline, withinBudget } from '#functions/wiring/budget.js';
@@ -52,18 +53,25 @@ export function workerHandler<E, R>(
   id: WorkerId,
   work: (event: E, tally: Tally) => Promise<R>,
 ): (event: E, context?: InvocationContext) => Promise<R> {
-  const { budget } = workerNamed(id);
+  const { budget, timeoutSeconds } = workerNamed(id);
   return async (event, context) => {
     const tally = new Tally();
     const deadline = workerDeadline(id, context);
+    // Nothing of the invocation reaches AWS after its timeout (locally, where a timed-out function
+    // in the runtime's own thread is not stopped, as on Lambda).
+    const stopAt = invocationDeadline(context?.getRemainingTimeInMillis?.(), timeoutSeconds * 1000, 0);
     const run = () => work(event, tally);
     const result =
       budget && deadline !== undefined
         ? await withinBudget(
-            { deadline, ...(budget.storageAttempts !== undefined ? { attempts: budget.storageAttempts } : {}) },
+            {
+              deadline,
+              stopAt,
+              ...(budget.storageAttempts !== undefined ? { attempts: budget.storageAttempts } : {}),
+            },
             run,
           )
-        : await run();
+        : await withRetryPolicy({ stopAt }, run);
     recordMetrics(tally.toMetrics());
     return result;
   };

@@ -105,6 +105,7 @@ export class MigrationDashboard extends Construct {
       graph('Throttled (retried later, per minute)', [
         custom(METRIC.importThrottled, 'import: users returned with a delay'),
         custom(METRIC.stagingThrottled, 'staging: requests answered 503'),
+        custom(METRIC.stagingOutOfTime, 'staging: requests out of time (503, sent again)'),
       ]),
     );
     this.dashboard.addWidgets(

@@ -250,7 +250,7 @@ describe('exit statuses', () => {
       [['migrate', fb.file, '--from', 'clerk', '--app', APP], /is not a clerk export/],
       [
         ['migrate', fb.file, '--from', 'supertokens', '--app', APP, '--batch-size', '20000'],
-        /--batch-size must be an integer from 1 to 10000/,
+        /--batch-size must be auto or an integer from 1 to 10000/,
       ],
       [
         ['migrate', fb.file, '--from', 'firebase', '--app', APP, '--hash-config', fb.file],

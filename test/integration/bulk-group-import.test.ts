@@ -70,8 +70,10 @@ const mixedUsers = () => [
 async function shape(appId: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const item of await appItems(appId)) {
-    // Counters and the primary-users guard are bookkeeping shared by the app's users.
-    if (String(item.entityType).endsWith('COUNTER') || item.entityType === 'PRIMARY_GUARD') continue;
+    // Counters and the primary-users guard are bookkeeping shared by the app's users; the staging
+    // groups' markers belong to the staging request (one per shard its users fell in), not the import.
+    const kindOf = String(item.entityType);
+    if (kindOf.endsWith('COUNTER') || kindOf === 'PRIMARY_GUARD' || kindOf === 'IDEMPOTENT_CHUNK') continue;
     // Ids differ between the apps: user ids, and the random ids of the staged credentials' data keys.
     const sk = item.entityType === 'BULK_IMPORT_DATA_KEY' ? 'KEY ID' : String(item.SK).replace(/[0-9a-f-]{36}/g, 'ID');
     const kind = `${item.entityType} ${sk}`;

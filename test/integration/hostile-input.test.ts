@@ -14,6 +14,7 @@ import {
   call,
   createApp,
   importUser,
+  insertRows,
   keysOf,
   listAll,
   normalisedUser,
@@ -53,7 +54,7 @@ const normalised = (email: string, loginMethod: Record<string, unknown> = {}, ex
 
 /** Rows written as an older core (or a hand-made script) would have: no validation on the way in. */
 async function stageDirectly(appId: string, users: ImportUser[]): Promise<void> {
-  await staging.insertNew(appId, users, Date.now());
+  await insertRows(staging, appId, users);
 }
 
 async function failedMessages(appId: string): Promise<Record<string, string>> {

@@ -11,6 +11,7 @@ import {
   createRole,
   expectNoSecrets,
   importUser,
+  insertRows,
   keysOf,
   normalisedUser,
 } from './users-support.js';
@@ -141,7 +142,7 @@ describe('atomicity of one user import', () => {
     const appId = await createApp({ account_linking_enabled: true, mfa_enabled: true });
     // A staged row, claimed: the import deletes it in the user's own transaction.
     const staged = normalised('extra1@x.com');
-    await staging.insertNew(appId, [staged], Date.now());
+    await insertRows(staging, appId, [staged]);
     expect((await staging.claim(appId, staged.id, Date.now()))?.status).toBe('PROCESSING');
     const ok = await importDirect(
       { store: userStore },

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
+import type { StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { setLogSink } from '#functions/shared/logger.js';
@@ -18,6 +19,26 @@ process.env.ARGON2_PARALLELISM = '1';
 process.env.LOG_LEVEL = 'debug';
 
 export { call };
+
+/**
+ * Writes `users` as NEW rows straight through the staging store, as an older core or a hand-made
+ * script might have: no validation, no import message. Fails unless every row was written.
+ */
+export async function insertRows(store: StagingStore, appId: string, users: readonly ImportUser[]): Promise<void> {
+  const once = {
+    key: `direct-${randomUUID()}`,
+    generation: randomUUID().replaceAll('-', ''),
+    round: 0,
+    expiresAt: Date.now() + 3_600_000,
+  };
+  const written = await store.insertNewOnce(appId, users, Date.now(), once, {
+    mayStart: () => true,
+    send: async () => undefined,
+    done: () => undefined,
+    doneBefore: () => undefined,
+  });
+  if (!written.complete || written.collidedIds.length > 0) throw new Error('not every row was written');
+}
 
 /** Creates an app (optionally with coreConfig) and its extra tenants; returns its id. */
 export async function createApp(

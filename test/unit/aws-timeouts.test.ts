@@ -15,6 +15,7 @@ import {
   BudgetedHttpHandler,
 } from '#functions/shared/aws-timeouts.js';
 import { currentRetryPolicy, withRetryPolicy } from '#functions/shared/call-budget.js';
+import { BudgetExhaustedError } from '#functions/shared/errors.js';
 import { classifyError } from '#functions/storage/kit/errors.js';
 import { withinBudget } from '#functions/wiring/budget.js';
 
@@ -65,6 +66,29 @@ describe('the timeout of one attempt', () => {
   });
 });
 
+describe('the end of the working time (stopAt)', () => {
+  const now = 2_000_000;
+
+  it('property: no attempt outlives it, and from it on none is made', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -60_000, max: 60_000 }),
+        fc.integer({ min: -60_000, max: 60_000 }),
+        fc.integer({ min: 1, max: 5 }),
+        (left, toStop, attempt) => {
+          const policy = { callDeadline: now + left, stopAt: now + toStop };
+          const ms = attemptTimeoutMs(now, policy, attempt);
+          const without = attemptTimeoutMs(now, { callDeadline: now + left }, attempt);
+          expect(ms).toBe(Math.max(0, Math.min(without, toStop)));
+          expect(now + ms).toBeLessThanOrEqual(Math.max(now, now + toStop));
+        },
+      ),
+    );
+    expect(attemptTimeoutMs(now, { stopAt: now + 5_000 }, 1)).toBe(5_000);
+    expect(attemptTimeoutMs(now, { stopAt: now - 1 }, 1)).toBe(0);
+  });
+});
+
 describe('a DynamoDB server that accepts connections and never answers', () => {
   let server: Server;
   let endpoint = '';
@@ -109,6 +133,39 @@ describe('a DynamoDB server that accepts connections and never answers', () => {
     expect(classifyError(error)).toBe('unavailable');
     // The first attempt used the budget (at least the reserve); the SDK's retry after the deadline
     // was refused before it was sent.
+    expect(requests).toBe(1);
+  });
+
+  it('past the end of the working time, no request reaches the server: BudgetExhaustedError', async () => {
+    const ddb = client();
+    requests = 0;
+    const error = await withinBudget({ deadline: Date.now() - 2_000, stopAt: Date.now() - 1 }, () =>
+      ddb.send(getItem),
+    ).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    ddb.destroy();
+    expect(error).toBeInstanceOf(BudgetExhaustedError);
+    expect(requests).toBe(0);
+  });
+
+  it('an attempt under way is cut off at the end of the working time, even within the reserve', async () => {
+    const ddb = client();
+    requests = 0;
+    const started = Date.now();
+    const error = await withinBudget({ deadline: started + 5_000, stopAt: started + 700 }, () =>
+      ddb.send(getItem),
+    ).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    const took = Date.now() - started;
+    ddb.destroy();
+    expect(error?.name).toMatch(/TimeoutError|BudgetExhaustedError/);
+    // Cut at the end of the working time, not at the deadline (5 s) as an attempt within the
+    // budget would be.
+    expect(took).toBeLessThan(5_000);
     expect(requests).toBe(1);
   });
 

@@ -54,8 +54,7 @@ function fakeStore(rows: Record<string, StagedStatus>) {
     return { ...row };
   };
   const store: StagingStore = {
-    insertNew: async () => ({ collidedIds: [] }),
-    insertNewOnce: async () => ({ collidedIds: [] }),
+    insertNewOnce: async () => ({ collidedIds: [], complete: true }),
     // Copies, as a database read gives: a later change does not show in a row already read.
     // (The store's `get` leaves the credentials out; none of these tests reads them through it.)
     get: async (_a, id) => {

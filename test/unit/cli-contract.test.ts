@@ -50,8 +50,8 @@ class ContractCore {
   staged: Staged[] = [];
   keys = new Map<string, { digest: string; status: number; body: string } | 'running'>();
   requests: Array<{ path: string; key?: string; authorization?: string; query: URLSearchParams }> = [];
-  /** Answers to give before the real one, per request count (e.g. 429 once). */
-  faults: Array<'429' | '503' | 'drop-after-staging' | 'slow'> = [];
+  /** Answers to give before the real one, per request count (e.g. 429 once; 'ok': no fault). */
+  faults: Array<'ok' | '429' | '500' | '503' | 'drop-after-staging' | 'slow'> = [];
   dryRunSupported = true;
   /** Emails and phone numbers that already exist in the app (dry-run conflicts, FAILED at import). */
   existing = new Set<string>();
@@ -147,7 +147,11 @@ class ContractCore {
         res.writeHead(429, { 'retry-after': '0' });
         return void res.end('Too many requests');
       }
-      if (fault === '503') return this.send(res, 503, 'Service Unavailable');
+      if (fault === '503') {
+        res.writeHead(503, { 'content-type': 'text/plain', 'retry-after': '0' });
+        return void res.end('The request ran out of time before every user was staged: send it again');
+      }
+      if (fault === '500') return this.send(res, 500, 'Internal Server Error');
       if (url.searchParams.get('dryRun') === 'true') {
         if (!this.dryRunSupported) return this.stage(res, body, fault);
         const conflicts = body.users.flatMap((u, index) => {
@@ -314,7 +318,13 @@ describe('staging against the contract', () => {
     expect(summary).toMatchObject({ converted: 7, staged: 7, imported: 7, failed: 0, exitCode: 0 });
     const posts = core.requests.filter((r) => r.path === 'POST /appid-shop/bulk-import/users');
     expect(posts.map((p) => p.key).sort()).toEqual(
-      [0, 1, 2].map((i) => chunkKey(summary.state ? readState().key : '', i)).sort(),
+      [
+        [0, 3],
+        [3, 3],
+        [6, 1],
+      ]
+        .map(([start, users]) => chunkKey(summary.state ? readState().key : '', start as number, users as number))
+        .sort(),
     );
     expect(core.staged.map((s) => s.email).sort()).toEqual(emails(7).sort());
   });
@@ -372,6 +382,63 @@ describe('staging against the contract', () => {
     expect(core.staged).toHaveLength(7);
   });
 
+  it('any 5xx of a staging request is sent again, the same body under the same key, until the core takes it', async () => {
+    core.faults = ['500', '503', '500', '500', '503'];
+    const summary = await run(payloadFile(emails(3)), { concurrency: 1 });
+    expect(summary).toMatchObject({ staged: 3, imported: 3, exitCode: 0 });
+    const posts = core.requests.filter((r) => r.path === 'POST /appid-shop/bulk-import/users');
+    expect(posts).toHaveLength(6);
+    expect(new Set(posts.map((p) => p.key)).size).toBe(1);
+    expect(new Set(core.bodies.map((b) => JSON.stringify(b))).size).toBe(1);
+    expect(core.staged).toHaveLength(3);
+  });
+
+  it('a chunk refused for longer than the patience stops the run (exit 3); the re-run sends that chunk as it was, then sizes anew', async () => {
+    const file = payloadFile(emails(10));
+    // Chunks of 3: the first two are taken, the third is refused for now until the run gives up.
+    core.faults = ['ok', 'ok', ...Array.from({ length: 10_000 }, () => '503' as const)];
+    const stopped = await run(file, { concurrency: 1, wait: false, giveUpAfterMs: 100 }).catch((e: unknown) => e);
+    expect(stopped).toBeInstanceOf(CliError);
+    expect((stopped as CliError).exitCode).toBe(3);
+    expect((stopped as CliError).message).toMatch(
+      /^chunk 2: the core kept refusing it for now for \d+ s \(last: 503 The request ran out of time/,
+    );
+    const refusedKey = core.requests.filter((r) => r.key).at(-1)?.key;
+    const refusedBody = JSON.stringify(core.bodies.at(-1));
+    expect(core.staged).toHaveLength(6);
+
+    // Again, with another size: the chunk the journal says was sent goes as it was, the rest in twos.
+    core.faults = [];
+    core.requests = [];
+    core.bodies = [];
+    const again = await run(file, { concurrency: 1, batchSize: 2 });
+    expect(again).toMatchObject({ resumedChunks: 2, staged: 10, imported: 10, exitCode: 0 });
+    const keys = core.requests.filter((r) => r.key).map((r) => r.key);
+    expect(keys[0]).toBe(refusedKey);
+    expect(JSON.stringify(core.bodies[0])).toBe(refusedBody);
+    expect(core.bodies.map((b) => b.users.length)).toEqual([3, 1]);
+    expect(keys[1]).toBe(chunkKey(readState().key, 9, 1));
+    expect(core.staged.map((s) => s.email).sort()).toEqual(emails(10).sort());
+  });
+
+  it('--batch-size auto: the first request carries 1,000 users, the next grow, and the journal keeps every range sent', async () => {
+    const summary = await run(payloadFile(emails(3_500)), { batchSize: 'auto', concurrency: 1, wait: false });
+    expect(summary).toMatchObject({ staged: 3_500, exitCode: 0 });
+    // Answered at once: each request twice the one before.
+    expect(core.bodies.map((b) => b.users.length)).toEqual([1_000, 2_000, 500]);
+    const ranges = readFileSync(join(dir, 'state.ndjson'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.type === 'planned')
+      .map((e) => [e.start, e.users]);
+    expect(ranges).toEqual([
+      [0, 1_000],
+      [1_000, 2_000],
+      [3_000, 500],
+    ]);
+  });
+
   it('422 (the key was used with another body) stops with exit 2 and says why', async () => {
     const file = payloadFile(emails(3));
     await run(file, { wait: false });
@@ -397,7 +464,7 @@ describe('staging against the contract', () => {
         messages: ['At least one loginMethod is required.'],
       },
     ]);
-    expect(core.requests.filter((r) => r.key).map((r) => r.key?.endsWith('-0-r1'))).toEqual([false, true]);
+    expect(core.requests.filter((r) => r.key).map((r) => r.key?.endsWith('-0+3-r1'))).toEqual([false, true]);
   });
 
   it('waits, then reports the FAILED rows of this migration (stage import) with their positions', async () => {

@@ -27,7 +27,6 @@ function tableStore(rows: Row[], fail = false): StagingStore {
     throw new Error('not used by the reconciler');
   };
   return {
-    insertNew: unused,
     insertNewOnce: unused,
     get: unused,
     claim: unused,

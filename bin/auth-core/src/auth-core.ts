@@ -10,6 +10,8 @@ import { PUBLIC_TENANT_ID } from './contract.js';
 import { CoreClient } from './core-client.js';
 import { CliError, EXIT } from './errors.js';
 import { MAX_BATCH_SIZE, type MigrateSummary, migrate } from './migrate/migrate.js';
+import { DEFAULT_GIVE_UP_AFTER_MS } from './migrate/send.js';
+import { AUTO_START, DEFAULT_REQUEST_SECONDS } from './migrate/sizing.js';
 import { summaryLines } from './migrate/summary.js';
 import { exportPending, pendingCounts } from './pending.js';
 import { Progress, type ProgressMode } from './progress.js';
@@ -52,6 +54,13 @@ function integer(name: string) {
     if (!/^\d+$/.test(value)) throw new CliError(`${name} must be a positive integer`, EXIT.usage);
     return Number(value);
   };
+}
+
+function batchSize(value: string): number | 'auto' {
+  if (value === 'auto') return 'auto';
+  if (!/^\d+$/.test(value))
+    throw new CliError(`--batch-size must be auto or an integer from 1 to ${MAX_BATCH_SIZE}`, EXIT.usage);
+  return Number(value);
 }
 
 function progressMode(json: boolean): ProgressMode {
@@ -120,10 +129,22 @@ const migrateCommand = coreOptions(
   .option('--state <file>', 'resume state (default: next to the export)')
   .option('--no-wait', 'stage and exit without waiting for the import')
   .option(
-    '--batch-size <n>',
-    `users per staging request (≤ ${MAX_BATCH_SIZE})`,
-    integer('--batch-size'),
-    MAX_BATCH_SIZE,
+    '--batch-size <n|auto>',
+    `users per staging request: auto (from ${AUTO_START}, sized from how long the core takes, ≤ ${MAX_BATCH_SIZE}) or a fixed number ≤ ${MAX_BATCH_SIZE}`,
+    batchSize,
+    'auto',
+  )
+  .option(
+    '--request-seconds <s>',
+    'with --batch-size auto: how long one staging request should take',
+    integer('--request-seconds'),
+    DEFAULT_REQUEST_SECONDS,
+  )
+  .option(
+    '--give-up-after <minutes>',
+    'stop (exit 3) when the core refuses one chunk for now (5xx, 409, 429, no answer) for this long without a break',
+    integer('--give-up-after'),
+    DEFAULT_GIVE_UP_AFTER_MS / 60_000,
   )
   .option('--concurrency <n>', 'staging requests in parallel', integer('--concurrency'), 2)
   .option('--json', 'print a machine-readable summary instead of progress and text')
@@ -164,7 +185,9 @@ migrateCommand.action(async (exportFile: string, flags: Record<string, unknown> 
         (flags.state as string | undefined) ??
         join(dirname(exportFile), `${basename(exportFile)}.${flags.app}.migrate-state.ndjson`),
       wait: flags.wait !== false,
-      batchSize: flags.batchSize as number,
+      batchSize: flags.batchSize as number | 'auto',
+      requestSeconds: flags.requestSeconds as number,
+      giveUpAfterMs: (flags.giveUpAfter as number) * 60_000,
       concurrency: flags.concurrency as number,
       ...(typeof flags.verify === 'string' ? { verifyPath: flags.verify } : {}),
     },

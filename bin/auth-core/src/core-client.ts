@@ -4,7 +4,7 @@
  * Idempotency-Key still being processed), timeouts and lost connections.
  */
 import { credentialFingerprint } from './contract.js';
-import { CliError, coreError, usageError } from './errors.js';
+import { CliError, coreError, EXIT, usageError } from './errors.js';
 import { displayUrl, excerpt, registerSecret, UNPARSEABLE_URL } from './redact.js';
 import { transportDecision } from './transport.js';
 
@@ -66,6 +66,14 @@ export function coreEndpoint(raw: string, allowInsecureHttp = false): CoreEndpoi
   };
 }
 
+/** No answer from the core after the request's attempts: a timeout, a refused or lost connection (exit 3). */
+export class UnreachableError extends CliError {
+  constructor(message: string) {
+    super(message, EXIT.core);
+    this.name = 'UnreachableError';
+  }
+}
+
 export interface CoreReply {
   readonly status: number;
   readonly text: string;
@@ -98,7 +106,8 @@ export interface RequestOptions {
   readonly attempts?: number;
 }
 
-const RETRY_STATUSES = new Set([409, 429, 502, 503, 504]);
+/** Answers that mean "not now": the same request may be sent again. */
+const RETRY_STATUSES: ReadonlySet<number> = new Set([409, 429, 502, 503, 504]);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -191,7 +200,9 @@ export class CoreClient {
         if (error instanceof CliError) throw error;
         what = describeFetchError(error);
         if (attempt >= attempts) {
-          throw coreError(`the core at ${this.shownUrl} is unreachable (${method} ${stripQuery(path)}: ${what})`);
+          throw new UnreachableError(
+            `the core at ${this.shownUrl} is unreachable (${method} ${stripQuery(path)}: ${what})`,
+          );
         }
       }
       const backoff = Math.min(maxDelay, baseDelay * 2 ** (attempt - 1));

@@ -1,7 +1,9 @@
 /**
  * Progress on stderr: on a TTY a live bar (cli-progress) with converted, staged, imported and failed
- * users, users/s and the ETA; off a TTY one plain line at most every 5 seconds; with `--json`
- * nothing but the final summary (on stdout).
+ * users, users/s and the ETA; off a TTY one plain line every 5 seconds; with `--json` nothing but
+ * the final summary (on stdout). The lines and the bar keep coming while nothing is read — the
+ * export read through, the requests in flight slow — so a slow phase shows its counts growing
+ * rather than falling silent.
  */
 import cliProgress from 'cli-progress';
 import { redact } from './redact.js';
@@ -31,6 +33,7 @@ export class Progress {
   private total = 0;
   private value = 0;
   private readonly started = Date.now();
+  private ticker: NodeJS.Timeout | undefined;
 
   constructor(
     readonly mode: ProgressMode,
@@ -56,6 +59,11 @@ export class Progress {
     if (this.mode === 'plain') this.out.write(`${name}…\n`);
     if (this.mode === 'tty') this.startBar();
     this.lastPlain = Date.now();
+    if (this.mode !== 'json') {
+      // Between two updates (a slow request), the counters the senders move are shown anyway.
+      this.ticker = setInterval(() => this.update(this.value), 1_000);
+      this.ticker.unref();
+    }
   }
 
   update(value: number): void {
@@ -68,6 +76,8 @@ export class Progress {
   }
 
   finishBar(): void {
+    clearInterval(this.ticker);
+    this.ticker = undefined;
     if (this.bar) {
       this.bar.update(Math.min(this.value, this.total), this.payload());
       this.bar.stop();

@@ -15,6 +15,7 @@ import {
   tooLargeMessage,
 } from '#functions/domain/import/import-user.js';
 import { MAX_ACTIONS_PER_WRITE, type UserStore, type UserWrite } from '#functions/domain/users/ports.js';
+import { checkTimeLeft } from '#functions/shared/call-budget.js';
 import { JsonBadRequestError } from '#functions/shared/errors.js';
 import { scrubSecrets } from './scrub-credentials.js';
 import type { ImportUser } from './types.js';
@@ -74,6 +75,8 @@ export async function dryRunRequest(
   const tried: number[] = [];
   function* writes(): Generator<UserWrite> {
     for (const [index, user] of valid.entries()) {
+      // The reads grow with the users: the request's time is checked as the preview takes them.
+      if (index % 100 === 99) checkTimeLeft('checking the users against the app');
       const write = deps.users.newWrite(appId);
       write.add(importPlan(user, importRecords(user)));
       const refused = refusalOf(user, config, write);

@@ -70,22 +70,22 @@ export interface PendingRef {
 
 export interface StagingStore {
   /**
-   * Writes NEW rows and their counter shares atomically (per group of ≤ 99 rows). Users whose
-   * id is already taken are not written and are returned; the caller gives them fresh ids.
-   */
-  insertNew(appId: string, users: readonly ImportUser[], now: number): Promise<{ collidedIds: string[] }>;
-  /**
-   * {@link insertNew} for one round of a request remembered under an Idempotency-Key: the rows are
-   * grouped the same way for the same users, and each group commits together with a marker of its
-   * own. A group whose marker exists committed earlier (an attempt that did not answer): it is
-   * not written again, and the ids it found taken then are returned again.
+   * Stages one round of a request (`POST /bulk-import/users`): NEW rows and their counter shares
+   * in groups of ≤ 98 rows, each group committing together with a marker of its own, then its
+   * users' import messages sent through `pace.send`. The rows are grouped the same way for the
+   * same users, so a repeat of the same request (same `once`, same ids) does only what is left: a
+   * group whose marker says it committed is not written again (the ids it found taken then are
+   * returned again), and one whose messages were sent is not sent again. Users whose id is already
+   * taken are not written and are returned; the caller gives them fresh ids. No group starts once
+   * `pace.mayStart()` says no: `complete` is then false, and the groups done stay.
    */
   insertNewOnce(
     appId: string,
     users: readonly ImportUser[],
     now: number,
     once: StagingOnce,
-  ): Promise<{ collidedIds: string[] }>;
+    pace: StagingPace,
+  ): Promise<{ collidedIds: string[]; complete: boolean }>;
   /** The row without its credentials (see {@link StagedRow}). */
   get(appId: string, id: string): Promise<StagedRow | undefined>;
   /**
@@ -149,9 +149,21 @@ export interface StagingAppMarkers {
   remove(appId: string, stagedAt: number): Promise<void>;
 }
 
+/** How one staging call paces its groups and hands each committed group on. */
+export interface StagingPace {
+  /** Whether another group may start now (false once the request's time would not let it finish). */
+  mayStart(): boolean;
+  /** Sends the import messages of a committed group's users; throws when they could not all be sent. */
+  send(ids: readonly string[]): Promise<void>;
+  /** A group done by this call (committed, its messages sent): `users` staged by it in `ms`. */
+  done(users: number, ms: number): void;
+  /** A group an earlier attempt of the same request finished: `users` staged by it. */
+  doneBefore(users: number): void;
+}
+
 /** Which request and which round of its staging an {@link StagingStore.insertNewOnce} call is. */
 export interface StagingOnce {
-  /** The Idempotency-Key. */
+  /** The Idempotency-Key (or the key the body's digest makes, for a request without one). */
   readonly key: string;
   /** The claim's generation (a key reused after its record expired starts a new one). */
   readonly generation: string;
@@ -219,6 +231,12 @@ export interface IdempotencyStore {
     answer: RememberedAnswer,
     expiresAt: number,
   ): Promise<boolean>;
+  /**
+   * Frees the key of this claim's RUNNING record (a request staged under its body's digest alone,
+   * once answered: the same body sent again later is a new request): `get` no longer finds it and
+   * `claim` may take the key again. Nothing when it is no longer this claim's RUNNING record.
+   */
+  forget(appId: string, key: string, claim: IdempotencyClaim): Promise<void>;
   /**
    * The answer the DONE record of this key holds (undefined when the key has no DONE record).
    * With `stored` (from a DONE record just read by `get`) the record is not read again.

@@ -3,6 +3,7 @@
  * success body of `POST /bulk-import/users`. Pure; per-user rules live in validate-user.ts.
  */
 import { MAX_USERS_PER_STAGING_REQUEST } from '#functions/contract/import-payload.js';
+import { checkTimeLeft } from '#functions/shared/call-budget.js';
 import { BadRequestError, JsonBadRequestError } from '#functions/shared/errors.js';
 import type { ImportUser } from './types.js';
 import { type ImportValidationContext, validateImportUser } from './validate-user.js';
@@ -78,6 +79,9 @@ export function stagingUsersOf(body: unknown): unknown[] {
   }
 }
 
+/** Users validated between two looks at the request's time. */
+const VALIDATION_TIME_CHECK_EVERY = 500;
+
 export type StagingRequestValidation = { ok: true; users: ImportUser[] } | { ok: false; body: InvalidUsersErrorBody };
 
 /**
@@ -85,6 +89,7 @@ export type StagingRequestValidation = { ok: true; users: ImportUser[] } | { ok:
  * is valid (normalised users in request order) or the 400 JSON body listing only the invalid users.
  * `externalUserId` must be unique across all users of the request, invalid ones included (first occurrence
  * wins). The caller runs {@link precheckStagingBody} first; a body without a `users` array is a caller bug.
+ * Throws `BudgetExhaustedError` when the request's time runs out on the way (nothing was written).
  */
 export function validateStagingRequest(body: unknown, ctx: ImportValidationContext): StagingRequestValidation {
   const precheck = precheckStagingBody(body);
@@ -95,6 +100,8 @@ export function validateStagingRequest(body: unknown, ctx: ImportValidationConte
   const users: ImportUser[] = [];
   const invalid: InvalidUserEntry[] = [];
   for (let index = 0; index < rawUsers.length; index++) {
+    // 10,000 users take a while on a busy core: the request's time is checked as they go.
+    if (index % VALIDATION_TIME_CHECK_EVERY === VALIDATION_TIME_CHECK_EVERY - 1) checkTimeLeft('validating the users');
     const result = validateImportUser(rawUsers[index], ctx, { seenExternalUserIds, staging: true });
     if (result.ok) users.push(result.user);
     else invalid.push({ index, errors: result.errors });

@@ -25,6 +25,7 @@ import {
   type WriteResult,
 } from '#functions/domain/users/ports.js';
 import { TransientWriteError } from '#functions/domain/users/write.js';
+import { checkTimeLeft } from '#functions/shared/call-budget.js';
 import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
 
 /** The parts of the app's effective configuration an import depends on. */
@@ -248,10 +249,16 @@ async function hashesFor(
 ): Promise<Map<string, string>> {
   const hash = deps.hashPassword ?? defaultHash;
   const hashes = new Map<string, string>();
+  let hashed = 0;
   for (const lm of user.loginMethods) {
     if (lm.recipeId !== 'emailpassword' || lm.passwordHash !== undefined || lm.plainTextPassword === undefined)
       continue;
-    hashes.set(lm.superTokensUserId, known.get(lm.superTokensUserId) ?? (await hash(lm.plainTextPassword, config)));
+    const given = known.get(lm.superTokensUserId);
+    if (given === undefined) {
+      // A user with many passwords takes seconds of CPU: each one after the first only in time.
+      if (hashed++ > 0) checkTimeLeft('hashing the passwords of a user with several');
+      hashes.set(lm.superTokensUserId, await hash(lm.plainTextPassword, config));
+    } else hashes.set(lm.superTokensUserId, given);
   }
   return hashes;
 }

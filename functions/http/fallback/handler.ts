@@ -3,7 +3,7 @@ import { errorToHttp } from '#functions/http/responses.js';
 import { DEFAULT_ROUTE_PATH, gatewayPaths, ROUTES } from '#functions/routes.js';
 import { AppOrTenantNotFoundError, MethodNotAllowedError, NotFoundError } from '#functions/shared/errors.js';
 import { resolvePrefix } from '#functions/shared/prefix.js';
-import { requestDeadline, withinBudget } from '#functions/wiring/budget.js';
+import { requestBudget, withinBudget } from '#functions/wiring/budget.js';
 import { loadTenantPair } from '#functions/wiring/request.js';
 
 const TEMPLATES = ROUTES.filter((r) => r.path !== DEFAULT_ROUTE_PATH).flatMap((r) =>
@@ -35,8 +35,7 @@ export async function handler(
   context?: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<APIGatewayProxyResultV2> {
   // The request pipeline's budget (functions/wiring/budget.ts): a silent table answers 503 in time.
-  const deadline = requestDeadline(context?.getRemainingTimeInMillis?.());
-  return withinBudget({ deadline }, () => answer(event));
+  return withinBudget(requestBudget(context?.getRemainingTimeInMillis?.()), () => answer(event));
 }
 
 async function answer(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyResultV2> {

@@ -10,7 +10,8 @@
  * their signatures and a worker can also ask for fewer attempts — waiting in the queue costs
  * nothing, waiting inside an invocation costs its duration.
  */
-import { currentRetryPolicy } from '#functions/shared/call-budget.js';
+import { currentRetryPolicy, pastStop } from '#functions/shared/call-budget.js';
+import { BudgetExhaustedError } from '#functions/shared/errors.js';
 import { classifyError, isTransient, type TransientKind, TransientStorageError } from './errors.js';
 import { backoffMs, sleep } from './table.js';
 
@@ -37,13 +38,18 @@ export function mayRetry(attempt: number, attempts: number, delayMs: number): bo
   return attempt < attempts && (deadline === undefined || Date.now() + delayMs < deadline);
 }
 
-/** Runs `call` under the retry policy (see the module comment). */
+/**
+ * Runs `call` under the retry policy (see the module comment). Past the invocation's working time
+ * (`stopAt`) no attempt starts: {@link BudgetExhaustedError}, never retried.
+ */
 export async function retrying<T>(call: () => Promise<T>, options: RetryOptions): Promise<T> {
   const attempts = currentRetryPolicy().attempts ?? options.attempts;
   for (let attempt = 1; ; attempt++) {
+    if (pastStop()) throw new BudgetExhaustedError('no storage call after the end of the invocation');
     try {
       return await call();
     } catch (error) {
+      if (error instanceof BudgetExhaustedError) throw error;
       const kind = classifyError(error);
       if (!isTransient(kind)) throw error;
       const delay = backoffMs(attempt, options.baseMs, options.capMs);

@@ -1,22 +1,17 @@
 /**
  * Inserting staged rows (`POST /bulk-import/users`): NEW rows with their counter shares, in the
- * transactions of shard-writes.ts; the undo of a plain insert that cannot finish; and the keyed
- * insert of a request remembered under an Idempotency-Key, whose groups each commit with a marker.
+ * transactions of shard-writes.ts, each group of rows committing with a marker of its own, so a
+ * request that stopped anywhere — its time ran out, the table kept refusing, the core died — is
+ * finished by its repeat group by group, and nothing is staged twice.
  */
-import type { StagingOnce } from '#functions/domain/bulk-import/staging-ports.js';
+import type { StagingOnce, StagingPace } from '#functions/domain/bulk-import/staging-ports.js';
 import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import type { SealingKey } from '../crypto/envelope.js';
-import { chunkMarkerPut, readChunkMarker } from '../idempotency-store.js';
+import { chunkMarkerPut, markChunkSent, readChunkMarker, readChunkMarkers } from '../idempotency-store.js';
 import { putItem, type Table, type TransactItem, timeLeftMs, transact, withRetryPolicy } from '../kit/index.js';
 import { counterUpdate, newRowItem, ROWS_PER_TRANSACTION, stagingMarker } from './rows.js';
 import type { StagedCredentials } from './sealing.js';
-import { deleteRows, inShardTransactions } from './shard-writes.js';
-
-/**
- * Of the time a staging request has left for retries, the share kept for undoing its rows when the
- * writes cannot finish (throttling): the writes retry until the rest is used up.
- */
-const UNDO_SHARE = 0.4;
+import { inShardTransactions } from './shard-writes.js';
 
 /** Where a staging call writes: the rows' table, the markers' (the base table), the rows' sealing. */
 export interface StagingTarget {
@@ -32,10 +27,10 @@ interface StagingWrite {
 }
 
 /**
- * Before any row: the app's staging marker (the reconciler must know this app has rows to look
- * after, and where) and one data key for this call's rows (stored before any row names it; a
- * repeat may seal the rows it writes under another: each row names its own). The writes then
- * retry within the request's time, less the {@link UNDO_SHARE}.
+ * Before the first row a call writes: the app's staging marker (the reconciler must know this app
+ * has rows to look after, and where) and one data key for this call's rows (stored before any row
+ * names it; a repeat may seal the rows it writes under another: each row names its own). The
+ * writes then retry within the request's time.
  */
 async function beginStaging(
   { table, markers, sealing }: StagingTarget,
@@ -49,7 +44,7 @@ async function beginStaging(
   );
   const key = await sealing.sealingKeyFor(appId, users);
   const left = timeLeftMs();
-  return { key, deadline: Number.isFinite(left) ? Date.now() + left * (1 - UNDO_SHARE) : undefined };
+  return { key, deadline: Number.isFinite(left) ? Date.now() + left : undefined };
 }
 
 /**
@@ -65,7 +60,7 @@ async function writeNewRows(
   rows: readonly ImportUser[],
   now: number,
   write: StagingWrite,
-  extra: ((taken: readonly string[]) => TransactItem) | undefined,
+  extra: (taken: readonly string[]) => TransactItem,
   stop: () => boolean,
 ): Promise<{ taken: string[]; extraFailed: boolean }> {
   let pending = rows;
@@ -80,13 +75,12 @@ async function writeNewRows(
     }));
     if (pending.length > 0) items.push(counterUpdate(table, appId, shard, { NEW: pending.length }));
     const extraIndex = items.length;
-    if (extra) items.push(extra(taken));
-    if (items.length === 0) break;
+    items.push(extra(taken));
     const result = await withRetryPolicy(write.deadline === undefined ? {} : { deadline: write.deadline }, () =>
       transact(table, items),
     );
     if (result.ok) break;
-    if (extra && result.failedIndexes.includes(extraIndex)) return { taken, extraFailed: true };
+    if (result.failedIndexes.includes(extraIndex)) return { taken, extraFailed: true };
     const failed = new Set(result.failedIndexes.flatMap((i) => pending[i]?.id ?? []));
     if (failed.size === 0) throw new Error('a staging transaction failed on a condition of no row');
     taken.push(...pending.filter((u) => failed.has(u.id)).map((u) => u.id));
@@ -95,67 +89,24 @@ async function writeNewRows(
   return { taken, extraFailed: false };
 }
 
-/**
- * Writes the NEW rows, or none: when a write keeps failing (the table throttles beyond the
- * request's time budget, or anything else), the rows this call wrote are deleted again (with
- * their counter shares, {@link discardNew}) before the error is thrown, so a failed request leaves
- * nothing staged that a retry would stage twice. The deletion is best effort within what is left
- * of the budget; whatever it could not delete is logged by id by the caller's error path.
- */
-export async function insertNew(
-  target: StagingTarget,
-  appId: string,
-  users: readonly ImportUser[],
-  now: number,
-): Promise<{ collidedIds: string[] }> {
-  const write = await beginStaging(target, appId, users, now);
-  const collided: string[] = [];
-  try {
-    await inShardTransactions(
-      users,
-      (u) => u.id,
-      ROWS_PER_TRANSACTION,
-      async (shard, part, _index, stopped) => {
-        const { taken } = await writeNewRows(target, appId, shard, part, now, write, undefined, stopped);
-        collided.push(...taken);
-      },
-    );
-  } catch (error) {
-    await discardNew(
-      target.table,
-      appId,
-      users.map((u) => u.id),
-      now,
-    ).catch(() => undefined);
-    throw error;
-  }
-  return { collidedIds: collided };
-}
-
-/**
- * The undo of {@link insertNew}: deletes the NEW rows among `ids` that were staged at `stagedAt`
- * (by this request: ids are fresh and no message was sent for them yet), with their counter
- * shares. Rows another request wrote under a colliding id are left alone.
- */
-function discardNew(table: Table, appId: string, ids: readonly string[], stagedAt: number): Promise<Set<string>> {
-  return deleteRows(table, appId, ids, {
-    rounds: { attempts: 3, exhausted: 'the rows of a failed staging request kept changing while being undone' },
-    which: (row) => row.status === 'NEW' && row.createdAt === stagedAt,
-    stagedAt,
-  });
-}
-
-/** Rows per transaction of the keyed insert: one action of the 100 is the group's marker. */
+/** Rows per transaction of the insert: one action of the 100 is the group's marker. */
 const ROWS_PER_MARKED_TRANSACTION = ROWS_PER_TRANSACTION - 1;
 
 /**
- * Staging under an Idempotency-Key: the rows of a request go in the same groups as `insertNew`
- * writes them (by counter shard, in request order, a fixed number per transaction), and each
- * group's transaction also Puts the group's marker (idempotency-store.ts) on condition that it
- * does not exist. A transaction commits all of its rows, its counter share and its marker, or
- * nothing; so after a crash anywhere, a repeat with the same users (same ids) writes exactly the
- * groups that did not commit — even when rows of the groups that did were imported (deleted)
- * since — and learns from the markers which ids those groups found taken. Nothing is undone.
+ * Stages one round of a request: its rows go in groups (by counter shard, in request order, a
+ * fixed number per transaction), and each group's transaction also Puts the group's marker
+ * (idempotency-store.ts) on condition that it does not exist. A transaction commits all of its
+ * rows, its counter share and its marker, or nothing. Once a group has committed, `pace.send`
+ * sends its users' import messages and the marker records that they were sent.
+ *
+ * So a repeat with the same users (same ids: the ids derive from the request's claim) reads the
+ * markers first and does exactly what is left: nothing for a group committed and sent, the
+ * messages for a group committed but not sent, everything for a group without a marker — even
+ * when rows of the groups that did commit were imported (deleted) since — and learns from the
+ * markers which ids those groups found taken. Nothing is undone.
+ *
+ * No group starts once `pace.mayStart()` says no (the request's time is running out): the call
+ * then returns with `complete` false, the groups done kept.
  */
 export async function insertNewOnce(
   target: StagingTarget,
@@ -163,21 +114,46 @@ export async function insertNewOnce(
   users: readonly ImportUser[],
   now: number,
   once: StagingOnce,
-): Promise<{ collidedIds: string[] }> {
-  const write = await beginStaging(target, appId, users, now);
+  pace: StagingPace,
+): Promise<{ collidedIds: string[]; complete: boolean }> {
   const { table } = target;
+  const known = await readChunkMarkers(table, appId, once);
+  let begun: Promise<StagingWrite> | undefined;
   const collided: string[] = [];
+  let complete = true;
   await inShardTransactions(
     users,
     (u) => u.id,
     ROWS_PER_MARKED_TRANSACTION,
     async (shard, rows, part, stopped) => {
-      const marker = (taken: readonly string[]) => chunkMarkerPut(table, appId, once, shard, part, taken);
-      const { taken, extraFailed } = await writeNewRows(target, appId, shard, rows, now, write, marker, stopped);
-      // The marker exists: an earlier attempt committed this group, and what it found taken then
-      // is what is taken now.
-      collided.push(...(extraFailed ? ((await readChunkMarker(table, appId, once, shard, part)) ?? []) : taken));
+      const marker = known.get(`${shard}#${part}`);
+      if (marker?.sent) {
+        collided.push(...marker.collided);
+        pace.doneBefore(rows.length - marker.collided.length);
+        return;
+      }
+      if (!pace.mayStart()) {
+        complete = false;
+        return;
+      }
+      const started = Date.now();
+      let taken = marker?.collided;
+      if (taken === undefined) {
+        begun ??= beginStaging(target, appId, users, now);
+        const write = await begun;
+        const put = (found: readonly string[]) => chunkMarkerPut(table, appId, once, shard, part, found);
+        const result = await writeNewRows(target, appId, shard, rows, now, write, put, stopped);
+        // The marker exists: another attempt committed this group meanwhile, and what it found
+        // taken then is what is taken now.
+        taken = result.extraFailed ? ((await readChunkMarker(table, appId, once, shard, part)) ?? []) : result.taken;
+      }
+      const takenIds = new Set(taken);
+      const staged = rows.filter((u) => !takenIds.has(u.id)).map((u) => u.id);
+      await pace.send(staged);
+      await markChunkSent(table, appId, once, shard, part);
+      collided.push(...taken);
+      pace.done(staged.length, Date.now() - started);
     },
   );
-  return { collidedIds: collided };
+  return { collidedIds: collided, complete };
 }

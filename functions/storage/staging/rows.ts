@@ -141,15 +141,9 @@ export const statusIs = (status: StagedStatus, createdAt?: number) => ({
   values: { ':st': status, ...(createdAt === undefined ? {} : { ':ca': createdAt }) },
 });
 
-/** A transaction Delete of one row, if it is in `status` (and is the row staged at `createdAt`). */
-export function deleteIfStatus(
-  table: Table,
-  appId: string,
-  id: string,
-  status: StagedStatus,
-  createdAt?: number,
-): TransactItem {
-  const condition = statusIs(status, createdAt);
+/** A transaction Delete of one row, if it is in `status`. */
+export function deleteIfStatus(table: Table, appId: string, id: string, status: StagedStatus): TransactItem {
+  const condition = statusIs(status);
   return {
     Delete: {
       TableName: table.name,

@@ -3,7 +3,7 @@
  * that shard's counter item per transaction (so counts stay exact and cost one counter write per
  * transaction, not per row). A shard's transactions run one after another — no two of one request
  * conflict on its counter item — and shards run in parallel, bounded by {@link PARALLELISM}.
- * Inserting (insert.ts), its undo and removal (status.ts) go through here.
+ * Inserting (insert.ts) and removal (status.ts) go through here.
  */
 import type { StagedStatus } from '#functions/domain/bulk-import/staging-ports.js';
 import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
@@ -40,17 +40,15 @@ export async function inShardTransactions<R>(
 }
 
 /** A row as {@link deleteRows} reads it. */
-export interface RowState {
+interface RowState {
   readonly id: string;
   readonly status: StagedStatus;
-  readonly createdAt: number;
 }
 
 /**
- * Deletes the rows among `ids` that `which` picks (all that exist by default), each on condition
- * that it is still in the status it was read in (and, with `stagedAt`, still the row staged then),
- * with its counter share. A part refused because a row changed meanwhile is read again, within
- * `rounds`. Returns the ids deleted.
+ * Deletes the rows among `ids` that exist, each on condition that it is still in the status it
+ * was read in, with its counter share. A part refused because a row changed meanwhile is read
+ * again, within `rounds`. Returns the ids deleted.
  */
 export async function deleteRows(
   table: Table,
@@ -59,8 +57,6 @@ export async function deleteRows(
   options: {
     /** How often refused rows are read again; what remains after is left as it is (not an error). */
     readonly rounds: Omit<RereadPolicy, 'orElse'>;
-    readonly which?: (row: RowState) => boolean;
-    readonly stagedAt?: number;
   },
 ): Promise<Set<string>> {
   const deleted = new Set<string>();
@@ -71,13 +67,9 @@ export async function deleteRows(
       await batchGetAll(
         table,
         pending.map((id) => stagedRow.key({ appId, id })),
-        { attributes: ['id', 'status', 'createdAt'] },
+        { attributes: ['id', 'status'] },
       )
-    )
-      .map(
-        (i): RowState => ({ id: i.id as string, status: i.status as StagedStatus, createdAt: i.createdAt as number }),
-      )
-      .filter((r) => options.which?.(r) ?? true);
+    ).map((i): RowState => ({ id: i.id as string, status: i.status as StagedStatus }));
     const retry: string[] = [];
     await inShardTransactions(
       rows,
@@ -87,7 +79,7 @@ export async function deleteRows(
         const deltas: Partial<Record<StagedStatus, number>> = {};
         for (const r of part) deltas[r.status] = (deltas[r.status] ?? 0) - 1;
         const result = await transact(table, [
-          ...part.map((r) => deleteIfStatus(table, appId, r.id, r.status, options.stagedAt)),
+          ...part.map((r) => deleteIfStatus(table, appId, r.id, r.status)),
           counterUpdate(table, appId, shard, deltas),
         ]);
         if (result.ok) for (const r of part) deleted.add(r.id);

@@ -1,15 +1,14 @@
 /**
  * The staged-users store (the bulk-import ports of functions/domain/bulk-import/staging-ports.ts)
  * for one table; the apps' staging markers live in `markers` (the base table). Its jobs live
- * beside it: rows.ts (items and their conditions), insert.ts (inserting, its undo, the keyed
- * insert), status.ts (claims, FAILED, removal), shard-writes.ts (the per-shard transactions both
- * use), sealing.ts and credentials.ts (credentials at rest), listing.ts (list, count),
+ * beside it: rows.ts (items and their conditions), insert.ts (inserting, group by group),
+ * status.ts (claims, FAILED, removal), shard-writes.ts (the per-shard transactions both use), sealing.ts and credentials.ts (credentials at rest), listing.ts (list, count),
  * reconcile-scan.ts (the reconciler's reads), purge.ts (app deletion).
  */
 import type { StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import type { Envelope } from '../crypto/envelope.js';
 import type { Table } from '../kit/index.js';
-import { insertNew, insertNewOnce } from './insert.js';
+import { insertNewOnce } from './insert.js';
 import { countOf, list } from './listing.js';
 import { pendingSentBefore } from './reconcile-scan.js';
 import { StagedCredentials } from './sealing.js';
@@ -24,8 +23,7 @@ export function createStagingStore(table: Table, markers: Table, envelope: () =>
   const sealing = new StagedCredentials(table, envelope);
   const target = { table, markers, sealing };
   return {
-    insertNew: (appId, users, now) => insertNew(target, appId, users, now),
-    insertNewOnce: (appId, users, now, once) => insertNewOnce(target, appId, users, now, once),
+    insertNewOnce: (appId, users, now, once, pace) => insertNewOnce(target, appId, users, now, once, pace),
     get: (appId, id) => getRow(table, appId, id),
     claim: (appId, id, now) => claim(table, sealing, appId, id, now),
     claimMany: (appId, ids, now) => claimMany(table, sealing, appId, ids, now),

@@ -1,5 +1,6 @@
 /** Removing users in bulk: a whole app's (app deletion) and a deleted tenant's memberships. */
 import type { UserRecord } from '#functions/domain/users/model.js';
+import { checkTimeLeft } from '#functions/shared/call-budget.js';
 import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
 import {
   appUsersIndexPartition,
@@ -22,6 +23,8 @@ import { DynamoUserWrite } from './write.js';
 export async function purgeAppUsers(table: Table, appId: string): Promise<void> {
   for (const shard of allShards(USER_COUNTER_SHARDS)) {
     for await (const page of queryPages(table, { index: 'GSI2', pk: appUsersIndexPartition(appId, shard) })) {
+      // A large app takes longer than one request: what is deleted stays, removing again finishes.
+      checkTimeLeft("deleting the app's users");
       const keys: Key[] = [];
       for (const item of page) {
         const record = recordFromItem(item);

@@ -7,6 +7,7 @@ import type {
   UserIdMapping,
   UserPosition,
 } from '#functions/domain/users/ports.js';
+import { checkTimeLeft } from '#functions/shared/call-budget.js';
 import {
   EXTERNAL_ID_SK,
   emailPartition,
@@ -182,6 +183,8 @@ export async function listUsers(
     );
     for (const item of page.items) entries.push({ userId: item.userId as string, sk: item.GSI1SK as string });
     startKey = page.next;
+    // A filter that matches few users reads many pages: each further page only in the request's time.
+    if (startKey && entries.length <= query.limit) checkTimeLeft('reading a further page of users');
   } while (startKey && entries.length <= query.limit);
   const pageEntries = entries.slice(0, query.limit);
   const users = await getUsers(

@@ -56,13 +56,21 @@ export async function checkCore(
   return { app, checksDryRun };
 }
 
-/** Checks `--batch-size`, `--concurrency` and the export file; returns the export's size in bytes. */
+/**
+ * Checks `--batch-size`, `--request-seconds`, `--concurrency` and the export file; returns the
+ * export's size in bytes.
+ */
 export function checkRunOptions(
-  options: { exportPath: string; batchSize: number; concurrency: number },
+  options: { exportPath: string; batchSize: number | 'auto'; requestSeconds?: number; concurrency: number },
   maxBatchSize: number,
 ): number {
-  if (!Number.isInteger(options.batchSize) || options.batchSize < 1 || options.batchSize > maxBatchSize) {
-    throw usageError(`--batch-size must be an integer from 1 to ${maxBatchSize}`);
+  const size = options.batchSize;
+  if (size !== 'auto' && (!Number.isInteger(size) || size < 1 || size > maxBatchSize)) {
+    throw usageError(`--batch-size must be auto or an integer from 1 to ${maxBatchSize}`);
+  }
+  const seconds = options.requestSeconds;
+  if (seconds !== undefined && (!Number.isInteger(seconds) || seconds < 1 || seconds > 120)) {
+    throw usageError('--request-seconds must be an integer from 1 to 120');
   }
   if (!Number.isInteger(options.concurrency) || options.concurrency < 1 || options.concurrency > 32) {
     throw usageError('--concurrency must be an integer from 1 to 32');

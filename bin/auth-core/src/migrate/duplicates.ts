@@ -33,22 +33,24 @@ export class DuplicateCheck {
   /** Key → payload index of the first user that had it. */
   private readonly firstWith = new FingerprintTable(1 << 16);
 
-  constructor(
-    private readonly tenantId: string,
-    private readonly batchSize: number,
-  ) {}
+  constructor(private readonly tenantId: string) {}
 
   /**
-   * Records the user's keys (it is `payloadIndex` in the payload order) and returns a message per key
-   * a user of an earlier chunk already had; `positionOf` gives a payload index's record position.
+   * Records the user's keys (it is `payloadIndex` in the payload order, in the chunk that starts at
+   * `chunkStart`) and returns a message per key a user of an earlier chunk already had; `positionOf`
+   * gives a payload index's record position.
    */
-  check(user: WireImportUser, payloadIndex: number, positionOf: (payloadIndex: number) => number): string[] {
-    const chunk = Math.floor(payloadIndex / this.batchSize);
+  check(
+    user: WireImportUser,
+    payloadIndex: number,
+    chunkStart: number,
+    positionOf: (payloadIndex: number) => number,
+  ): string[] {
     const messages: string[] = [];
     for (const key of uniquenessKeys(user, this.tenantId)) {
       const first = this.firstWith.addIfAbsent(key, payloadIndex);
       // Within one chunk the core's dry run finds the conflict itself.
-      if (first === undefined || Math.floor(first / this.batchSize) === chunk) continue;
+      if (first === undefined || first >= chunkStart) continue;
       messages.push(`duplicate: the same ${key} as record ${positionOf(first)} (in an earlier chunk)`);
     }
     return messages;

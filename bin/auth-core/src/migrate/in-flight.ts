@@ -5,10 +5,15 @@ export class InFlight {
 
   constructor(private readonly limit: number) {}
 
-  /** Starts `task` once fewer than `limit` run; throws the first failure of an earlier task instead. */
-  async start(task: () => Promise<void>): Promise<void> {
+  /** Resolves once fewer than `limit` run; throws the first failure of an earlier task instead. */
+  async room(): Promise<void> {
     while (this.running.size >= this.limit) await Promise.race(this.running);
     if (this.failure) throw this.failure;
+  }
+
+  /** Starts `task` once fewer than `limit` run; throws the first failure of an earlier task instead. */
+  async start(task: () => Promise<void>): Promise<void> {
+    await this.room();
     const running: Promise<void> = task()
       .catch((error: unknown) => {
         this.failure ??= error;

@@ -16,7 +16,16 @@ import { DuplicateCheck } from './duplicates.js';
 import { InFlight } from './in-flight.js';
 import { openPlan, type Plan } from './plan.js';
 import { type Carried, ExportReader, type SignInCounts } from './read.js';
-import { CheckRefusals, type ChunkSender, CoreDryRun, LocalDryRun, Stager } from './send.js';
+import {
+  CheckRefusals,
+  type ChunkSender,
+  CoreDryRun,
+  DEFAULT_GIVE_UP_AFTER_MS,
+  LocalDryRun,
+  type Sending,
+  Stager,
+} from './send.js';
+import { AdaptiveSize, AUTO_START, type ChunkSizer, DEFAULT_REQUEST_SECONDS, FixedSize } from './sizing.js';
 import type { MigrateSummary } from './summary.js';
 import { readVerifyFile, type VerifyAccount, type VerifySummary, VerifyTargets, verifySignIns } from './verify.js';
 import { waitForImport } from './wait.js';
@@ -36,7 +45,12 @@ export interface MigrateOptions {
   readonly reportPath: string;
   readonly statePath: string;
   readonly wait: boolean;
-  readonly batchSize: number;
+  /** Users per request: `auto` (sized from how long the core takes: sizing.ts), or a fixed number. */
+  readonly batchSize: number | 'auto';
+  /** How long a request should take with `batchSize: 'auto'` (s). @default DEFAULT_REQUEST_SECONDS */
+  readonly requestSeconds?: number;
+  /** How long one chunk may be refused for now, without a break, before the run stops. */
+  readonly giveUpAfterMs?: number;
   readonly concurrency: number;
   /** `--verify <file>`: accounts to sign in after the import. */
   readonly verifyPath?: string;
@@ -116,10 +130,12 @@ async function sendAndWait(
   const { journal, report } = plan;
   const hints = new AppHints(core.app, progress, options.dryRun, source.totpUsersKnown ?? 0);
   const refusals = new CheckRefusals(report, progress, hints);
+  const sizer = sizerFor(options);
+  const sending: Sending = { client, sizer, giveUpAfterMs: options.giveUpAfterMs ?? DEFAULT_GIVE_UP_AFTER_MS };
   const sender: ChunkSender = journal
-    ? new Stager(client, plan.key, journal, refusals, progress)
+    ? new Stager(sending, plan.key, journal, refusals, progress)
     : core.checksDryRun
-      ? new CoreDryRun(client, refusals)
+      ? new CoreDryRun(sending, refusals)
       : new LocalDryRun(refusals);
   const verifyTargets = verify && new VerifyTargets(new Set(verify.map((a) => a.email)));
   const reader = new ExportReader({
@@ -127,11 +143,18 @@ async function sendAndWait(
     source,
     exportPath: options.exportPath,
     sourceName: options.source,
-    batchSize: options.batchSize,
+    sizeAt: (start) => {
+      // A chunk a run sent before keeps its range (its Idempotency-Key names that body); a new
+      // one ends before the next such chunk.
+      const sent = journal?.rangeAt(start);
+      if (sent) return sent.users;
+      const next = journal?.nextRangeAfter(start);
+      return next === undefined ? sizer.next() : Math.min(sizer.next(), next - start);
+    },
     report,
     progress,
     hints,
-    duplicates: options.dryRun ? new DuplicateCheck(options.tenantId, options.batchSize) : undefined,
+    duplicates: options.dryRun ? new DuplicateCheck(options.tenantId) : undefined,
   });
 
   const counter: ByteCounter = { bytes: 0 };
@@ -154,7 +177,6 @@ async function sendAndWait(
           client,
           progress,
           journal,
-          batchSize: options.batchSize,
           positions: reader.positions,
           report,
           pollMs: options.pollMs ?? 1000,
@@ -175,6 +197,17 @@ async function sendAndWait(
   };
 }
 
+/** `--batch-size`: a fixed size, or `auto` from the first request's {@link AUTO_START} users up to the core's limit. */
+function sizerFor(options: MigrateOptions): ChunkSizer {
+  if (options.batchSize !== 'auto') return new FixedSize(options.batchSize);
+  return new AdaptiveSize({
+    start: AUTO_START,
+    min: AUTO_START,
+    max: MAX_BATCH_SIZE,
+    targetMs: (options.requestSeconds ?? DEFAULT_REQUEST_SECONDS) * 1000,
+  });
+}
+
 /** Reads the export into chunks and sends each, at most `--concurrency` at a time. */
 async function sendAll(
   reader: ExportReader,
@@ -183,11 +216,21 @@ async function sendAll(
   options: MigrateOptions,
 ): Promise<void> {
   const inFlight = new InFlight(options.concurrency);
+  const chunks = reader.chunks(counter);
   try {
-    for await (const chunk of reader.chunks(counter)) await inFlight.start(() => sender.send(chunk));
+    for (;;) {
+      // The next chunk is read (and sized) only once a request can start: its size then follows the
+      // latest answers.
+      await inFlight.room();
+      const next = await chunks.next();
+      if (next.done) break;
+      const chunk = next.value;
+      await inFlight.start(() => sender.send(chunk));
+    }
     await inFlight.finish();
   } catch (error) {
     await inFlight.settle();
+    await chunks.return(undefined);
     if (error instanceof CliError) throw error;
     throw usageError(`cannot read ${options.exportPath}: ${(error as Error).message}`);
   }

@@ -1,8 +1,11 @@
 /**
  * The migration's identity and its journal. The migration key is what the export, its side files
- * and the options that shape the payload hash to; every chunk's Idempotency-Key derives from it, so
- * a re-run sends the same chunk under the same key and the core answers it as a replay. A real run
- * appends each staged chunk to the journal (state.ts), which a re-run reads to skip what is done.
+ * and the options that shape the payload hash to; every chunk's Idempotency-Key derives from it and
+ * from the chunk's range (where it starts among the converted users, how many it holds), so one key
+ * always names one body, and a re-run sends the same chunk under the same key: the core answers it
+ * as a replay, or stages what an interrupted request left. A real run journals each chunk's range
+ * before sending it and each staged chunk after (state.ts); a re-run reads the journal to send the
+ * same ranges again and to skip what is done.
  */
 import { createHash } from 'node:crypto';
 import type { Progress } from '../progress.js';
@@ -19,7 +22,6 @@ export interface MigrationIdentity {
   readonly source: string;
   readonly appId: string;
   readonly tenantId: string;
-  readonly batchSize: number;
   readonly providerMap: ReadonlyMap<string, string>;
 }
 
@@ -32,15 +34,18 @@ function migrationKey(parts: Omit<MigrationIdentity, 'exportPath'>): string {
     source: parts.source,
     app: parts.appId,
     tenant: parts.tenantId,
-    batch: parts.batchSize,
     providers: [...parts.providerMap.entries()].sort(),
   });
   return createHash('sha256').update(material).digest('hex').slice(0, 32);
 }
 
-/** The Idempotency-Key of a chunk; `round` > 0 after users the core refused were taken out. */
-export function chunkKey(migration: string, index: number, round = 0): string {
-  return round === 0 ? `auth-core-migrate-${migration}-${index}` : `auth-core-migrate-${migration}-${index}-r${round}`;
+/**
+ * The Idempotency-Key of the chunk of `users` converted users from payload index `start`; `round`
+ * > 0 after users the core refused were taken out.
+ */
+export function chunkKey(migration: string, start: number, users: number, round = 0): string {
+  const key = `auth-core-migrate-${migration}-${start}+${users}`;
+  return round === 0 ? key : `${key}-r${round}`;
 }
 
 /** What a run writes to: the journal of a real run (resumed when it is this migration's), and the report. */
@@ -84,14 +89,12 @@ export function openPlan(
 function openJournal(statePath: string, key: string, identity: MigrationIdentity): StateFile {
   return StateFile.open(statePath, {
     type: 'migration',
-    version: 1,
     key,
     exportPath: identity.exportPath,
     exportSha256: identity.exportSha256,
     source: identity.source,
     appId: identity.appId,
     tenantId: identity.tenantId,
-    batchSize: identity.batchSize,
     startedAt: new Date().toISOString(),
   });
 }

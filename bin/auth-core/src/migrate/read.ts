@@ -1,8 +1,9 @@
 /**
  * Reading the export into chunks: each record is converted by the source's converter (a record that
  * cannot be converted gets a report line and never stops the run), its metadata keys that look like
- * credentials are dropped, what is left behind is reported, and the users go into chunks of
- * `--batch-size` in the export's order.
+ * credentials are dropped, what is left behind is reported, and the users go into chunks in the
+ * export's order, each as large as `sizeAt` says when its first user comes (sizing.ts; a resumed
+ * run's journal fixes the chunks it sent before).
  */
 import type { WireImportUser } from '../contract.js';
 import { withoutCredentialKeys } from '../credential-keys.js';
@@ -20,6 +21,8 @@ import type { VerifyTargets } from './verify.js';
 /** Users sent in one staging (or dry-run) request, with where each came from. */
 export interface Chunk {
   readonly index: number;
+  /** Payload index (users converted, in order) of its first user. */
+  readonly start: number;
   readonly users: WireImportUser[];
   /** Per user: the record's 1-based position in the export. */
   readonly positions: number[];
@@ -62,10 +65,11 @@ export interface ReadContext {
   readonly source: SourceSetup;
   readonly exportPath: string;
   readonly sourceName: string;
-  readonly batchSize: number;
   readonly report: Report;
   readonly progress: Progress;
   readonly hints: AppHints;
+  /** Users of the chunk whose first user is payload index `start` (the chunk's `index`). */
+  readonly sizeAt: (start: number, index: number) => number;
   /** Dry run only. */
   readonly duplicates: DuplicateCheck | undefined;
   /** `--verify`: notes how the verify file's accounts were converted. */
@@ -79,7 +83,9 @@ export class ExportReader {
   readonly rolesUsed = new Set<string>();
   /** Payload index (users converted, in order) → the record's position in the export. */
   readonly positions: number[] = [];
-  private chunk: Chunk = emptyChunk(0);
+  private chunk: Chunk = emptyChunk(0, 0);
+  /** Users the chunk being filled takes (set by its first user). */
+  private chunkSize = 0;
 
   constructor(private readonly context: ReadContext) {}
 
@@ -110,9 +116,9 @@ export class ExportReader {
         });
         c.refused += 1;
       }
-      if (this.chunk.users.length === this.context.batchSize) {
+      if (this.chunk.users.length > 0 && this.chunk.users.length >= this.chunkSize) {
         yield this.chunk;
-        this.chunk = emptyChunk(this.chunk.index + 1);
+        this.chunk = emptyChunk(this.chunk.index + 1, this.positions.length);
       }
       if ((c.records & 255) === 0) progress.update(counter.bytes);
     }
@@ -154,7 +160,11 @@ export class ExportReader {
     }
     const payloadIndex = this.positions.length;
     this.positions.push(position);
-    const duplicates = this.context.duplicates?.check(user, payloadIndex, (i) => this.positions[i] as number) ?? [];
+    // The chunk's size is taken when its first user comes: the sizing has seen the latest answers.
+    if (this.chunk.users.length === 0)
+      this.chunkSize = Math.max(1, this.context.sizeAt(payloadIndex, this.chunk.index));
+    const duplicates =
+      this.context.duplicates?.check(user, payloadIndex, this.chunk.start, (i) => this.positions[i] as number) ?? [];
     if (duplicates.length > 0) this.chunk.duplicates.set(this.chunk.users.length, duplicates);
     this.chunk.users.push(user);
     this.chunk.positions.push(position);
@@ -179,6 +189,6 @@ export class ExportReader {
   }
 }
 
-function emptyChunk(index: number): Chunk {
-  return { index, users: [], positions: [], sourceIds: [], duplicates: new Map() };
+function emptyChunk(index: number, start: number): Chunk {
+  return { index, start, users: [], positions: [], sourceIds: [], duplicates: new Map() };
 }

@@ -3,9 +3,16 @@
  * an Idempotency-Key) and journals what was staged; a dry run asks the core to check it
  * (`?dryRun=true`), or, when the core cannot, only reports the duplicates found across chunks. The
  * run picks one sender; each takes out users the core refuses at validation and sends the rest again.
+ *
+ * An answer that says "not now" — any 5xx (a request the core cut short at its time budget answers
+ * 503 with `Retry-After` and keeps what it staged), 409 (the same key still being answered), 429,
+ * no answer at all — is sent again, the same body under the same key, with backoff, until the core
+ * takes it: the core stages only what is left of it. Each answer (and each refusal) tells the
+ * sizing how long the core takes (sizing.ts). The run stops (exit 3) only when one chunk was refused
+ * for `giveUpAfterMs` without a break, or the core refuses for a reason a retry cannot change.
  */
 import { gzipSync } from 'node:zlib';
-import type { CoreClient, CoreReply } from '../core-client.js';
+import { type CoreClient, type CoreReply, UnreachableError } from '../core-client.js';
 import { coreError, usageError } from '../errors.js';
 import { maskPhones, phoneSpellings } from '../personal.js';
 import type { Progress } from '../progress.js';
@@ -15,6 +22,72 @@ import type { RejectedEntry, StateFile } from '../state.js';
 import type { AppHints } from './checks.js';
 import { chunkKey } from './plan.js';
 import type { Chunk } from './read.js';
+import type { ChunkSizer } from './sizing.js';
+
+/** How long one chunk may be refused for now, without a break, before the run stops (exit 3). */
+export const DEFAULT_GIVE_UP_AFTER_MS = 15 * 60_000;
+
+/** What every request of a run shares: the core, the sizing it informs, and its patience. */
+export interface Sending {
+  readonly client: CoreClient;
+  readonly sizer: ChunkSizer;
+  /** See {@link DEFAULT_GIVE_UP_AFTER_MS}. */
+  readonly giveUpAfterMs: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** An answer that says "not now": the same request may be sent again. */
+const notNow = (status: number) => status >= 500 || status === 409 || status === 429;
+
+/**
+ * Posts `body` until the core answers something else than "not now" (see the module comment),
+ * with exponential backoff (or the core's `Retry-After`). 401 and a missing app stop the run (exit 3).
+ */
+async function postPatiently(
+  sending: Sending,
+  path: string,
+  body: Buffer,
+  headers: Record<string, string>,
+  users: number,
+  what: string,
+): Promise<CoreReply> {
+  const { client, sizer } = sending;
+  const baseDelay = client.options.baseDelayMs ?? 500;
+  const maxDelay = client.options.maxDelayMs ?? 30_000;
+  let refusedSince: number | undefined;
+  for (let attempt = 1; ; attempt++) {
+    const started = Date.now();
+    let why: string;
+    let retryAfterMs: number | undefined;
+    try {
+      const reply = await client.request('POST', path, { body, gzip: true, headers, attempts: 1 });
+      if (!notNow(reply.status)) {
+        sizer.answered(users, Date.now() - started);
+        return client.checked(reply, what);
+      }
+      why = `${reply.status} ${excerpt(reply.text, 200)}`;
+      const retryAfter = Number(reply.headers.get('retry-after'));
+      if (reply.headers.has('retry-after') && Number.isFinite(retryAfter) && retryAfter >= 0)
+        retryAfterMs = Math.min(retryAfter * 1000, maxDelay);
+    } catch (error) {
+      if (!(error instanceof UnreachableError)) throw error;
+      why = error.message;
+    }
+    sizer.refused(users);
+    refusedSince ??= started;
+    if (Date.now() - refusedSince >= sending.giveUpAfterMs) {
+      throw coreError(
+        `${what}: the core kept refusing it for now for ${Math.round((Date.now() - refusedSince) / 1000)} s ` +
+          `(last: ${why}); stopped. Running the same command again resumes where this one stopped`,
+      );
+    }
+    const backoff = Math.min(maxDelay, baseDelay * 2 ** Math.min(attempt - 1, 20));
+    const delay = retryAfterMs ?? Math.round(backoff / 2 + Math.random() * (backoff / 2));
+    client.options.onRetry?.(why, attempt, delay);
+    await sleep(delay);
+  }
+}
 
 export interface ChunkSender {
   send(chunk: Chunk): Promise<void>;
@@ -54,10 +127,10 @@ interface Accepted {
 /**
  * Posts the chunk until the core takes what is left: a 400 naming users (`{"users":[{index, errors}]}`)
  * takes them out (each told to `onRefused`) and the rest goes again, as round 1, 2, …; undefined when
- * every user was refused. Other answers stop the run.
+ * every user was refused. "Not now" is sent again ({@link postPatiently}); other answers stop the run.
  */
 async function postUntilTaken(
-  client: CoreClient,
+  sending: Sending,
   path: string,
   chunk: Chunk,
   headersFor: (round: number) => Record<string, string>,
@@ -66,10 +139,7 @@ async function postUntilTaken(
   let remaining = chunk.users.map((_, i) => i);
   for (let round = 0; remaining.length > 0; round++) {
     const body = gzipSync(JSON.stringify({ users: remaining.map((i) => chunk.users[i]) }));
-    const reply = client.checked(
-      await client.request('POST', path, { body, gzip: true, headers: headersFor(round) }),
-      `chunk ${chunk.index}`,
-    );
+    const reply = await postPatiently(sending, path, body, headersFor(round), remaining.length, `chunk ${chunk.index}`);
     if (reply.status === 200) return { remaining, reply };
     const invalid = reply.status === 400 ? validationAnswer(reply.json) : undefined;
     if (invalid) {
@@ -116,12 +186,16 @@ function validationAnswer(json: unknown): ValidationAnswer | undefined {
   return ok ? (json as ValidationAnswer) : undefined;
 }
 
-/** A real run: stages each chunk under its Idempotency-Key and journals it; a journaled chunk is not sent again. */
+/**
+ * A real run: stages each chunk under its Idempotency-Key and journals it; a journaled chunk is not
+ * sent again. A chunk's range is journaled before its first request, so a re-run sends it again as
+ * it was (the same body under the same key) if the run stopped before the core took it.
+ */
 export class Stager implements ChunkSender {
   readonly wouldImport = undefined;
 
   constructor(
-    private readonly client: CoreClient,
+    private readonly sending: Sending,
     private readonly migration: string,
     private readonly journal: StateFile,
     private readonly refusals: CheckRefusals,
@@ -129,18 +203,20 @@ export class Stager implements ChunkSender {
   ) {}
 
   async send(chunk: Chunk): Promise<void> {
-    const done = this.journal.chunks.get(chunk.index);
+    const done = this.journal.chunks.get(chunk.start);
     if (done) {
       for (const entry of done.rejected) this.refusals.add(chunk, entry.i, [...entry.errors]);
       this.progress.counters.staged += done.ids.length;
       return;
     }
+    const range = { index: chunk.index, start: chunk.start, users: chunk.users.length };
+    this.journal.plan(range);
     const rejected: RejectedEntry[] = [];
     const taken = await postUntilTaken(
-      this.client,
-      this.client.appPath('/bulk-import/users'),
+      this.sending,
+      this.sending.client.appPath('/bulk-import/users'),
       chunk,
-      (round) => ({ 'idempotency-key': chunkKey(this.migration, chunk.index, round) }),
+      (round) => ({ 'idempotency-key': chunkKey(this.migration, chunk.start, chunk.users.length, round) }),
       (at, errors) => {
         // The journal keeps the core's reasons as the report shows them: phone numbers masked.
         const phones = phoneSpellings(chunk.users[at]?.loginMethods);
@@ -150,7 +226,7 @@ export class Stager implements ChunkSender {
     );
     if (taken === undefined) {
       // Every user of the chunk was refused.
-      this.journal.record({ index: chunk.index, users: chunk.users.length, ids: [], rejected });
+      this.journal.record({ ...range, ids: [], rejected });
       return;
     }
     const answer = taken.reply.json as { users?: unknown } | undefined;
@@ -163,7 +239,7 @@ export class Stager implements ChunkSender {
       );
     }
     const ids = users.map((u) => (u.loginMethods ?? []).map((m) => String(m.userId)));
-    this.journal.record({ index: chunk.index, users: chunk.users.length, ids, rejected });
+    this.journal.record({ ...range, ids, rejected });
     this.progress.counters.staged += taken.remaining.length;
   }
 }
@@ -173,15 +249,15 @@ export class CoreDryRun implements ChunkSender {
   wouldImport = 0;
 
   constructor(
-    private readonly client: CoreClient,
+    private readonly sending: Sending,
     private readonly refusals: CheckRefusals,
   ) {}
 
   async send(chunk: Chunk): Promise<void> {
     const found = new Map(chunk.duplicates);
     const taken = await postUntilTaken(
-      this.client,
-      this.client.appPath('/bulk-import/users?dryRun=true'),
+      this.sending,
+      this.sending.client.appPath('/bulk-import/users?dryRun=true'),
       chunk,
       () => ({}),
       (at, errors) => {

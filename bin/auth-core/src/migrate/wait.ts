@@ -16,7 +16,6 @@ export interface WaitContext {
   readonly client: CoreClient;
   readonly progress: Progress;
   readonly journal: StateFile;
-  readonly batchSize: number;
   /** Payload index → the record's position in the export. */
   readonly positions: readonly number[];
   readonly report: Report;
@@ -25,7 +24,7 @@ export interface WaitContext {
 }
 
 export async function waitForImport(context: WaitContext): Promise<{ imported: number; failed: number }> {
-  const { client, progress, journal, batchSize, positions, report } = context;
+  const { client, progress, journal, positions, report } = context;
   const c = progress.counters;
   // Staged ids of this migration (every chunk in the journal) → index in the payload order.
   const staged = new FingerprintTable(1 << 12);
@@ -35,7 +34,7 @@ export async function waitForImport(context: WaitContext): Promise<{ imported: n
     let k = 0;
     for (let local = 0; local < entry.users && k < entry.ids.length; local++) {
       if (refused.has(local)) continue;
-      for (const id of entry.ids[k] as readonly string[]) staged.add(id, entry.index * batchSize + local);
+      for (const id of entry.ids[k] as readonly string[]) staged.add(id, entry.start + local);
       k += 1;
       total += 1;
     }
