@@ -101,7 +101,11 @@ export interface Route<I = undefined> {
   readonly run: (input: I, request: CoreRequest) => Promise<CoreResponse> | CoreResponse;
 }
 
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/**
+ * Methods whose body is read. A DELETE's is not: the reference's DELETE routes take query
+ * parameters only, and the SDK sends them without a body.
+ */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 const ONLY_PUBLIC_TENANT = 'Only public tenantId can call this app specific API';
 
 /** One request on its way through the steps. */

@@ -26,6 +26,7 @@ import { purgeAppStagedUsers, purgeStagingMarker } from './staging/purge.js';
 import { purgeTenantTotpAttempts } from './totp-store.js';
 import { purgeAppUserData } from './user-data.js';
 import { purgeAppUsers, removeTenantFromUsers } from './users/purge.js';
+import { purgeAppWebauthn, purgeTenantWebauthnOptions, webauthnHoldingQueries } from './webauthn-store.js';
 
 /**
  * Every collection an app owns in its table, each with its purger. A new app-owned entity adds
@@ -49,6 +50,8 @@ const PURGERS: readonly ((table: Table, appId: string) => Promise<void>)[] = [
   purgeAppIdempotency,
   // Passwordless devices and their codes (GSI2 shards).
   purgeAppPasswordless,
+  // WebAuthn options and passkeys (GSI2 shards).
+  purgeAppWebauthn,
 ];
 
 async function purgeAppPartition(table: Table, appId: string): Promise<void> {
@@ -78,12 +81,16 @@ export async function purgeAppData(appTable: Table, base: Table, appId: string):
   await purgeStagingMarker(base, appId);
 }
 
-/** Takes a deleted tenant out of the users, role assignments, passwordless codes and TOTP attempts of the app's table (idempotent). */
+/**
+ * Takes a deleted tenant out of the users, role assignments, passwordless codes, WebAuthn options
+ * and TOTP attempts of the app's table (idempotent).
+ */
 export async function purgeTenantData(appTable: Table, appId: string, tenantId: string): Promise<void> {
   await removeTenantFromUsers(appTable, appId, tenantId);
   await purgeTenantRoleAssignments(appTable, appId, tenantId);
   await purgeTenantPasswordless(appTable, appId, tenantId);
   await purgeTenantTotpAttempts(appTable, appId, tenantId);
+  await purgeTenantWebauthnOptions(appTable, appId, tenantId);
 }
 
 /** Whether there is at least one item in this partition (of the table or an index). */
@@ -127,6 +134,10 @@ const HOLDINGS: readonly { kind: string; holds: (table: Table, appId: string) =>
   {
     kind: 'passwordless codes',
     holds: (table, appId) => anyInShards(table, passwordlessHoldingQueries(appId)),
+  },
+  {
+    kind: 'passkeys and WebAuthn options',
+    holds: (table, appId) => anyInShards(table, webauthnHoldingQueries(appId)),
   },
 ];
 

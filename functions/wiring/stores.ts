@@ -12,6 +12,7 @@ import type { RoleStore } from '#functions/domain/roles/ports.js';
 import type { SessionStore } from '#functions/domain/sessions/ports.js';
 import type { TotpStore } from '#functions/domain/totp/ports.js';
 import type { UserStore } from '#functions/domain/users/ports.js';
+import type { WebauthnStore } from '#functions/domain/webauthn/ports.js';
 import { createAccountTokenStore } from '#functions/storage/account-tokens.js';
 import { createIdempotencyStore } from '#functions/storage/idempotency-store.js';
 import type { Table } from '#functions/storage/kit/index.js';
@@ -23,6 +24,7 @@ import { createStagingStore } from '#functions/storage/staging/store.js';
 import { createTenantStore } from '#functions/storage/tenant-store.js';
 import { createTotpStore } from '#functions/storage/totp-store.js';
 import { createUserStore } from '#functions/storage/users/store.js';
+import { createWebauthnStore } from '#functions/storage/webauthn-store.js';
 import { credentialsEnvelope } from './credentials.js';
 import { baseTable } from './tables.js';
 
@@ -38,6 +40,8 @@ export interface AppStores {
   readonly accountTokens: AccountTokenStore;
   /** Passwordless devices and codes. */
   readonly passwordless: PasswordlessStore;
+  /** WebAuthn options and passkeys. */
+  readonly webauthn: WebauthnStore;
 }
 
 /** Built stores by kind and table name. */
@@ -67,6 +71,7 @@ export const accountTokenStoreOf = (table: Table): AccountTokenStore =>
   kept('accountTokens', table, createAccountTokenStore);
 export const passwordlessStoreOf = (table: Table): PasswordlessStore =>
   kept('passwordless', table, createPasswordlessStore);
+export const webauthnStoreOf = (table: Table): WebauthnStore => kept('webauthn', table, createWebauthnStore);
 /** Sessions (the session use cases, and account linking, whose links and unlinks end sessions). */
 export const sessionStoreOf = (table: Table): SessionStore => kept('sessions', table, createSessionStore);
 
@@ -83,6 +88,7 @@ export const storesOf = (table: Table): AppStores => ({
   totp: totpStoreOf(table),
   accountTokens: accountTokenStoreOf(table),
   passwordless: passwordlessStoreOf(table),
+  webauthn: webauthnStoreOf(table),
 });
 
 /** Apps and tenants: always the base table. */

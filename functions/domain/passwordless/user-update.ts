@@ -75,7 +75,7 @@ const ROUNDS = 5;
  * no longer sign anyone in). Clearing both: 400.
  */
 export async function updatePasswordlessUser(
-  deps: UserRemovalDeps,
+  deps: Pick<UserRemovalDeps, 'users' | 'passwordless'>,
   appId: string,
   input: PasswordlessUserUpdate,
 ): Promise<PasswordlessUserUpdateAnswer> {

@@ -16,6 +16,7 @@ import type {
   WriteEntity,
   WriteResult,
 } from '#functions/domain/users/ports.js';
+import type { WebauthnWrites } from '#functions/domain/webauthn/ports.js';
 import { accountWriteActionCount, accountWriteActions } from '../account-tokens.js';
 import type { Envelope } from '../crypto/envelope.js';
 import { LINK_SK, PASSWORD_MIGRATED_COUNTER, USER_SK, userPartition } from '../keys/users.js';
@@ -24,6 +25,7 @@ import { metadataMergeWrite } from '../metadata-store.js';
 import { roleExistsCheck, userRolePut } from '../role-store.js';
 import { importedRowDeletes } from '../staging/status.js';
 import { sealTotpSecret, totpDevicePut } from '../totp-store.js';
+import { webauthnWriteActionCount, webauthnWriteActions } from '../webauthn-store.js';
 import { counterDeltas, counterKeys, type DerivedItem, deriveItems, primaryKeys, userShard } from './items.js';
 
 export interface Action {
@@ -47,6 +49,8 @@ interface State {
   stagedRows: { id: string; plan: number }[];
   /** Companion account writes (token consumption, verified emails), by plan. */
   account: { writes: AccountWrites; plan: number }[];
+  /** Companion passkey writes (a passkey registered or removed), by plan. */
+  webauthn: { writes: WebauthnWrites; plan: number }[];
 }
 
 const sameContent = (a: DerivedItem, b: DerivedItem) => JSON.stringify(a.item) === JSON.stringify(b.item);
@@ -60,6 +64,7 @@ const copy = (s: State): State => ({
   plans: [...s.plans],
   stagedRows: [...s.stagedRows],
   account: [...s.account],
+  webauthn: [...s.webauthn],
 });
 
 export class DynamoUserWrite implements UserWrite {
@@ -72,6 +77,7 @@ export class DynamoUserWrite implements UserWrite {
     plans: [],
     stagedRows: [],
     account: [],
+    webauthn: [],
   };
 
   constructor(
@@ -88,7 +94,8 @@ export class DynamoUserWrite implements UserWrite {
       this.counterUpdates().length +
       (s.stagedRows.length > 0 ? s.stagedRows.length + 1 : 0) +
       s.plans.filter((p) => p.metadata).length +
-      s.account.reduce((n, a) => n + accountWriteActionCount(a.writes), 0)
+      s.account.reduce((n, a) => n + accountWriteActionCount(a.writes), 0) +
+      s.webauthn.reduce((n, w) => n + webauthnWriteActionCount(w.writes), 0)
     );
   }
 
@@ -225,6 +232,7 @@ export class DynamoUserWrite implements UserWrite {
     }
     for (const id of companions?.importedStagedRows ?? []) s.stagedRows.push({ id, plan: planIndex });
     if (companions?.account) s.account.push({ writes: companions.account, plan: planIndex });
+    if (companions?.webauthn) s.webauthn.push({ writes: companions.webauthn, plan: planIndex });
   }
 
   /**
@@ -280,7 +288,7 @@ export class DynamoUserWrite implements UserWrite {
     return {
       actions: s.actions,
       duplicates: s.duplicates,
-      hasCompanions: s.stagedRows.length > 0 || s.account.length > 0,
+      hasCompanions: s.stagedRows.length > 0 || s.account.length > 0 || s.webauthn.length > 0,
     };
   }
 
@@ -307,6 +315,11 @@ export class DynamoUserWrite implements UserWrite {
     });
     for (const { writes, plan } of s.account) {
       for (const { item, entity } of accountWriteActions(this.table, this.appId, writes)) {
+        actions.push({ entity, item, plan });
+      }
+    }
+    for (const { writes, plan } of s.webauthn) {
+      for (const { item, entity } of webauthnWriteActions(this.table, this.appId, writes)) {
         actions.push({ entity, item, plan });
       }
     }
