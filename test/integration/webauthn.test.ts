@@ -8,6 +8,7 @@
  * account linking, email changes, recovery, and user, tenant and app removal.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SoftwareAuthenticator } from '../helpers/webauthn-authenticator.js';
 import {
@@ -989,5 +990,91 @@ describe('the app’s table', () => {
     });
     expect(moved.status).toBe(400);
     expect(moved.text).toContain('passkeys and WebAuthn options');
+  });
+});
+
+describe('hostile bodies', () => {
+  const answered = (reply: { status: number; json: any; text: string }) => {
+    expect([200, 400], reply.text).toContain(reply.status);
+    if (reply.status === 200) expect(typeof reply.json?.status, reply.text).toBe('string');
+  };
+
+  it('any JSON body of any route is a 200 with a status or a 400, never a 500', async () => {
+    const routes: [string, string][] = [
+      ['POST', path('/options/register')],
+      ['POST', path('/options/signin')],
+      ['POST', path('/signup')],
+      ['POST', path('/signin')],
+      ['POST', `/appid-${appId}/recipe/webauthn/user/credential/register`],
+      ['PUT', path('/user/email')],
+      ['POST', path('/user/recover/token')],
+      ['POST', path('/user/recover/token/consume')],
+    ];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...routes),
+        fc.dictionary(fc.string(), fc.jsonValue()),
+        async ([method, url], body) => {
+          answered(await call(method, url, { body }));
+        },
+      ),
+      { numRuns: 120 },
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('/options', '/options/remove', '/user/recover'),
+        fc.string(),
+        async (route, value) => {
+          const method = route === '/options/remove' ? 'DELETE' : 'GET';
+          const key = route === '/user/recover' ? 'token' : 'webauthnGeneratedOptionsId';
+          answered(await call(method, `${path(route)}?${key}=${encodeURIComponent(value)}`));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('any JSON as the credential of live options, or in any field of a real one, gets a ceremony status', async () => {
+    const user = await signedUp('hostile');
+    const registration = await registerOptions(caller, appId, email('hostile-new'));
+    const signInOpts = await signInOptions(caller, appId);
+    const attestation = authenticator.create(registration, RP.origin);
+    const assertion = authenticator.get(user.credentialId, signInOpts, RP.origin);
+    const ceremony = new Set([
+      'INVALID_CREDENTIALS_ERROR',
+      'INVALID_AUTHENTICATOR_ERROR',
+      'INVALID_OPTIONS_ERROR',
+      'CREDENTIAL_NOT_FOUND_ERROR',
+      // A field the ceremony does not read left it valid: it signed up (then the email is taken) or in.
+      'OK',
+      'EMAIL_ALREADY_EXISTS_ERROR',
+    ]);
+    const fields = [
+      'id',
+      'rawId',
+      'type',
+      'response',
+      'clientDataJSON',
+      'attestationObject',
+      'authenticatorData',
+      'signature',
+    ];
+    await fc.assert(
+      fc.asyncProperty(fc.boolean(), fc.constantFrom(...fields), fc.jsonValue(), async (signUp, field, value) => {
+        const credential = structuredClone(signUp ? attestation : assertion) as unknown as Record<string, any>;
+        if (field in credential) credential[field] = value;
+        else credential.response[field] = value;
+        const reply = await call('POST', path(signUp ? '/signup' : '/signin'), {
+          body: {
+            webauthnGeneratedOptionsId: (signUp ? registration : signInOpts).webauthnGeneratedOptionsId,
+            credential,
+          },
+          headers: SDK_CDI,
+        });
+        expect(reply.status, reply.text).toBe(200);
+        expect(ceremony.has(reply.json.status), reply.text).toBe(true);
+      }),
+      { numRuns: 80 },
+    );
   });
 });
