@@ -821,7 +821,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     tag: 'Passkeys',
     summary: 'Sign up with a passkey (verifies the attestation)',
     description:
-      'A new webauthn user of the options\' email in the path\'s tenant, holding the passkey. The attestation is verified against the options (challenge, origin, relying party id, flags) with a maintained verifier.',
+      "A new webauthn user of the options' email in the path's tenant, holding the passkey. The attestation is verified against the options (challenge, origin, relying party id, flags) with a maintained verifier.",
     body: webauthnCredentialBody,
     ok: [
       okWith({
@@ -836,7 +836,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
       ...webauthnCeremonyErrors,
     ],
     difference:
-      'The reasons of `INVALID_AUTHENTICATOR_ERROR` and `INVALID_CREDENTIALS_ERROR` are this verifier\'s (the reference uses webauthn4j); a passkey registered already answers `INVALID_CREDENTIALS_ERROR`, sign-in options `INVALID_OPTIONS_ERROR` (both a database error in the reference).',
+      "The reasons of `INVALID_AUTHENTICATOR_ERROR` and `INVALID_CREDENTIALS_ERROR` are this verifier's (the reference uses webauthn4j); a passkey registered already answers `INVALID_CREDENTIALS_ERROR`, sign-in options `INVALID_OPTIONS_ERROR` (both a database error in the reference).",
   },
   'webauthn-signin': {
     tag: 'Passkeys',
@@ -874,7 +874,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
       ...webauthnCeremonyErrors,
     ],
     difference:
-      'The options are found in any tenant of the app (the reference looks in the path\'s tenant here only, which the SDK, calling without a tenant prefix, makes `public`).',
+      "The options are found in any tenant of the app (the reference looks in the path's tenant here only, which the SDK, calling without a tenant prefix, makes `public`).",
   },
   'webauthn-credential-get': {
     tag: 'Passkeys',
@@ -912,12 +912,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     tag: 'Passkeys',
     summary: 'Change the email of a webauthn login method',
     body: obj({ recipeUserId: str, email: str }, ['recipeUserId', 'email']),
-    ok: [
-      okWith(),
-      unknownUser,
-      status('EMAIL_ALREADY_EXISTS_ERROR'),
-      status('USER_WITH_EMAIL_ALREADY_EXISTS_ERROR'),
-    ],
+    ok: [okWith(), unknownUser, status('EMAIL_ALREADY_EXISTS_ERROR'), status('USER_WITH_EMAIL_ALREADY_EXISTS_ERROR')],
     difference: 'The new email is normalised (trimmed, lower-cased) as everywhere else in the core.',
   },
   'webauthn-recover-token': {

@@ -14,7 +14,7 @@ export interface WebauthnWrites {
 }
 
 /** A sign-in's effect on the passkey it used, committed only if nothing else used it meanwhile. */
-export interface SignInUse {
+interface SignInUse {
   readonly credentialId: string;
   /** The counter the verification was decided on. */
   readonly seenCounter: number;
