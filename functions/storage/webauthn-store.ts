@@ -36,6 +36,7 @@ import {
   type TransactItem,
   transact,
   ttlSeconds,
+  updateItem,
 } from './kit/index.js';
 
 type OptionsRef = { appId: string; tenantId: string; optionsId: string };
@@ -178,27 +179,36 @@ export function createWebauthnStore(table: Table): WebauthnStore {
     async recordSignIn(appId, use) {
       // The counter moves only from the value the verification was decided on: of two sign-ins
       // racing with one passkey, the second reads again and is judged on the new counter.
-      const counter: TransactItem = {
-        Update: {
-          TableName: table.name,
-          Key: credentialKey(appId, use.credentialId),
-          UpdateExpression: 'SET #counter = :new, updatedAt = :at',
-          ConditionExpression: `${EXISTS} AND #counter = :seen`,
-          ExpressionAttributeNames: { '#counter': 'counter' },
-          ExpressionAttributeValues: { ':new': use.newCounter, ':seen': use.seenCounter, ':at': use.at },
-        },
+      const key = credentialKey(appId, use.credentialId);
+      const update = {
+        UpdateExpression: 'SET #counter = :new, updatedAt = :at',
+        ExpressionAttributeNames: { '#counter': 'counter' },
+        ExpressionAttributeValues: { ':new': use.newCounter, ':at': use.at },
       };
-      const items: TransactItem[] = [counter];
-      if (use.consumeOptions) {
-        items.push({
+      const condition = { expression: `${EXISTS} AND #counter = :seen`, values: { ':seen': use.seenCounter } };
+      if (!use.consumeOptions) {
+        // One conditional update (a transaction of one item would cost twice the write units).
+        return (await updateItem(table, key, update, condition)).ok ? 'OK' : 'CHANGED';
+      }
+      const result = await transact(table, [
+        {
+          Update: {
+            TableName: table.name,
+            Key: key,
+            UpdateExpression: update.UpdateExpression,
+            ConditionExpression: condition.expression,
+            ExpressionAttributeNames: update.ExpressionAttributeNames,
+            ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...condition.values },
+          },
+        },
+        {
           Delete: {
             TableName: table.name,
             Key: optionsKey(appId, use.consumeOptions.id),
             ConditionExpression: EXISTS,
           },
-        });
-      }
-      const result = await transact(table, items);
+        },
+      ]);
       return result.ok ? 'OK' : 'CHANGED';
     },
 
