@@ -1,5 +1,5 @@
 /**
- * The passkeys of a webauthn login method (docs/passkeys.md "Credentials"): registering a further
+ * The passkeys of a webauthn login method (docs/passkeys.md "The passkeys of a user"): registering a further
  * one (`POST /recipe/webauthn/user/credential/register`), reading one, listing them, removing one.
  * The login method's list of credential ids and the passkey items change together, in one write.
  * A recipe user id may be given as its external id, as everywhere in the core.
