@@ -8,8 +8,8 @@
 import type { UsersDeps } from '#functions/domain/users/deps.js';
 import { resolveUser } from '#functions/domain/users/lookup.js';
 import { removeUser } from '#functions/domain/users/removal.js';
-import { removeCredentialsOf } from '#functions/domain/webauthn/credentials.js';
 import type { WebauthnStore } from '#functions/domain/webauthn/ports.js';
+import { removeCredentialsOf } from '#functions/domain/webauthn/user-removal.js';
 import type { PasswordlessStore } from './ports.js';
 import { removeDevicesOfLoginMethods } from './service.js';
 

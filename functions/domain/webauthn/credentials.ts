@@ -1,8 +1,8 @@
 /**
- * The passkeys of a webauthn login method (docs/passkeys.md "The passkeys of a user"): registering a further
- * one (`POST /recipe/webauthn/user/credential/register`), reading one, listing them, removing one.
- * The login method's list of credential ids and the passkey items change together, in one write.
- * A recipe user id may be given as its external id, as everywhere in the core.
+ * The passkeys of a webauthn login method (docs/passkeys.md "The passkeys of a user"): reading one,
+ * listing them, removing one (registering a further one: credential-register.ts, which carries the
+ * verifier). The login method's list of credential ids and the passkey items change together, in
+ * one write. A recipe user id may be given as its external id, as everywhere in the core.
  */
 import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
 import { withMethod } from '../accounts/deps.js';
@@ -11,16 +11,11 @@ import type { LoginMethodRecord, UserRecord } from '../users/model.js';
 import { writePlan } from '../users/write.js';
 import { canonicalCredentialId, isCredentialIdShape } from './credential-ids.js';
 import type { WebauthnDeps } from './deps.js';
-import type { StoredCredential } from './model.js';
-import { findOptions } from './options.js';
-import type { CredentialInput } from './requests.js';
-import { verifyRegistration } from './verify.js';
 
-const UNKNOWN_USER = { status: 'UNKNOWN_USER_ID_ERROR' } as const;
 const CREDENTIAL_NOT_FOUND = { status: 'CREDENTIAL_NOT_FOUND_ERROR' } as const;
 
 /** The webauthn login method a recipe user id (or its external id) names, with its user and internal id. */
-async function webauthnMethodOf(
+export async function webauthnMethodOf(
   deps: WebauthnDeps,
   appId: string,
   recipeUserId: string,
@@ -36,67 +31,6 @@ async function webauthnMethodOf(
 /** The internal id a recipe user id stands for (itself when it names no user). */
 async function internalIdOf(deps: WebauthnDeps, appId: string, recipeUserId: string): Promise<string> {
   return (await resolveUser(deps.users, appId, recipeUserId))?.superTokensId ?? recipeUserId;
-}
-
-const REGISTER_REREADS: RereadPolicy = {
-  attempts: 5,
-  exhausted: 'registering a passkey kept meeting concurrent changes of its user',
-};
-
-/**
- * `POST /recipe/webauthn/user/credential/register`: a further passkey for the webauthn login
- * method `recipeUserId`, verified against registration options made in any tenant of the app.
- * `CREDENTIAL_ALREADY_EXISTS_ERROR` when the app holds a passkey with its id already;
- * `UNKNOWN_USER_ID_ERROR` when the id names no webauthn login method.
- */
-export async function registerCredential(
-  deps: WebauthnDeps,
-  appId: string,
-  input: CredentialInput & { readonly recipeUserId: string },
-) {
-  const options = await findOptions(deps, appId, input.optionsId);
-  if (!options) return { status: 'OPTIONS_NOT_FOUND_ERROR' as const };
-  const verified = await verifyRegistration(options, input.credential, deps.users.now());
-  if (!('ok' in verified)) return verified;
-  return reread(REGISTER_REREADS, async () => {
-    const found = await webauthnMethodOf(deps, appId, input.recipeUserId);
-    if (!found) return UNKNOWN_USER;
-    const now = deps.users.now();
-    const credential: StoredCredential = {
-      id: verified.credentialId,
-      recipeUserId: found.ownerId,
-      relyingPartyId: options.relyingPartyId,
-      publicKey: verified.publicKey,
-      counter: verified.counter,
-      transports: verified.transports,
-      createdAt: now,
-      updatedAt: now,
-    };
-    const after = withMethod(found.user, found.ownerId, (lm) => ({
-      ...lm,
-      webauthnCredentialIds: [...(lm.webauthnCredentialIds ?? []), credential.id],
-    }));
-    const result = await writePlan(
-      deps.users.store,
-      appId,
-      { changes: [{ before: found.user, after }] },
-      { webauthn: { register: credential } },
-    );
-    if (!result.ok) {
-      const failed = new Set(result.failed.map((e) => e.kind));
-      if (failed.has('webauthnCredential')) return { status: 'CREDENTIAL_ALREADY_EXISTS_ERROR' as const };
-      if ([...failed].every((kind) => kind === 'user')) return READ_AGAIN;
-      throw new Error(`passkey registration failed: ${[...failed].join(', ')}`);
-    }
-    return {
-      status: 'OK' as const,
-      webauthnCredentialId: credential.id,
-      recipeUserId: input.recipeUserId,
-      email: options.email ?? null,
-      relyingPartyId: options.relyingPartyId,
-      relyingPartyName: options.relyingPartyName,
-    };
-  });
 }
 
 /** `GET /recipe/webauthn/user/credential?recipeUserId=&webauthnCredentialId=`: one passkey of the login method. */
@@ -175,17 +109,4 @@ export async function removeCredential(
     if ([...failed].every((kind) => kind === 'user')) return READ_AGAIN;
     throw new Error(`passkey removal failed: ${[...failed].join(', ')}`);
   });
-}
-
-/**
- * The passkeys of the webauthn login methods a user removal takes away (`POST /user/remove`),
- * deleted before the user: an interrupted removal leaves the user, and removing again finishes.
- */
-export async function removeCredentialsOf(
-  deps: Pick<WebauthnDeps, 'store'>,
-  appId: string,
-  methods: readonly LoginMethodRecord[],
-): Promise<void> {
-  const ids = methods.flatMap((lm) => (lm.recipeId === 'webauthn' ? (lm.webauthnCredentialIds ?? []) : []));
-  if (ids.length > 0) await deps.store.removeCredentials(appId, ids);
 }

@@ -1,4 +1,4 @@
-import { registerCredential } from '#functions/domain/webauthn/credentials.js';
+import { registerCredential } from '#functions/domain/webauthn/credential-register.js';
 import { parseRegisterCredential } from '#functions/domain/webauthn/requests.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { webauthnDeps } from '#functions/wiring/webauthn.js';
