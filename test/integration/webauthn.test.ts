@@ -688,6 +688,62 @@ describe('passkeys of a user', () => {
     expect(await credentialItem(user.credentialId)).toBeUndefined();
   });
 
+  it('refuses a further passkey on what refuses a sign-up: unknown, expired or another app’s options, a wrong challenge or origin', async () => {
+    const user = await signedUp('further');
+    const registerPath = (app = appId) => `/appid-${app}/recipe/webauthn/user/credential/register`;
+    const register = (options: { webauthnGeneratedOptionsId: string }, credential: unknown, app = appId) =>
+      call('POST', registerPath(app), {
+        body: { recipeUserId: user.userId, webauthnGeneratedOptionsId: options.webauthnGeneratedOptionsId, credential },
+      });
+    const device = new SoftwareAuthenticator();
+
+    const live = await registerOptions(caller, appId, user.email);
+    expect((await register({ webauthnGeneratedOptionsId: 'missing' }, device.create(live, RP.origin))).json).toEqual({
+      status: 'OPTIONS_NOT_FOUND_ERROR',
+    });
+    const late = await registerOptions(caller, appId, user.email, 'public', { timeout: 0 });
+    await sleep(5);
+    expect((await register(late, device.create(late, RP.origin))).json).toEqual({
+      status: 'INVALID_OPTIONS_ERROR',
+      reason: 'Options expired',
+    });
+    const bends = [
+      [{ challenge: Buffer.alloc(32, 3).toString('base64url') }, /challenge/],
+      [{ origin: 'https://evil.example.com' }, /origin/],
+      [{ rpId: 'example.org' }, /RP ID/],
+    ] as const;
+    for (const [bend, reason] of bends) {
+      const reply = await register(live, device.create(live, RP.origin, bend));
+      expect(reply.json.status, reply.text).toBe('INVALID_AUTHENTICATOR_ERROR');
+      expect(reply.json.reason).toMatch(reason);
+    }
+    // Options of another app are not this app's; nor is this app's user that app's.
+    const otherApp = await createApp({}, [], 'wa-register');
+    const foreign = await registerOptions(caller, otherApp, user.email);
+    expect((await register(foreign, device.create(foreign, RP.origin))).json).toEqual({
+      status: 'OPTIONS_NOT_FOUND_ERROR',
+    });
+    expect((await register(foreign, device.create(foreign, RP.origin), otherApp)).json).toEqual({
+      status: 'UNKNOWN_USER_ID_ERROR',
+    });
+    // Nothing refused was stored: the user still has its one passkey.
+    const list = await call('GET', `/appid-${appId}/recipe/webauthn/user/credential/list?recipeUserId=${user.userId}`);
+    expect(list.json.credentials.map((c: any) => c.webauthnCredentialId)).toEqual([user.credentialId]);
+    for (const id of device.passkeys.keys()) {
+      expect(await credentialItem(id)).toBeUndefined();
+      expect(await credentialItem(id, otherApp)).toBeUndefined();
+    }
+    // A passkey of this app is no passkey of the other, whichever route asks.
+    const query = `recipeUserId=${user.userId}&webauthnCredentialId=${user.credentialId}`;
+    expect((await call('GET', `/appid-${otherApp}/recipe/webauthn/user/credential?${query}`)).json).toEqual({
+      status: 'CREDENTIAL_NOT_FOUND_ERROR',
+    });
+    expect((await call('DELETE', `/appid-${otherApp}/recipe/webauthn/user/credential/remove?${query}`)).json).toEqual({
+      status: 'CREDENTIAL_NOT_FOUND_ERROR',
+    });
+    expect(await credentialItem(user.credentialId)).toBeDefined();
+  });
+
   it('answers unknown users and passkeys as the reference does, and follows external ids', async () => {
     const user = await signedUp('mapped');
     const map = await call('POST', `/appid-${appId}/recipe/userid/map`, {
@@ -1037,17 +1093,31 @@ describe('hostile bodies', () => {
   it('any JSON as the credential of live options, or in any field of a real one, gets a ceremony status', async () => {
     const user = await signedUp('hostile');
     const registration = await registerOptions(caller, appId, email('hostile-new'));
+    const further = await registerOptions(caller, appId, user.email);
     const signInOpts = await signInOptions(caller, appId);
     const attestation = authenticator.create(registration, RP.origin);
+    const furtherAttestation = new SoftwareAuthenticator().create(further, RP.origin);
     const assertion = authenticator.get(user.credentialId, signInOpts, RP.origin);
+    const ceremonies = {
+      signUp: { url: path('/signup'), options: registration, credential: attestation, extra: {} },
+      signIn: { url: path('/signin'), options: signInOpts, credential: assertion, extra: {} },
+      register: {
+        url: `/appid-${appId}/recipe/webauthn/user/credential/register`,
+        options: further,
+        credential: furtherAttestation,
+        extra: { recipeUserId: user.userId },
+      },
+    } as const;
     const ceremony = new Set([
       'INVALID_CREDENTIALS_ERROR',
       'INVALID_AUTHENTICATOR_ERROR',
       'INVALID_OPTIONS_ERROR',
       'CREDENTIAL_NOT_FOUND_ERROR',
-      // A field the ceremony does not read left it valid: it signed up (then the email is taken) or in.
+      // A field the ceremony does not read left it valid: it signed up (then the email is taken),
+      // in, or registered the further passkey (then it exists already).
       'OK',
       'EMAIL_ALREADY_EXISTS_ERROR',
+      'CREDENTIAL_ALREADY_EXISTS_ERROR',
     ]);
     const fields = [
       'id',
@@ -1060,20 +1130,23 @@ describe('hostile bodies', () => {
       'signature',
     ];
     await fc.assert(
-      fc.asyncProperty(fc.boolean(), fc.constantFrom(...fields), fc.jsonValue(), async (signUp, field, value) => {
-        const credential = structuredClone(signUp ? attestation : assertion) as unknown as Record<string, any>;
-        if (field in credential) credential[field] = value;
-        else credential.response[field] = value;
-        const reply = await call('POST', path(signUp ? '/signup' : '/signin'), {
-          body: {
-            webauthnGeneratedOptionsId: (signUp ? registration : signInOpts).webauthnGeneratedOptionsId,
-            credential,
-          },
-          headers: SDK_CDI,
-        });
-        expect(reply.status, reply.text).toBe(200);
-        expect(ceremony.has(reply.json.status), reply.text).toBe(true);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...(Object.keys(ceremonies) as (keyof typeof ceremonies)[])),
+        fc.constantFrom(...fields),
+        fc.jsonValue(),
+        async (name, field, value) => {
+          const { url, options, credential: real, extra } = ceremonies[name];
+          const credential = structuredClone(real) as unknown as Record<string, any>;
+          if (field in credential) credential[field] = value;
+          else credential.response[field] = value;
+          const reply = await call('POST', url, {
+            body: { ...extra, webauthnGeneratedOptionsId: options.webauthnGeneratedOptionsId, credential },
+            headers: SDK_CDI,
+          });
+          expect(reply.status, reply.text).toBe(200);
+          expect(ceremony.has(reply.json.status), reply.text).toBe(true);
+        },
+      ),
       { numRuns: 80 },
     );
   });
