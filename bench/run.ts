@@ -23,6 +23,7 @@
  * usual) ÷ bare is what the hook adds to a sign-in — the hook call plus the conditional write.
  * 14: staging throughput of the command's adaptive requests (`--batch-size auto`) vs fixed 10,000-user
  * requests, and the largest single request the core stages inside its budget on this machine.
+ * 15: sign-in with a passkey vs sign-in with a password, each as a ratio to `/hello` of the same run.
  */
 import { WORKERS } from '#functions/workers.js';
 import { importConcurrencyFor } from '../lib/capacity.js';
@@ -38,6 +39,7 @@ import { hashBoundsRun } from './measurements/hash-bounds.js';
 import { capacityRun, prepareCapacityRun } from './measurements/import-capacity.js';
 import { memoryRun } from './measurements/memory.js';
 import { commandVsDirect, conversionRun } from './measurements/migrate-command.js';
+import { passkeysRun, preparePasskeys, recordPasskeyUnits } from './measurements/passkeys.js';
 import { hookRun, prepareHook } from './measurements/password-hook.js';
 import { hashingPool, plainImportRun, runtimeBcryptCost } from './measurements/plain-import.js';
 import { prepareSessions, recordSessionUnits, sessionsRun } from './measurements/sessions.js';
@@ -52,7 +54,7 @@ const quick = args.has('--quick');
 const onlyArg = process.argv.slice(2).find((a) => a.startsWith('--only='));
 const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : undefined;
 /** Whether measurement `n` runs (`--only=1` and `--only=2` both mean the staging + import pair). */
-const want = (n: 1 | 3 | 4 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14) =>
+const want = (n: 1 | 3 | 4 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15) =>
   !only || only.has(String(n)) || (n === 1 && only.has('2'));
 const SIZES = quick
   ? {
@@ -290,6 +292,38 @@ async function main(): Promise<void> {
         );
       }
       results.sessions = { requestsPerRun: SIZES.signInRequests, runs: sessionRuns, units: sessionUnits };
+    }
+
+    // 15. Passkeys: a passkey sign-in and a password sign-in, each vs /hello; units of a passkey sign-in.
+    if (want(15)) {
+      log('15. passkeys: sign-in with a passkey vs with a password, each vs /hello');
+      const target = await preparePasskeys(runtime);
+      const passkeyRuns = await measure(
+        'passkeys',
+        plan,
+        () => passkeysRun(runtime, target, SIZES.signInRequests),
+        log,
+      );
+      const measurement = '15. Passkey sign-in';
+      rows.push(
+        ...summaryRows(measurement, passkeyRuns, [
+          ['passkey sign-in p50', 'ms', 'passkeyP50'],
+          ['passkey sign-in p99', 'ms', 'passkeyP99'],
+          ['password sign-in p50', 'ms', 'passwordP50'],
+          ['password sign-in p99', 'ms', 'passwordP99'],
+          ['`/hello` p50', 'ms', 'helloP50'],
+          ['passkey sign-in ÷ `/hello`, p50', '×', 'passkeyRatioP50'],
+          ['password sign-in ÷ `/hello`, p50', '×', 'passwordRatioP50'],
+          ['passkey ÷ password sign-in, p50', '×', 'passkeyToPasswordP50'],
+        ]),
+      );
+      const passkeyUnits = await recordPasskeyUnits(runtime, inProcess);
+      for (const [name, u] of Object.entries(passkeyUnits)) {
+        log(
+          `  ${name}: ${u.writeUnits} WRU (${u.tableWriteUnits} table + ${u.indexWriteUnits} index), ${u.readUnits} RRU; ${u.calls.join(', ')}`,
+        );
+      }
+      results.passkeys = { requestsPerRun: SIZES.signInRequests, runs: passkeyRuns, units: passkeyUnits };
     }
 
     // 4. Sign-in per hash format vs bare verify.
@@ -624,6 +658,7 @@ async function main(): Promise<void> {
     ...cost.breakdown.map((l) => `   ${l}`),
     "4. Sign-in: one imported user per format, in an app of its own (the Firebase one with its `firebase_password_hashing_signer_key`; the legacy families' with `legacy_password_hash_upgrade_enabled: false`, so every sign-in verifies the legacy hash); sign-ins sequential over HTTP; bare verify in the bench process: the core's own `verifyPassword` (#functions/domain/passwords: what sign-in runs, without HTTP, lookup and response) of the stored form, with the same signer key for Firebase. The Firebase hash is built by the bench (bench/lib/firebase-scrypt.ts: hash-wasm scrypt + AES-256-CTR, checked against Firebase's published example) with Firebase's project parameters rounds 8, mem_cost 14, salt separator Bw==; the legacy ones with node:crypto as their sources compute them (bench/measurements/signin.ts).",
     ...upgradeNotes(results),
+    ...passkeyNotes(results),
     ...timingNotes(results),
     ...plainNotes(results),
     ...memoryNotes(results),
@@ -649,6 +684,18 @@ function upgradeNotes(results: Record<string, unknown>): string[] {
   if (!r) return [];
   return [
     `4. Upgrade: per run ${r.requestsPerRun} fresh users with a salted SHA-256 in an app with the upgrade on and ${r.requestsPerRun} in one with it off; each user's first sign-in over HTTP, interleaved, then the upgraded users' second sign-in (bcrypt at the runtime's \`bcrypt_log_rounds\`${quick ? ', 8 in quick mode' : ''}). Write units: one upgrading sign-in and the next through the sign-in handler in the bench process, priced with AWS's rules: ${r.units.upgrade.writeUnits} WRU (table ${r.units.upgrade.tableWriteUnits}, indexes ${JSON.stringify(r.units.indexWrites)}) in ${r.units.upgradeWrites.join(', ')} of a ${r.units.userItemBytes}-byte USER item; ${r.units.upgrade.readUnits} RRU; the next sign-in ${r.units.next.writeUnits} WRU, ${r.units.next.readUnits} RRU.`,
+  ];
+}
+
+function passkeyNotes(results: Record<string, unknown>): string[] {
+  const r = results.passkeys as
+    | { requestsPerRun: number; units: Awaited<ReturnType<typeof recordPasskeyUnits>> }
+    | undefined;
+  if (!r) return [];
+  const u = (x: { writeUnits: number; readUnits: number; calls: string[] }) =>
+    `${x.writeUnits} WRU, ${x.readUnits} RRU (${x.calls.join(', ')})`;
+  return [
+    `15. Passkeys: one app with a passkey user (ES256, the software authenticator of test/helpers/webauthn-authenticator.ts, counting) and an email/password user (bcrypt at the runtime's \`bcrypt_log_rounds\`${quick ? ', 8 in quick mode' : ''}); per run ${r.requestsPerRun} rounds over HTTP of a passkey sign-in (its options fetched and its assertion signed before the clock starts; CDI 5.4, as supertokens-node 24 sends it), a password sign-in and \`/hello\`. Units through the handlers in the bench process, priced with AWS's rules: sign-in options ${u(r.units.signInOptions)}; a passkey sign-in on CDI 5.4 ${u(r.units.signInCdi54)}; on CDI 5.5, consuming its options, ${u(r.units.signInCdi55)}.`,
   ];
 }
 

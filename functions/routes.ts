@@ -171,6 +171,21 @@ export const ROUTES: readonly RouteDefinition[] = [
   route('passwordless-code-remove', 'POST', '/recipe/signinup/code/remove', WRITE),
   route('passwordless-codes-remove', 'POST', '/recipe/signinup/codes/remove', WRITE),
   route('passwordless-codes-list', 'GET', '/recipe/signinup/codes', READ),
+  // Passkeys: the WebAuthn recipe (docs/passkeys.md)
+  route('webauthn-options-register', 'POST', '/recipe/webauthn/options/register', WRITE),
+  route('webauthn-options-signin', 'POST', '/recipe/webauthn/options/signin', WRITE),
+  route('webauthn-options-get', 'GET', '/recipe/webauthn/options', READ),
+  route('webauthn-options-remove', 'DELETE', '/recipe/webauthn/options/remove', WRITE),
+  route('webauthn-signup', 'POST', '/recipe/webauthn/signup', WRITE),
+  route('webauthn-signin', 'POST', '/recipe/webauthn/signin', WRITE),
+  route('webauthn-credential-register', 'POST', '/recipe/webauthn/user/credential/register', WRITE),
+  route('webauthn-credential-get', 'GET', '/recipe/webauthn/user/credential', READ),
+  route('webauthn-credential-list', 'GET', '/recipe/webauthn/user/credential/list', READ),
+  route('webauthn-credential-remove', 'DELETE', '/recipe/webauthn/user/credential/remove', WRITE),
+  route('webauthn-user-email-put', 'PUT', '/recipe/webauthn/user/email', WRITE),
+  route('webauthn-recover-token', 'POST', '/recipe/webauthn/user/recover/token', WRITE),
+  route('webauthn-recover-token-consume', 'POST', '/recipe/webauthn/user/recover/token/consume', WRITE),
+  route('webauthn-recover-get', 'GET', '/recipe/webauthn/user/recover', READ),
 
   // Bulk import: staging and status (docs/reference-behaviour.md "Bulk import"); the import itself runs in functions/workers.ts
   route('bulk-import-users-add', 'POST', '/bulk-import/users', STAGE, { timeoutSeconds: 29, memoryMb: HASHING_MEMORY }),

@@ -342,6 +342,7 @@ const TAGS = [
   ['Third party', 'Sign-in-up with a third-party account.'],
   ['Account linking', 'Primary users and linked accounts.'],
   ['Passwordless', 'Codes and magic links by email or phone.'],
+  ['Passkeys', 'WebAuthn: options, sign-up and sign-in with a passkey, the passkeys of a user, account recovery.'],
   ['Bulk import', 'Migrating users: staging for the import worker, and one user at a time.'],
   ['Roles', 'Roles, permissions and their assignments.'],
   ['User metadata', 'Free-form JSON per user id.'],

@@ -105,6 +105,22 @@ const TOTP_COUNTS =
   'Attempts are counted per user id and tenant (`totp_max_attempts`, `totp_rate_limit_cooldown_sec`); the failure counts are in the answers from CDI 5.0 on (docs/totp-and-mfa.md).';
 const UNKNOWN_RECIPE_USER = 'An unknown recipe user id is 400 `Unknown user ID provided`.';
 const unknownUser = status('UNKNOWN_USER_ID_ERROR');
+const webauthnOptionsId = { name: 'webauthnGeneratedOptionsId', schema: str, required: true } as const;
+const webauthnCredentialId = { name: 'webauthnCredentialId', schema: str, required: true } as const;
+const webauthnOptionsNotFound = status('OPTIONS_NOT_FOUND_ERROR');
+const webauthnInvalidOptions = status('INVALID_OPTIONS_ERROR', { reason: str });
+const webauthnTokenInvalid = status('RECOVER_ACCOUNT_TOKEN_INVALID_ERROR');
+/** What a browser's `PublicKeyCredential` makes of a ceremony the verifier refuses (docs/passkeys.md "Statuses"). */
+const webauthnCeremonyErrors = [
+  webauthnInvalidOptions,
+  status('INVALID_CREDENTIALS_ERROR', { reason: str }),
+  status('INVALID_AUTHENTICATOR_ERROR', { reason: str }),
+];
+/** `{webauthnGeneratedOptionsId, credential}`: the credential is the browser's `PublicKeyCredential` as JSON. */
+const webauthnCredentialBody = obj({ webauthnGeneratedOptionsId: str, credential: anyObject }, [
+  'webauthnGeneratedOptionsId',
+  'credential',
+]);
 const tenantNotFound = status('TENANT_NOT_FOUND_ERROR');
 const sessionTokens = {
   accessToken: ref('Token'),
@@ -841,6 +857,222 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     ok: okWith({ devices: arr(ref('PasswordlessDevice')) }),
   },
 
+  // Passkeys: the WebAuthn recipe (docs/passkeys.md)
+  'webauthn-options-register': {
+    tag: 'Passkeys',
+    summary: 'Options for registering a passkey (navigator.credentials.create)',
+    body: obj(
+      {
+        email: str,
+        displayName: str,
+        relyingPartyId: str,
+        relyingPartyName: str,
+        origin: str,
+        timeout: { type: ['integer', 'string'] },
+        attestation: str,
+        residentKey: str,
+        userVerification: str,
+        userPresence: bool,
+        supportedAlgorithmIDs: arr(int),
+      },
+      ['email', 'relyingPartyId', 'relyingPartyName', 'origin'],
+    ),
+    ok: [
+      okWith({
+        webauthnGeneratedOptionsId: str,
+        rp: closed(obj({ id: str, name: str }, ['id', 'name'])),
+        user: closed(obj({ id: str, name: str, displayName: str }, ['id', 'name', 'displayName'])),
+        email: str,
+        timeout: int,
+        challenge: str,
+        attestation: str,
+        createdAt: int,
+        expiresAt: int,
+        pubKeyCredParams: arr(closed(obj({ alg: int, type: { const: 'public-key' } }, ['alg', 'type']))),
+        excludeCredentials: arr(anyObject),
+        authenticatorSelection: closed(
+          obj({ requireResidentKey: bool, residentKey: str, userVerification: str }, [
+            'requireResidentKey',
+            'residentKey',
+            'userVerification',
+          ]),
+        ),
+      }),
+      webauthnInvalidOptions,
+    ],
+  },
+  'webauthn-options-signin': {
+    tag: 'Passkeys',
+    summary: 'Options for signing in with a passkey (navigator.credentials.get)',
+    body: obj(
+      {
+        relyingPartyId: str,
+        relyingPartyName: str,
+        origin: str,
+        timeout: { type: ['integer', 'string'] },
+        userVerification: str,
+        userPresence: bool,
+      },
+      ['relyingPartyId', 'relyingPartyName', 'origin'],
+    ),
+    ok: [
+      okWith({
+        webauthnGeneratedOptionsId: str,
+        relyingPartyId: str,
+        challenge: str,
+        timeout: int,
+        userVerification: str,
+        userPresence: bool,
+        createdAt: int,
+        expiresAt: int,
+      }),
+      webauthnInvalidOptions,
+    ],
+  },
+  'webauthn-options-get': {
+    tag: 'Passkeys',
+    summary: 'Options made in this tenant',
+    query: [webauthnOptionsId],
+    ok: [
+      okWith({
+        webauthnGeneratedOptionsId: str,
+        relyingPartyId: str,
+        relyingPartyName: str,
+        challenge: str,
+        timeout: int,
+        origin: str,
+        email: nullable(str),
+        createdAt: int,
+        expiresAt: int,
+        userVerification: str,
+        userPresence: bool,
+      }),
+      webauthnOptionsNotFound,
+    ],
+  },
+  'webauthn-options-remove': {
+    tag: 'Passkeys',
+    summary: 'Remove options made in this tenant',
+    query: [webauthnOptionsId],
+    ok: [okWith(), webauthnOptionsNotFound],
+  },
+  'webauthn-signup': {
+    tag: 'Passkeys',
+    summary: 'Sign up with a passkey (verifies the attestation)',
+    description:
+      "A new webauthn user of the options' email in the path's tenant, holding the passkey. The attestation is verified against the options (challenge, origin, relying party id, flags) with a maintained verifier.",
+    body: webauthnCredentialBody,
+    ok: [
+      okWith({
+        user: USER,
+        webauthnCredentialId: str,
+        relyingPartyId: str,
+        relyingPartyName: str,
+        recipeUserId: str,
+      }),
+      status('EMAIL_ALREADY_EXISTS_ERROR'),
+      webauthnOptionsNotFound,
+      ...webauthnCeremonyErrors,
+    ],
+    difference:
+      "The reasons of `INVALID_AUTHENTICATOR_ERROR` and `INVALID_CREDENTIALS_ERROR` are this verifier's (the reference uses webauthn4j); a passkey registered already answers `INVALID_CREDENTIALS_ERROR`, sign-in options `INVALID_OPTIONS_ERROR` (both a database error in the reference).",
+  },
+  'webauthn-signin': {
+    tag: 'Passkeys',
+    summary: 'Sign in with a passkey (verifies the assertion and its counter)',
+    description:
+      'From CDI 5.5 (and without a `cdi-version` header) the options are consumed by a successful sign-in; the SDKs of CDI 5.4 read them again afterwards, so they stay until they expire.',
+    body: webauthnCredentialBody,
+    ok: [
+      okWith({ user: USER, recipeUserId: str }),
+      webauthnOptionsNotFound,
+      status('CREDENTIAL_NOT_FOUND_ERROR'),
+      unknownUser,
+      ...webauthnCeremonyErrors,
+    ],
+  },
+  'webauthn-credential-register': {
+    tag: 'Passkeys',
+    summary: 'Register a further passkey for a webauthn login method',
+    body: obj({ recipeUserId: str, webauthnGeneratedOptionsId: str, credential: anyObject }, [
+      'recipeUserId',
+      'webauthnGeneratedOptionsId',
+      'credential',
+    ]),
+    ok: [
+      okWith({
+        webauthnCredentialId: str,
+        recipeUserId: str,
+        email: nullable(str),
+        relyingPartyId: str,
+        relyingPartyName: str,
+      }),
+      status('CREDENTIAL_ALREADY_EXISTS_ERROR'),
+      unknownUser,
+      webauthnOptionsNotFound,
+      ...webauthnCeremonyErrors,
+    ],
+    difference:
+      "The options are found in any tenant of the app (the reference looks in the path's tenant here only, which the SDK, calling without a tenant prefix, makes `public`).",
+  },
+  'webauthn-credential-get': {
+    tag: 'Passkeys',
+    summary: 'One passkey of a webauthn login method',
+    query: [recipeUserId, webauthnCredentialId],
+    ok: [
+      okWith({ webauthnCredentialId: str, recipeUserId: str, relyingPartyId: str, createdAt: int, updatedAt: int }),
+      status('CREDENTIAL_NOT_FOUND_ERROR'),
+    ],
+  },
+  'webauthn-credential-list': {
+    tag: 'Passkeys',
+    summary: 'The passkeys of a webauthn login method',
+    query: [recipeUserId],
+    ok: okWith({
+      credentials: arr(
+        closed(
+          obj({ webauthnCredentialId: str, recipeUserId: str, relyingPartyId: str, createdAt: int }, [
+            'webauthnCredentialId',
+            'recipeUserId',
+            'relyingPartyId',
+            'createdAt',
+          ]),
+        ),
+      ),
+    }),
+  },
+  'webauthn-credential-remove': {
+    tag: 'Passkeys',
+    summary: 'Remove a passkey of a webauthn login method',
+    query: [recipeUserId, webauthnCredentialId],
+    ok: [okWith(), status('CREDENTIAL_NOT_FOUND_ERROR')],
+  },
+  'webauthn-user-email-put': {
+    tag: 'Passkeys',
+    summary: 'Change the email of a webauthn login method',
+    body: obj({ recipeUserId: str, email: str }, ['recipeUserId', 'email']),
+    ok: [okWith(), unknownUser, status('EMAIL_ALREADY_EXISTS_ERROR'), status('USER_WITH_EMAIL_ALREADY_EXISTS_ERROR')],
+    difference: 'The new email is normalised (trimmed, lower-cased) as everywhere else in the core.',
+  },
+  'webauthn-recover-token': {
+    tag: 'Passkeys',
+    summary: 'An account-recovery token for a user and an email',
+    body: obj({ email: str, userId: str }, ['email', 'userId']),
+    ok: [okWith({ token: str }), unknownUser],
+  },
+  'webauthn-recover-token-consume': {
+    tag: 'Passkeys',
+    summary: 'Use up an account-recovery token',
+    body: obj({ token: str }, ['token']),
+    ok: [okWith({ userId: str, email: str }), webauthnTokenInvalid],
+  },
+  'webauthn-recover-get': {
+    tag: 'Passkeys',
+    summary: 'The user of an account-recovery token',
+    query: [{ name: 'token', schema: str, required: true }],
+    ok: [okWith({ recipeUserId: nullable(str), user: USER }), webauthnTokenInvalid],
+  },
+
   'role-put': {
     tag: 'Roles',
     summary: 'Create a role or add permissions to it',
@@ -1305,6 +1537,7 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
         email: str,
         phoneNumber: str,
         thirdParty: closed(obj({ id: str, userId: str }, ['id', 'userId'])),
+        webauthn: closed(obj({ credentialIds: strings }, ['credentialIds'])),
         verified: bool,
         timeJoined: int,
       },

@@ -288,8 +288,8 @@ export const CONFIG_KEYS: readonly ConfigKeyDefinition[] = [
     type: 'long',
     level: 'app',
     default: 3600000,
-    description: `WebAuthn account-recovery token lifetime in milliseconds. ${INERT}`,
-    inert: true,
+    description:
+      'WebAuthn account-recovery token lifetime in milliseconds (> 0), read for the tenant that creates the token (see docs/passkeys.md).',
   },
   // ── app-only keys ───────────────────────────────────────────────────────────────────────────
   {

@@ -133,6 +133,13 @@ const VALUE_RULES: readonly ((config: TypedConfig) => string | undefined)[] = [
   (c) => atLeast(c, 'totp_rate_limit_cooldown_sec', 1, "'totp_rate_limit_cooldown_sec' must be > 0"),
   (c) => atLeast(c, 'bulk_migration_parallelism', 1, 'Provided bulk_migration_parallelism must be >= 1'),
   (c) => atLeast(c, 'bulk_migration_batch_size', 1, 'Provided bulk_migration_batch_size must be >= 1'),
+  (c) =>
+    atLeast(
+      c,
+      'webauthn_recover_account_token_lifetime',
+      1,
+      'Provided webauthn_recover_account_token_lifetime must be > 0',
+    ),
   (c) => {
     const alg = stringOf(c, 'password_hashing_alg');
     return alg !== undefined && !['ARGON2', 'BCRYPT'].includes(alg.toUpperCase())

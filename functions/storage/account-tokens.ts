@@ -1,6 +1,7 @@
 /**
- * Password-reset and email-verification tokens, and verified emails that are not a login
- * method's own (the port in functions/domain/accounts/ports.ts); keys in keys/accounts.ts.
+ * Password-reset, email-verification and WebAuthn account-recovery tokens, and verified emails that
+ * are not a login method's own (the port in functions/domain/accounts/ports.ts); keys in
+ * keys/accounts.ts.
  *
  * A token is two items: on its owner's partition (found with the owner's other tokens by one
  * consistent Query) and under its hash (found by the token alone). It is written owner side
@@ -27,6 +28,9 @@ import {
   tokenPartition,
   userPartition,
   verifiedEmailSortKey,
+  WEBAUTHN_RECOVERY_TOKEN_SK,
+  webauthnRecoveryTokenPrefix,
+  webauthnRecoveryTokenSortKey,
 } from './keys/accounts.js';
 import { userDataIndexPartitionOf } from './keys/metadata.js';
 import { USER_SK } from './keys/users.js';
@@ -46,13 +50,19 @@ import {
 const LOOKUP_SK: Record<OneTimeTokenKind, string> = {
   passwordReset: RESET_TOKEN_SK,
   emailVerification: EMAIL_VERIFICATION_TOKEN_SK,
+  webauthnRecovery: WEBAUTHN_RECOVERY_TOKEN_SK,
 };
 
 /** The owner-side sort key of a token. */
 function ownerSortKey(token: OneTimeToken): string {
-  return token.kind === 'passwordReset'
-    ? resetTokenSortKey(token.hash)
-    : emailVerificationTokenSortKey(token.tenantId ?? '', token.email, token.hash);
+  switch (token.kind) {
+    case 'passwordReset':
+      return resetTokenSortKey(token.hash);
+    case 'emailVerification':
+      return emailVerificationTokenSortKey(token.tenantId ?? '', token.email, token.hash);
+    case 'webauthnRecovery':
+      return webauthnRecoveryTokenSortKey(token.tenantId ?? '', token.email, token.hash);
+  }
 }
 
 type Owned = { appId: string; ownerId: string };
@@ -147,7 +157,11 @@ export function createAccountTokenStore(table: Table): AccountTokenStore {
 
     async tokensOf(appId, group) {
       const prefix =
-        group.kind === 'passwordReset' ? RESET_TOKEN_PREFIX : emailVerificationTokenPrefix(group.tenantId, group.email);
+        group.kind === 'passwordReset'
+          ? RESET_TOKEN_PREFIX
+          : group.kind === 'emailVerification'
+            ? emailVerificationTokenPrefix(group.tenantId, group.email)
+            : webauthnRecoveryTokenPrefix(group.tenantId, group.email);
       const items = await queryAll(
         table,
         { pk: userPartition(appId, group.ownerId), sk: { beginsWith: prefix } },

@@ -30,6 +30,7 @@ import { purgeAppStagedUsers, purgeStagingMarker } from './staging/purge.js';
 import { purgeTenantTotpAttempts } from './totp-store.js';
 import { purgeAppUserData } from './user-data.js';
 import { purgeAppUsers, removeTenantFromUsers } from './users/purge.js';
+import { purgeAppWebauthn, purgeTenantWebauthnOptions, webauthnHoldingQueries } from './webauthn-store.js';
 
 /**
  * Every collection an app owns in its table, each with its purger. A new app-owned entity adds
@@ -55,6 +56,8 @@ const PURGERS: readonly ((table: Table, appId: string) => Promise<void>)[] = [
   purgeAppPasswordless,
   // OAuth2 clients (one partition).
   purgeAppOAuthClients,
+  // WebAuthn options and passkeys (GSI2 shards).
+  purgeAppWebauthn,
 ];
 
 async function purgeAppPartition(table: Table, appId: string): Promise<void> {
@@ -88,12 +91,16 @@ export async function purgeAppData(appTable: Table, base: Table, appId: string):
   await purgeStagingMarker(base, appId);
 }
 
-/** Takes a deleted tenant out of the users, role assignments, passwordless codes and TOTP attempts of the app's table (idempotent). */
+/**
+ * Takes a deleted tenant out of the users, role assignments, passwordless codes, WebAuthn options
+ * and TOTP attempts of the app's table (idempotent).
+ */
 export async function purgeTenantData(appTable: Table, appId: string, tenantId: string): Promise<void> {
   await removeTenantFromUsers(appTable, appId, tenantId);
   await purgeTenantRoleAssignments(appTable, appId, tenantId);
   await purgeTenantPasswordless(appTable, appId, tenantId);
   await purgeTenantTotpAttempts(appTable, appId, tenantId);
+  await purgeTenantWebauthnOptions(appTable, appId, tenantId);
 }
 
 /** Whether there is at least one item in this partition (of the table or an index). */
@@ -145,6 +152,10 @@ const HOLDINGS: readonly { kind: string; holds: (table: Table, appId: string) =>
   {
     kind: 'OAuth2 clients',
     holds: (table, appId) => anyIn(table, { pk: oauthClientsPartition(appId) }),
+  },
+  {
+    kind: 'passkeys and WebAuthn options',
+    holds: (table, appId) => anyInShards(table, webauthnHoldingQueries(appId)),
   },
 ];
 

@@ -7,7 +7,7 @@ import type { EffectiveConfig } from '#functions/config/index.js';
 import type { PasswordlessSettings } from '#functions/domain/passwordless/model.js';
 import type { PasswordlessDeps } from '#functions/domain/passwordless/service.js';
 import type { UserRemovalDeps } from '#functions/domain/passwordless/user-removal.js';
-import { passwordlessStoreOf } from './stores.js';
+import { passwordlessStoreOf, webauthnStoreOf } from './stores.js';
 import { appTable } from './tables.js';
 import { usersDeps } from './users.js';
 
@@ -32,7 +32,8 @@ export function passwordlessDeps(config: EffectiveConfig): PasswordlessDeps {
   };
 }
 
-/** A user removal that also revokes the passwordless codes of the removed login methods. */
+/** A user removal that also revokes the passwordless codes and deletes the passkeys of the removed login methods. */
 export function userRemovalDeps(config: EffectiveConfig): UserRemovalDeps {
-  return { users: usersDeps(config), passwordless: passwordlessStoreOf(appTable(config)) };
+  const table = appTable(config);
+  return { users: usersDeps(config), passwordless: passwordlessStoreOf(table), webauthn: webauthnStoreOf(table) };
 }

@@ -14,6 +14,7 @@ import type { RoleStore } from '#functions/domain/roles/ports.js';
 import type { SessionStore } from '#functions/domain/sessions/ports.js';
 import type { TotpStore } from '#functions/domain/totp/ports.js';
 import type { UserStore } from '#functions/domain/users/ports.js';
+import type { WebauthnStore } from '#functions/domain/webauthn/ports.js';
 import { createAccountTokenStore } from '#functions/storage/account-tokens.js';
 import { createDashboardStore } from '#functions/storage/dashboard-store.js';
 import { createIdempotencyStore } from '#functions/storage/idempotency-store.js';
@@ -27,6 +28,7 @@ import { createStagingStore } from '#functions/storage/staging/store.js';
 import { createTenantStore } from '#functions/storage/tenant-store.js';
 import { createTotpStore } from '#functions/storage/totp-store.js';
 import { createUserStore } from '#functions/storage/users/store.js';
+import { createWebauthnStore } from '#functions/storage/webauthn-store.js';
 import { credentialsEnvelope } from './credentials.js';
 import { baseTable } from './tables.js';
 
@@ -46,6 +48,8 @@ export interface AppStores {
   readonly passwordless: PasswordlessStore;
   /** OAuth2 clients (their secrets sealed). */
   readonly oauthClients: OAuthClientStore;
+  /** WebAuthn options and passkeys. */
+  readonly webauthn: WebauthnStore;
 }
 
 /** Built stores by kind and table name. */
@@ -78,6 +82,7 @@ export const passwordlessStoreOf = (table: Table): PasswordlessStore =>
   kept('passwordless', table, createPasswordlessStore);
 export const oauthClientStoreOf = (table: Table): OAuthClientStore =>
   kept('oauthClients', table, (t) => createOAuthClientStore(t, credentialsEnvelope));
+export const webauthnStoreOf = (table: Table): WebauthnStore => kept('webauthn', table, createWebauthnStore);
 /** Sessions (the session use cases, and account linking, whose links and unlinks end sessions). */
 export const sessionStoreOf = (table: Table): SessionStore => kept('sessions', table, createSessionStore);
 
@@ -96,6 +101,7 @@ export const storesOf = (table: Table): AppStores => ({
   accountTokens: accountTokenStoreOf(table),
   passwordless: passwordlessStoreOf(table),
   oauthClients: oauthClientStoreOf(table),
+  webauthn: webauthnStoreOf(table),
 });
 
 /** Apps and tenants: always the base table. */

@@ -3,7 +3,8 @@
  * the local runtime runs those bundles from cdk.out (HANDLER_BUNDLES, bin/local/bundles.ts)
  * instead of the TypeScript sources — HTTP routes, the import worker in its threads, the DLQ
  * consumer and the reconciler — against DynamoDB Local and fauxqs. The core flows must work:
- * create an app, import a user, sign in, stage 100 users and import them, dead letters to FAILED.
+ * create an app, import a user, sign in, sign up and in with a passkey, stage 100 users and import
+ * them, dead letters to FAILED.
  */
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,13 +22,18 @@ import { WORKERS } from '#functions/workers.js';
 import { BUNDLES_ENV, readBundleMap, synthesizeBundles } from '../../bin/local/bundles.js';
 import { LOCAL_IMPORT_QUEUE } from '../../bin/local/services.js';
 import { localSqsClient } from '../../bin/local/sqs.js';
+import { jsonOr } from '../helpers/json.js';
 import { LocalProcess, removeDir } from '../helpers/local-process.js';
+import { SoftwareAuthenticator } from '../helpers/webauthn-authenticator.js';
+import { type Caller, passkeySignIn, passkeySignUp } from '../helpers/webauthn-flows.js';
 
 const APP = 'bundled';
 const PASSWORD = 'bundle-Plain-Password-7';
 // bcrypt of 'correct horse' (the example hash of docs/api.md "A first tour with curl").
 const HASH = '$2a$10$GdJB9E9ce7G/H/5IYhrD0ON1CuVEmUoh/i7ewcot4ZStgHd83Ahbe';
 const HASH_PASSWORD = 'correct horse';
+/** An error text of @simplewebauthn/server's registration and authentication checks alike. */
+const WEBAUTHN_VERIFIER_TEXT = 'Credential ID was not base64url-encoded';
 
 let cdkOut: string;
 let runtime: LocalProcess;
@@ -156,13 +162,22 @@ describe('the synthesized bundles', () => {
     }
   });
 
-  it('are at most 400 KB where they carry neither password hashing nor phone numbers', () => {
+  it('carry the WebAuthn verifier only where the function verifies an attestation or an assertion', () => {
+    const verifying = new Set(['webauthn-signup', 'webauthn-signin', 'webauthn-credential-register']);
+    for (const [id, file] of readBundleMap(cdkOut)) {
+      expect(readFileSync(file, 'utf8').includes(WEBAUTHN_VERIFIER_TEXT), id).toBe(verifying.has(id));
+    }
+  });
+
+  it('are at most 400 KB where they carry neither password hashing, phone numbers nor the WebAuthn verifier', () => {
     for (const [id, file] of readBundleMap(cdkOut)) {
       const code = readFileSync(file, 'utf8');
       const hashing = code.includes('Memory size should be at least 8 * parallelism');
       // libphonenumber's own error text.
       const phones = code.includes('INVALID_COUNTRY');
-      if (!hashing && !phones) expect(statSync(file).size / 1024, id).toBeLessThanOrEqual(400);
+      // The verifier parses X.509 and ASN.1 for the attestation formats: ~400 KB by itself.
+      const webauthn = code.includes(WEBAUTHN_VERIFIER_TEXT);
+      if (!hashing && !phones && !webauthn) expect(statSync(file).size / 1024, id).toBeLessThanOrEqual(400);
     }
   });
 
@@ -192,6 +207,30 @@ describe('the synthesized bundles', () => {
       body: { email: 'ada@example.com', password: 'not it' },
     });
     expect(wrong.body).toEqual({ status: 'WRONG_CREDENTIALS_ERROR' });
+  });
+
+  it('sign up and sign in with a passkey through the bundled verifier', async () => {
+    const caller: Caller = async (method, path, body, headers) => {
+      const res = await runtime.fetch(path, {
+        method,
+        headers: { 'content-type': 'application/json', ...headers },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await res.text();
+      return { status: res.status, text, json: jsonOr(text) };
+    };
+    // An app of its own: the staging test below counts the users of APP.
+    const app = `${APP}-passkeys`;
+    expect((await call('/recipe/multitenancy/app/v2', { method: 'PUT', body: { appId: app } })).status).toBe(200);
+    const authenticator = new SoftwareAuthenticator();
+    const { reply, credential } = await passkeySignUp(caller, authenticator, app, 'passkey@example.com');
+    expect(reply.json, reply.text).toMatchObject({ status: 'OK', webauthnCredentialId: credential.id });
+    const signedIn = await passkeySignIn(caller, authenticator, app, credential.id, { cdiVersion: '5.4' });
+    expect(signedIn.reply.json, signedIn.reply.text).toMatchObject({ status: 'OK', user: { id: reply.json.user.id } });
+    const replayed = await caller('POST', `/appid-${app}/public/recipe/webauthn/signin`, signedIn.body, {
+      'cdi-version': '5.4',
+    });
+    expect(replayed.json.status).toBe('INVALID_AUTHENTICATOR_ERROR');
   });
 
   it('stage 100 users and import them through the bundled worker: a conflict FAILED, the rest imported', async () => {

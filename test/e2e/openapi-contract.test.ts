@@ -17,6 +17,8 @@ import { ROUTES } from '../../functions/routes.js';
 import { jsonOr } from '../helpers/json.js';
 import { LocalProcess, removeDir } from '../helpers/local-process.js';
 import { type Exchange, FORMS, type Form, openApiValidator } from '../helpers/openapi.js';
+import { SoftwareAuthenticator } from '../helpers/webauthn-authenticator.js';
+import { RP } from '../helpers/webauthn-flows.js';
 
 const API_KEY = 'contract-test-key-0123456789';
 const validator = openApiValidator();
@@ -117,6 +119,28 @@ class Ctx {
   email(what: string): string {
     return `${what}-${this.form}@example.com`;
   }
+  /** Registration options for a passkey of `email` in the test tenant. */
+  async passkeyOptions(email: string): Promise<any> {
+    const reply = await this.tenant('POST', '/recipe/webauthn/options/register', {
+      body: { ...PASSKEY_SITE, email },
+      expect: 200,
+    });
+    return reply.json;
+  }
+  async passkeySignInOptions(): Promise<any> {
+    return (await this.tenant('POST', '/recipe/webauthn/options/signin', { body: PASSKEY_SITE, expect: 200 })).json;
+  }
+  /** A webauthn user (unique to this form and `what`) signed up with a passkey of the shared authenticator. */
+  async passkeyUser(what: string): Promise<{ id: string; email: string; credentialId: string }> {
+    const email = this.email(what);
+    const options = await this.passkeyOptions(email);
+    const credential = PASSKEYS.create(options, RP.origin);
+    const reply = await this.tenant('POST', '/recipe/webauthn/signup', {
+      body: { webauthnGeneratedOptionsId: options.webauthnGeneratedOptionsId, credential },
+      expect: 200,
+    });
+    return { id: reply.json.recipeUserId, email, credentialId: credential.id };
+  }
   async signUp(what: string): Promise<{ id: string; email: string }> {
     const email = this.email(what);
     const reply = await this.tenant('POST', '/recipe/signup', {
@@ -159,6 +183,9 @@ class Ctx {
 type Scenario = (c: Ctx) => Promise<void>;
 
 const BCRYPT_HASH = '$2a$10$GdJB9E9ce7G/H/5IYhrD0ON1CuVEmUoh/i7ewcot4ZStgHd83Ahbe';
+/** The browser's authenticator for the passkey scenarios, and the site its passkeys are for. */
+const PASSKEYS = new SoftwareAuthenticator();
+const PASSKEY_SITE = { relyingPartyId: RP.id, relyingPartyName: RP.name, origin: RP.origin, timeout: 60_000 };
 
 /** At least one request per manifest route, run under each prefix form. */
 const SCENARIOS: Record<string, Scenario> = {
@@ -566,6 +593,146 @@ const SCENARIOS: Record<string, Scenario> = {
   'passwordless-codes-list': async (c) => {
     await c.code({ email: c.email('pl-list') });
     await c.tenant('GET', '/recipe/signinup/codes', { query: { email: c.email('pl-list') }, expect: 200 });
+  },
+  // Passkeys (docs/passkeys.md), with the software authenticator's attestations and assertions.
+  'webauthn-options-register': async (c) => {
+    await c.passkeyOptions(c.email('wa-options'));
+    await c.tenant('POST', '/recipe/webauthn/options/register', {
+      body: { ...PASSKEY_SITE, email: c.email('wa-bad'), origin: 'https://elsewhere.test' },
+      expect: 200,
+    });
+  },
+  'webauthn-options-signin': async (c) => {
+    await c.passkeySignInOptions();
+    await c.tenant('POST', '/recipe/webauthn/options/signin', { body: { ...PASSKEY_SITE, timeout: -1 }, expect: 200 });
+  },
+  'webauthn-options-get': async (c) => {
+    const options = await c.passkeyOptions(c.email('wa-get'));
+    for (const id of [options.webauthnGeneratedOptionsId, 'no-such-options']) {
+      await c.tenant('GET', '/recipe/webauthn/options', { query: { webauthnGeneratedOptionsId: id }, expect: 200 });
+    }
+    const signIn = await c.passkeySignInOptions();
+    const query = { webauthnGeneratedOptionsId: signIn.webauthnGeneratedOptionsId };
+    await c.tenant('GET', '/recipe/webauthn/options', { query, expect: 200 });
+  },
+  'webauthn-options-remove': async (c) => {
+    const options = await c.passkeyOptions(c.email('wa-remove'));
+    const query = { webauthnGeneratedOptionsId: options.webauthnGeneratedOptionsId };
+    for (const _ of [1, 2]) await c.tenant('DELETE', '/recipe/webauthn/options/remove', { query, expect: 200 });
+  },
+  'webauthn-signup': async (c) => {
+    await c.passkeyUser('wa-signup');
+    const options = await c.passkeyOptions(c.email('wa-signup'));
+    const credential = PASSKEYS.create(options, RP.origin, { challenge: Buffer.alloc(32).toString('base64url') });
+    const body = (webauthnGeneratedOptionsId: string, value: unknown) => ({
+      webauthnGeneratedOptionsId,
+      credential: value,
+    });
+    await c.tenant('POST', '/recipe/webauthn/signup', {
+      body: body(options.webauthnGeneratedOptionsId, credential),
+      expect: 200,
+    });
+    await c.tenant('POST', '/recipe/webauthn/signup', {
+      body: body(options.webauthnGeneratedOptionsId, { id: '' }),
+      expect: 200,
+    });
+    await c.tenant('POST', '/recipe/webauthn/signup', { body: body('no-such-options', credential), expect: 200 });
+    await c.tenant('POST', '/recipe/webauthn/signup', { body: { credential }, expect: 400 });
+  },
+  'webauthn-signin': async (c) => {
+    const user = await c.passkeyUser('wa-signin');
+    const signIn = await c.passkeySignInOptions();
+    const credential = PASSKEYS.get(user.credentialId, signIn, RP.origin);
+    const body = { webauthnGeneratedOptionsId: signIn.webauthnGeneratedOptionsId, credential };
+    // On CDI 5.4 a replay meets the counter; without the header (CDI 5.6) the options are used up.
+    await c.tenant('POST', '/recipe/webauthn/signin', { body, headers: { 'cdi-version': '5.4' }, expect: 200 });
+    await c.tenant('POST', '/recipe/webauthn/signin', { body, headers: { 'cdi-version': '5.4' }, expect: 200 });
+    const again = await c.passkeySignInOptions();
+    const next = {
+      webauthnGeneratedOptionsId: again.webauthnGeneratedOptionsId,
+      credential: PASSKEYS.get(user.credentialId, again, RP.origin),
+    };
+    for (const _ of [1, 2]) await c.tenant('POST', '/recipe/webauthn/signin', { body: next, expect: 200 });
+    const stranger = { ...credential, id: 'AAAAAAAAAAAAAAAAAAAAAA', rawId: 'AAAAAAAAAAAAAAAAAAAAAA' };
+    const other = await c.passkeySignInOptions();
+    await c.tenant('POST', '/recipe/webauthn/signin', {
+      body: { webauthnGeneratedOptionsId: other.webauthnGeneratedOptionsId, credential: stranger },
+      expect: 200,
+    });
+  },
+  'webauthn-credential-register': async (c) => {
+    const user = await c.passkeyUser('wa-register');
+    const options = await c.passkeyOptions(user.email);
+    const credential = PASSKEYS.create(options, RP.origin);
+    const body = { recipeUserId: user.id, webauthnGeneratedOptionsId: options.webauthnGeneratedOptionsId, credential };
+    for (const _ of [1, 2]) await c.app('POST', '/recipe/webauthn/user/credential/register', { body, expect: 200 });
+    await c.app('POST', '/recipe/webauthn/user/credential/register', {
+      body: { ...body, recipeUserId: 'nobody', credential: PASSKEYS.create(options, RP.origin) },
+      expect: 200,
+    });
+  },
+  'webauthn-credential-get': async (c) => {
+    const user = await c.passkeyUser('wa-credential');
+    for (const webauthnCredentialId of [user.credentialId, 'AAAA']) {
+      await c.app('GET', '/recipe/webauthn/user/credential', {
+        query: { recipeUserId: user.id, webauthnCredentialId },
+        expect: 200,
+      });
+    }
+  },
+  'webauthn-credential-list': async (c) => {
+    const user = await c.passkeyUser('wa-list');
+    await c.app('GET', '/recipe/webauthn/user/credential/list', { query: { recipeUserId: user.id }, expect: 200 });
+  },
+  'webauthn-credential-remove': async (c) => {
+    const user = await c.passkeyUser('wa-credential-remove');
+    const query = { recipeUserId: user.id, webauthnCredentialId: user.credentialId };
+    for (const _ of [1, 2]) await c.app('DELETE', '/recipe/webauthn/user/credential/remove', { query, expect: 200 });
+  },
+  'webauthn-user-email-put': async (c) => {
+    const user = await c.passkeyUser('wa-email');
+    const other = await c.passkeyUser('wa-email-other');
+    for (const email of [c.email('wa-email-new'), other.email]) {
+      await c.tenant('PUT', '/recipe/webauthn/user/email', { body: { recipeUserId: user.id, email }, expect: 200 });
+    }
+    await c.tenant('PUT', '/recipe/webauthn/user/email', {
+      body: { recipeUserId: 'nobody', email: 'x@example.com' },
+      expect: 200,
+    });
+  },
+  'webauthn-recover-token': async (c) => {
+    const user = await c.passkeyUser('wa-recover');
+    await c.tenant('POST', '/recipe/webauthn/user/recover/token', {
+      body: { userId: user.id, email: user.email },
+      expect: 200,
+    });
+    await c.tenant('POST', '/recipe/webauthn/user/recover/token', {
+      body: { userId: 'nobody', email: user.email },
+      expect: 200,
+    });
+  },
+  'webauthn-recover-token-consume': async (c) => {
+    const user = await c.passkeyUser('wa-consume');
+    const token = await c.tenant('POST', '/recipe/webauthn/user/recover/token', {
+      body: { userId: user.id, email: user.email },
+      expect: 200,
+    });
+    for (const _ of [1, 2]) {
+      await c.tenant('POST', '/recipe/webauthn/user/recover/token/consume', {
+        body: { token: token.json.token },
+        expect: 200,
+      });
+    }
+  },
+  'webauthn-recover-get': async (c) => {
+    const user = await c.passkeyUser('wa-recover-get');
+    const token = await c.tenant('POST', '/recipe/webauthn/user/recover/token', {
+      body: { userId: user.id, email: user.email },
+      expect: 200,
+    });
+    for (const value of [token.json.token, 'not-a-token']) {
+      await c.tenant('GET', '/recipe/webauthn/user/recover', { query: { token: value }, expect: 200 });
+    }
   },
   'bulk-import-users-add': async (c) => {
     const users = [

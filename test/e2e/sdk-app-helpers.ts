@@ -71,6 +71,8 @@ export interface Delivered {
   readonly emailVerifyLink?: string;
   readonly userInputCode?: string;
   readonly urlWithLinkCode?: string;
+  /** A passkey recovery email's link (`…?token=…`). */
+  readonly recoverAccountLink?: string;
   readonly preAuthSessionId?: string;
   readonly codeLifetime?: number;
 }

@@ -5,6 +5,7 @@ import {
   resetTokenSortKey,
   tokenPartition,
   verifiedEmailSortKey,
+  webauthnRecoveryTokenSortKey,
 } from '#functions/storage/keys/accounts.js';
 import { appPartition, tenantSortKey } from '#functions/storage/keys/apps.js';
 import { oauthClientSortKey, oauthClientsPartition } from '#functions/storage/keys/oauth-clients.js';
@@ -35,6 +36,12 @@ import {
   totpDeviceSortKey,
   userPartition,
 } from '#functions/storage/keys/users.js';
+import {
+  webauthnCredentialIndexSortKey,
+  webauthnCredentialPartition,
+  webauthnOptionsIndexSortKey,
+  webauthnOptionsPartition,
+} from '#functions/storage/keys/webauthn.js';
 
 /** DynamoDB's limits on a key attribute's value, in UTF-8 bytes (the table's and its indexes'). */
 const PARTITION_KEY_BYTES = 2048;
@@ -93,6 +100,13 @@ const KEYS: [string, string, 'partition' | 'sort'][] = [
   ],
   ["app's OAuth2 clients", oauthClientsPartition(a), 'partition'],
   ['OAuth2 client', oauthClientSortKey(wide('oauthClientId')), 'sort'],
+  ['passkey recovery token of a user id', webauthnRecoveryTokenSortKey(t, wide('email').repeat(2), SHA256_HEX), 'sort'],
+  // Options ids longer than 128 characters and credential ids longer than 1,364 (1,023 bytes,
+  // base64url) are never looked up (functions/domain/webauthn/deps.ts, credential-ids.ts).
+  ['passkey options', webauthnOptionsPartition(a, '中'.repeat(128)), 'partition'],
+  ['passkey options of a tenant (GSI2)', webauthnOptionsIndexSortKey(t, '中'.repeat(128)), 'sort'],
+  ['passkey', webauthnCredentialPartition(a, 'A'.repeat(1364)), 'partition'],
+  ['passkeys of an app (GSI2)', webauthnCredentialIndexSortKey('A'.repeat(1364)), 'sort'],
 ];
 
 describe('id limits', () => {

@@ -96,9 +96,9 @@ describe('user object', () => {
 describe('listing helpers', () => {
   it('maps includeRecipeIds to recipe-combination masks', () => {
     expect(masksFor(undefined)).toBeUndefined();
-    expect(masksFor('emailpassword')).toEqual([1, 3, 5, 7]);
-    expect(masksFor('thirdparty,passwordless')).toEqual([2, 3, 4, 5, 6, 7]);
-    expect(masksFor('webauthn')).toEqual([]);
+    expect(masksFor('emailpassword')).toEqual([1, 3, 5, 7, 9, 11, 13, 15]);
+    expect(masksFor('thirdparty,passwordless')).toEqual([2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14, 15]);
+    expect(masksFor('webauthn')).toEqual([8, 9, 10, 11, 12, 13, 14, 15]);
     expect(() => masksFor('emailpassword,x')).toThrow('Unknown recipe ID: x');
     expect(recipeMask(linked)).toBe(7);
   });

@@ -4,7 +4,7 @@
  * (docs/password-reset-and-verification.md). Writes that must commit with a user change go
  * through the users store as companion writes ({@link AccountWrites}).
  */
-export type OneTimeTokenKind = 'passwordReset' | 'emailVerification';
+export type OneTimeTokenKind = 'passwordReset' | 'emailVerification' | 'webauthnRecovery';
 
 /** A password-reset or email-verification token as stored: never the token, only its hash. */
 export interface OneTimeToken {
@@ -19,7 +19,10 @@ export interface OneTimeToken {
   /** The user id as the caller gave it when the token was created. */
   readonly userId: string;
   readonly email: string;
-  /** Email-verification tokens belong to a tenant; password-reset tokens to the whole app. */
+  /**
+   * Email-verification and WebAuthn account-recovery tokens belong to a tenant; password-reset
+   * tokens to the whole app.
+   */
   readonly tenantId?: string;
   /** Epoch milliseconds; the token is refused after it. */
   readonly expiresAt: number;
@@ -28,7 +31,12 @@ export interface OneTimeToken {
 /** The tokens one consumption (or revocation) removes together. */
 export type TokenGroup =
   | { readonly kind: 'passwordReset'; readonly ownerId: string }
-  | { readonly kind: 'emailVerification'; readonly ownerId: string; readonly tenantId: string; readonly email: string };
+  | {
+      readonly kind: 'emailVerification' | 'webauthnRecovery';
+      readonly ownerId: string;
+      readonly tenantId: string;
+      readonly email: string;
+    };
 
 /** A verified (owner id, email) pair kept apart from the login methods. */
 export interface VerifiedEmailRef {

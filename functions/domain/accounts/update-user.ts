@@ -11,7 +11,7 @@ import type { PasswordPorts } from '../users/deps.js';
 import type { LoginMethodRecord, UserRecord } from '../users/model.js';
 import { writePlan } from '../users/write.js';
 import { type AccountsDeps, methodOf, ownerOf, WRITE_ATTEMPTS, withMethod } from './deps.js';
-import type { AccountWrites } from './ports.js';
+import type { AccountTokenStore, AccountWrites } from './ports.js';
 
 export interface UpdateUserInput {
   /** The recipe user id (or its external id). */
@@ -51,7 +51,8 @@ export async function updateEmailOrPassword(
     if (!user || method?.recipeId !== 'emailpassword') return UNKNOWN_USER;
     if (input.password !== undefined && passwordHash === undefined) passwordHash = await passwords.hash(input.password);
     const newEmail = input.email !== undefined && input.email !== method.email ? input.email : undefined;
-    const account = newEmail === undefined ? undefined : await verificationMove(deps, appId, user, ownerId, newEmail);
+    const account =
+      newEmail === undefined ? undefined : await verificationMove(deps.tokens, appId, user, ownerId, newEmail);
     const after = withMethod(user, ownerId, (lm) => ({
       // A new password completes a migration pending the hook (docs/password-migration-hook.md).
       ...(passwordHash !== undefined ? withoutPendingMark(lm) : lm),
@@ -92,10 +93,10 @@ function withoutPendingMark(lm: LoginMethodRecord): LoginMethodRecord {
 /**
  * The verification states an email change moves, in the same transaction: the new email's state
  * is (owner, new email)'s, whose item the login method's flag takes over; a verified old email
- * keeps its state as an item.
+ * keeps its state as an item. (Also the webauthn email update's: functions/domain/webauthn/email-update.ts.)
  */
-async function verificationMove(
-  deps: AccountsDeps,
+export async function verificationMove(
+  tokens: Pick<AccountTokenStore, 'isVerifiedEmail'>,
   appId: string,
   user: UserRecord,
   ownerId: string,
@@ -103,7 +104,7 @@ async function verificationMove(
 ): Promise<{ newVerified: boolean; writes: AccountWrites }> {
   const method = methodOf(user, ownerId);
   const newRef = { ownerId, email: newEmail };
-  const newVerified = await deps.tokens.isVerifiedEmail(appId, newRef);
+  const newVerified = await tokens.isVerifiedEmail(appId, newRef);
   const oldVerified = method?.verified === true && method.email !== undefined;
   return {
     newVerified,

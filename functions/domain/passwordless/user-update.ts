@@ -77,7 +77,7 @@ const ROUNDS = 5;
  * no longer sign anyone in). Clearing both: 400.
  */
 export async function updatePasswordlessUser(
-  deps: UserRemovalDeps,
+  deps: Pick<UserRemovalDeps, 'users' | 'passwordless'>,
   appId: string,
   input: PasswordlessUserUpdate,
 ): Promise<PasswordlessUserUpdateAnswer> {
@@ -145,7 +145,7 @@ export async function updatePasswordlessUser(
 
 /** Whether another primary user holds this email or number in one of the user's tenants. */
 async function heldByAnotherPrimary(
-  deps: UserRemovalDeps,
+  deps: Pick<UserRemovalDeps, 'users'>,
   appId: string,
   user: UserRecord,
   info: { email: string } | { phoneNumber: string },

@@ -27,7 +27,8 @@ export function masksFor(includeRecipeIds: string | undefined): number[] | undef
   return ALL_MASKS.filter((mask) => (mask & wanted) !== 0);
 }
 
-const ALL_MASKS = [1, 2, 3, 4, 5, 6, 7];
+/** Every combination of the four recipes' bits (model.ts `recipeBit`). */
+const ALL_MASKS = Array.from({ length: 15 }, (_, i) => i + 1);
 
 const USERS_PAGE_MAX = 500;
 const USERS_PAGE_DEFAULT = 100;

@@ -5,6 +5,7 @@
 import { normaliseEmail } from '#functions/contract/emails.js';
 import { normalisePhoneNumber } from '#functions/contract/phone-numbers.js';
 import { BadRequestError } from '#functions/shared/errors.js';
+import { canonicalCredentialId, isCredentialIdShape } from '../webauthn/credential-ids.js';
 import type { UsersDeps } from './deps.js';
 import { toUserJson, type UserRecord } from './model.js';
 
@@ -36,10 +37,14 @@ export interface AccountInfoInput {
   readonly phoneNumber?: string;
   readonly thirdPartyId?: string;
   readonly thirdPartyUserId?: string;
+  readonly webauthnCredentialId?: string;
   readonly doUnionOfAccountInfo: boolean;
 }
 
-/** `GET /<t>/users/by-accountinfo`: users matching all (or, with union, any) of the given infos. */
+/**
+ * `GET /<t>/users/by-accountinfo`: users matching all (or, with union, any) of the given infos; a
+ * passkey id finds its user whatever the tenant, as in the reference.
+ */
 export async function usersByAccountInfo(
   deps: UsersDeps,
   target: { appId: string; tenantId: string },
@@ -50,12 +55,17 @@ export async function usersByAccountInfo(
       "If 'thirdPartyId' is provided, 'thirdPartyUserId' must also be provided, and vice versa",
     );
   }
+  // A passkey id that cannot be one (not base64url, too long) finds no user and is not looked up.
+  const passkey = input.webauthnCredentialId;
+  const passkeyShaped = passkey === undefined || isCredentialIdShape(passkey);
+  if (!passkeyShaped && !input.doUnionOfAccountInfo) return { status: 'OK', users: [] };
   const query = {
     ...(input.email !== undefined ? { email: normaliseEmail(input.email) } : {}),
     ...(input.phoneNumber !== undefined ? { phoneNumber: normalisePhoneNumber(input.phoneNumber) } : {}),
     ...(input.thirdPartyId !== undefined && input.thirdPartyUserId !== undefined
       ? { thirdParty: { id: input.thirdPartyId, userId: input.thirdPartyUserId } }
       : {}),
+    ...(passkey !== undefined && passkeyShaped ? { webauthnCredentialId: canonicalCredentialId(passkey) } : {}),
   };
   const lists = await deps.store.usersByAccountInfo(target.appId, target.tenantId, query);
   const byId = new Map<string, UserRecord>();

@@ -2,11 +2,11 @@
  * The user model the core stores and returns (docs/reference-behaviour.md "The user object"): a *user* is a primary user or a
  * standalone recipe user; it embeds its login methods (recipe users). Pure data and helpers.
  */
-const USER_RECIPE_IDS = ['emailpassword', 'thirdparty', 'passwordless'] as const;
+const USER_RECIPE_IDS = ['emailpassword', 'thirdparty', 'passwordless', 'webauthn'] as const;
 type UserRecipeId = (typeof USER_RECIPE_IDS)[number];
 
-/** Recipe ids the listing/count filters accept; `webauthn` is known but this core has no such users. */
-export const FILTER_RECIPE_IDS = [...USER_RECIPE_IDS, 'webauthn'] as const;
+/** Recipe ids the listing/count filters accept. */
+export const FILTER_RECIPE_IDS = USER_RECIPE_IDS;
 
 export interface LoginMethodRecord {
   readonly recipeId: UserRecipeId;
@@ -28,6 +28,13 @@ export interface LoginMethodRecord {
    * `passwordHash`, and removed when one is stored.
    */
   readonly passwordMigration?: 'hook';
+  /**
+   * webauthn only: the ids of the passkeys registered to this login method, oldest first. The
+   * credentials themselves (public key, signature counter) are items of their own
+   * (storage/webauthn-store.ts); this list is what the user object shows and is written in the
+   * same transaction as they are (docs/passkeys.md "What is stored").
+   */
+  readonly webauthnCredentialIds?: readonly string[];
 }
 
 interface ExternalIdRecord {
@@ -90,6 +97,7 @@ interface LoginMethodJson {
   email?: string;
   phoneNumber?: string;
   thirdParty?: { id: string; userId: string };
+  webauthn?: { credentialIds: string[] };
   verified: boolean;
   timeJoined: number;
 }
@@ -124,13 +132,13 @@ export function userTenantIds(user: Pick<UserRecord, 'loginMethods'>): string[] 
   return unique(user.loginMethods.flatMap((lm) => lm.tenantIds));
 }
 
-/** Bit of a recipe in a recipe-combination mask (1, 2, 4). */
+/** Bit of a recipe in a recipe-combination mask (1, 2, 4, 8). */
 export function recipeBit(recipeId: string): number {
   const index = (USER_RECIPE_IDS as readonly string[]).indexOf(recipeId);
   return index < 0 ? 0 : 1 << index;
 }
 
-/** Which recipes a user has login methods of, as a mask (1 … 7). */
+/** Which recipes a user has login methods of, as a mask (1 … 15). */
 export function recipeMask(user: Pick<UserRecord, 'loginMethods'>): number {
   return user.loginMethods.reduce((mask, lm) => mask | recipeBit(lm.recipeId), 0);
 }
@@ -163,6 +171,7 @@ export function toUserJson(user: UserRecord): UserJson {
     if (lm.thirdPartyId !== undefined && lm.thirdPartyUserId !== undefined) {
       json.thirdParty = { id: lm.thirdPartyId, userId: lm.thirdPartyUserId };
     }
+    if (lm.recipeId === 'webauthn') json.webauthn = { credentialIds: [...(lm.webauthnCredentialIds ?? [])] };
     return json;
   });
   return {
@@ -176,7 +185,7 @@ export function toUserJson(user: UserRecord): UserJson {
       loginMethods.flatMap((lm) => (lm.thirdParty ? [lm.thirdParty] : [])),
       (tp) => `${tp.id}\u0000${tp.userId}`,
     ),
-    webauthn: { credentialIds: [] },
+    webauthn: { credentialIds: unique(loginMethods.flatMap((lm) => lm.webauthn?.credentialIds ?? [])) },
     loginMethods,
   };
 }

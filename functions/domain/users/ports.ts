@@ -3,12 +3,17 @@
  * list of entities whose condition failed, so the domain can word the reference's messages.
  */
 import type { AccountWrites } from '../accounts/ports.js';
+import type { WebauthnWrites } from '../webauthn/ports.js';
 import type { SearchField, UserRecord } from './model.js';
 
 /** One thing a user write touches; a failed conditional write is reported as its entity. */
 export type WriteEntity =
   | { readonly kind: 'user'; readonly userId: string }
-  | { readonly kind: 'uniqueEmail'; readonly recipeId: 'emailpassword' | 'passwordless'; readonly email: string }
+  | {
+      readonly kind: 'uniqueEmail';
+      readonly recipeId: 'emailpassword' | 'passwordless' | 'webauthn';
+      readonly email: string;
+    }
   | { readonly kind: 'uniquePhone'; readonly phoneNumber: string }
   | { readonly kind: 'uniqueThirdParty'; readonly thirdPartyId: string; readonly thirdPartyUserId: string }
   /** An account info reserved by (or, for a check, belonging to) a primary user in a shared tenant. */
@@ -26,6 +31,11 @@ export type WriteEntity =
   | { readonly kind: 'verifiedEmail' }
   /** A write that checked "the app has no primary user" met one: its users are checked one by one. */
   | { readonly kind: 'primaryGuard' }
+  /**
+   * A passkey the write registers is registered already, or one it removes is no longer there
+   * (see {@link CompanionWrites}).
+   */
+  | { readonly kind: 'webauthnCredential' }
   | { readonly kind: 'internal' };
 
 /** An account info of a non-primary login method that no primary user may hold in that tenant. */
@@ -73,6 +83,8 @@ export interface CompanionWrites {
   readonly importedStagedRows?: readonly string[];
   /** Token consumption and verified-email items (password reset, email verification). */
   readonly account?: AccountWrites;
+  /** A passkey registered or removed with the login method that lists it (docs/passkeys.md). */
+  readonly webauthn?: WebauthnWrites;
 }
 
 /**
@@ -109,6 +121,8 @@ export interface AccountInfoQuery {
   readonly email?: string;
   readonly phoneNumber?: string;
   readonly thirdParty?: { readonly id: string; readonly userId: string };
+  /** A passkey's id: its user, in whatever tenant (the reference looks passkeys up app-wide). */
+  readonly webauthnCredentialId?: string;
 }
 
 /** A user's place in the time-joined order (ties broken by user id). */

@@ -5,7 +5,7 @@ import { checkIdLength } from '#functions/shared/id-limits.js';
 import { requiredQuery } from '#functions/shared/input.js';
 import { usersDeps } from '#functions/wiring/users.js';
 
-/** `GET /<t>/users/by-accountinfo?email=&phoneNumber=&thirdPartyId=&thirdPartyUserId=&doUnionOfAccountInfo=`. */
+/** `GET /<t>/users/by-accountinfo?email=&phoneNumber=&thirdPartyId=&thirdPartyUserId=&webauthnCredentialId=&doUnionOfAccountInfo=`. */
 export const handler = httpHandler({
   route: { id: 'users-by-accountinfo', scope: 'tenant' },
   input: ({ query }) => {
@@ -22,6 +22,7 @@ export const handler = httpHandler({
       phoneNumber: query.phoneNumber,
       thirdPartyId: query.thirdPartyId,
       thirdPartyUserId: query.thirdPartyUserId,
+      webauthnCredentialId: query.webauthnCredentialId,
       doUnionOfAccountInfo: union === 'true',
     };
   },

@@ -1,13 +1,15 @@
 /**
- * Key builders for password-reset and email-verification tokens and for verified emails (see
- * docs/architecture.md "Data model" and docs/password-reset-and-verification.md).
+ * Key builders for password-reset, email-verification and WebAuthn account-recovery tokens and for
+ * verified emails (see docs/architecture.md "Data model", docs/password-reset-and-verification.md
+ * and docs/passkeys.md).
  *
- * - `APP#<a>#TOKEN#<sha256(token)>` / `RESET` or `EMAIL_VERIFICATION`: a token found by its hash
+ * - `APP#<a>#TOKEN#<sha256(token)>` / `RESET`, `EMAIL_VERIFICATION` or `WEBAUTHN_RECOVERY`: a token found by its hash
  *   (the token itself is never stored). One GetItem finds it, and the conditional delete of this
  *   item is what makes a token single-use.
  * - On the owner's partition `APP#<a>#U#<owner id>` (the user id's partition, where its metadata,
  *   roles and TOTP devices live): SK `RESET#<token hash>` per password-reset token,
- *   `EVTOKEN#<tenant>#<sha256(email)>#<token hash>` per email-verification token (a strongly
+ *   `EVTOKEN#<tenant>#<sha256(email)>#<token hash>` per email-verification token,
+ *   `WARECOVER#<tenant>#<sha256(email)>#<token hash>` per account-recovery token (a strongly
  *   consistent Query finds the tokens of one owner, or of one owner, tenant and email), and
  *   `VERIFIED#<sha256(email)>` per verified email that is not the email of the owner's login
  *   method (that one's state is the login method's `verified` flag in the USER item).
@@ -26,6 +28,7 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
 export const tokenPartition = (appId: string, tokenHash: string) => `${appPartition(appId)}#TOKEN#${tokenHash}`;
 export const RESET_TOKEN_SK = 'RESET';
 export const EMAIL_VERIFICATION_TOKEN_SK = 'EMAIL_VERIFICATION';
+export const WEBAUTHN_RECOVERY_TOKEN_SK = 'WEBAUTHN_RECOVERY';
 
 export const RESET_TOKEN_PREFIX = 'RESET#';
 export const resetTokenSortKey = (tokenHash: string) => `${RESET_TOKEN_PREFIX}${tokenHash}`;
@@ -38,6 +41,13 @@ export const emailVerificationTokenPrefix = (tenantId: string, email: string) =>
   `${EMAIL_VERIFICATION_TOKEN_PREFIX}${tenantId}#${sha256(email)}#`;
 export const emailVerificationTokenSortKey = (tenantId: string, email: string, tokenHash: string) =>
   `${emailVerificationTokenPrefix(tenantId, email)}${tokenHash}`;
+
+const WEBAUTHN_RECOVERY_TOKEN_PREFIX = 'WARECOVER#';
+/** The account-recovery tokens of one tenant and email (a `begins_with` prefix). */
+export const webauthnRecoveryTokenPrefix = (tenantId: string, email: string) =>
+  `${WEBAUTHN_RECOVERY_TOKEN_PREFIX}${tenantId}#${sha256(email)}#`;
+export const webauthnRecoveryTokenSortKey = (tenantId: string, email: string, tokenHash: string) =>
+  `${webauthnRecoveryTokenPrefix(tenantId, email)}${tokenHash}`;
 
 const VERIFIED_EMAIL_PREFIX = 'VERIFIED#';
 export const verifiedEmailSortKey = (email: string) => `${VERIFIED_EMAIL_PREFIX}${sha256(email)}`;
@@ -52,6 +62,9 @@ export function tokenLookupKeyOf(appId: string, sortKey: string): { PK: string; 
   if (sortKey.startsWith(EMAIL_VERIFICATION_TOKEN_PREFIX)) {
     return { PK: tokenPartition(appId, hash), SK: EMAIL_VERIFICATION_TOKEN_SK };
   }
+  if (sortKey.startsWith(WEBAUTHN_RECOVERY_TOKEN_PREFIX)) {
+    return { PK: tokenPartition(appId, hash), SK: WEBAUTHN_RECOVERY_TOKEN_SK };
+  }
   return undefined;
 }
 
@@ -61,4 +74,6 @@ export const isEmailVerificationSortKey = (sortKey: string) =>
 
 /** Whether a sort key on a user id's partition is one of this module's (a token or a verified email). */
 export const isAccountDataSortKey = (sortKey: string) =>
-  [RESET_TOKEN_PREFIX, EMAIL_VERIFICATION_TOKEN_PREFIX, VERIFIED_EMAIL_PREFIX].some((p) => sortKey.startsWith(p));
+  [RESET_TOKEN_PREFIX, EMAIL_VERIFICATION_TOKEN_PREFIX, WEBAUTHN_RECOVERY_TOKEN_PREFIX, VERIFIED_EMAIL_PREFIX].some(
+    (p) => sortKey.startsWith(p),
+  );

@@ -226,6 +226,16 @@ function accountInfoItems(appId: string, user: UserRecord, lm: LoginMethodRecord
       );
     }
   }
+  // A webauthn user's email is unique among the webauthn users of a tenant, as in the reference.
+  if (lm.recipeId === 'webauthn' && lm.email !== undefined) {
+    out.push(
+      item(
+        { PK: emailPartition(appId, tenantId, lm.email), SK: uniqueSortKey('webauthn') },
+        { kind: 'uniqueEmail', recipeId: 'webauthn', email: lm.email },
+        { field: 'EMAIL', value: lm.email },
+      ),
+    );
+  }
   if (lm.recipeId === 'passwordless') {
     if (lm.email !== undefined) {
       out.push(

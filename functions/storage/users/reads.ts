@@ -25,6 +25,7 @@ import {
   uniqueSortKey,
   userPartition,
 } from '../keys/users.js';
+import { WEBAUTHN_CREDENTIAL_SK, webauthnCredentialPartition } from '../keys/webauthn.js';
 import { batchGetAll, getItem, type Item, type Key, keyString, queryAll, queryPage, type Table } from '../kit/index.js';
 import { counterAttribute, counterKeys, recordFromItem } from './items.js';
 
@@ -111,7 +112,20 @@ export async function usersByAccountInfo(
   if (query.thirdParty) {
     partitions.push(thirdPartyPartition(appId, tenantId, query.thirdParty.id, query.thirdParty.userId));
   }
-  return Promise.all(partitions.map(async (pk) => getUsers(table, appId, await ownersOf(table, pk))));
+  const lists = partitions.map(async (pk) => getUsers(table, appId, await ownersOf(table, pk)));
+  if (query.webauthnCredentialId !== undefined) lists.push(passkeyOwner(table, appId, query.webauthnCredentialId));
+  return Promise.all(lists);
+}
+
+/** Access pattern "user of a passkey": GetItem of the passkey, then its login method's user. */
+async function passkeyOwner(table: Table, appId: string, credentialId: string): Promise<UserRecord[]> {
+  const passkey = await getItem(table, {
+    PK: webauthnCredentialPartition(appId, credentialId),
+    SK: WEBAUTHN_CREDENTIAL_SK,
+  });
+  if (!passkey) return [];
+  const user = await getUserBySuperTokensId(table, appId, passkey.recipeUserId as string);
+  return user ? [user] : [];
 }
 
 /** The `PRIMARY` reservation key of an account info in its tenant. */

@@ -16,6 +16,7 @@ import type {
   WriteEntity,
   WriteResult,
 } from '#functions/domain/users/ports.js';
+import type { WebauthnWrites } from '#functions/domain/webauthn/ports.js';
 import { accountWriteActionCount, accountWriteActions } from '../account-tokens.js';
 import type { Envelope } from '../crypto/envelope.js';
 import { LINK_SK, PASSWORD_MIGRATED_COUNTER, PRIMARY_SK, USER_SK, userPartition } from '../keys/users.js';
@@ -24,6 +25,7 @@ import { metadataMergeWrite } from '../metadata-store.js';
 import { roleExistsCheck, userRolePut } from '../role-store.js';
 import { importedRowDeletes } from '../staging/status.js';
 import { sealTotpSecret, totpDevicePut } from '../totp-store.js';
+import { webauthnWriteActionCount, webauthnWriteActions } from '../webauthn-store.js';
 import { guardCheck, guardPut } from './guard.js';
 import { counterDeltas, counterKeys, type DerivedItem, deriveItems, primaryKeys, userShard } from './items.js';
 
@@ -52,6 +54,8 @@ interface State {
   guardChecked: boolean;
   /** A plan creates a primary user's reservation: the guard is set in the same write. */
   createsPrimary: boolean;
+  /** Companion passkey writes (a passkey registered or removed), by plan. */
+  webauthn: { writes: WebauthnWrites; plan: number }[];
 }
 
 const sameContent = (a: DerivedItem, b: DerivedItem) => JSON.stringify(a.item) === JSON.stringify(b.item);
@@ -67,6 +71,7 @@ const copy = (s: State): State => ({
   account: [...s.account],
   guardChecked: s.guardChecked,
   createsPrimary: s.createsPrimary,
+  webauthn: [...s.webauthn],
 });
 
 export class DynamoUserWrite implements UserWrite {
@@ -81,6 +86,7 @@ export class DynamoUserWrite implements UserWrite {
     account: [],
     guardChecked: false,
     createsPrimary: false,
+    webauthn: [],
   };
 
   constructor(
@@ -105,7 +111,8 @@ export class DynamoUserWrite implements UserWrite {
       s.plans.filter((p) => p.metadata).length +
       s.account.reduce((n, a) => n + accountWriteActionCount(a.writes), 0) +
       (s.guardChecked ? 1 : 0) +
-      (s.createsPrimary ? 1 : 0)
+      (s.createsPrimary ? 1 : 0) +
+      s.webauthn.reduce((n, w) => n + webauthnWriteActionCount(w.writes), 0)
     );
   }
 
@@ -244,6 +251,7 @@ export class DynamoUserWrite implements UserWrite {
     }
     for (const id of companions?.importedStagedRows ?? []) s.stagedRows.push({ id, plan: planIndex });
     if (companions?.account) s.account.push({ writes: companions.account, plan: planIndex });
+    if (companions?.webauthn) s.webauthn.push({ writes: companions.webauthn, plan: planIndex });
   }
 
   /**
@@ -299,7 +307,7 @@ export class DynamoUserWrite implements UserWrite {
     return {
       actions: s.actions,
       duplicates: s.duplicates,
-      hasCompanions: s.stagedRows.length > 0 || s.account.length > 0,
+      hasCompanions: s.stagedRows.length > 0 || s.account.length > 0 || s.webauthn.length > 0,
     };
   }
 
@@ -335,6 +343,11 @@ export class DynamoUserWrite implements UserWrite {
     });
     for (const { writes, plan } of s.account) {
       for (const { item, entity } of accountWriteActions(this.table, this.appId, writes)) {
+        actions.push({ entity, item, plan });
+      }
+    }
+    for (const { writes, plan } of s.webauthn) {
+      for (const { item, entity } of webauthnWriteActions(this.table, this.appId, writes)) {
         actions.push({ entity, item, plan });
       }
     }

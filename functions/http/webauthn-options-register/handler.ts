@@ -1,0 +1,15 @@
+import { registerOptions } from '#functions/domain/webauthn/options.js';
+import { parseRegisterOptions } from '#functions/domain/webauthn/requests.js';
+import { httpHandler, ok } from '#functions/http/pipeline.js';
+import { webauthnDeps } from '#functions/wiring/webauthn.js';
+
+/**
+ * `POST /<t>/recipe/webauthn/options/register` `{email, relyingPartyId, relyingPartyName, origin, …}`:
+ * options for `navigator.credentials.create()`, or `INVALID_OPTIONS_ERROR` with the reason.
+ */
+export const handler = httpHandler({
+  route: { id: 'webauthn-options-register', scope: 'tenant' },
+  input: ({ body = {} }) => parseRegisterOptions(body),
+  run: async (input, { appId, tenantId, config }) =>
+    ok(await registerOptions(webauthnDeps(config), { appId, tenantId }, input)),
+});

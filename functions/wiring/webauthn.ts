@@ -1,0 +1,26 @@
+/**
+ * Wiring of the WebAuthn (passkeys) use cases for the app and tenant of a request: the app's
+ * users, options and passkeys, its one-time tokens (account recovery), the system's secure
+ * randomness and the tenant's recovery-token lifetime (docs/passkeys.md).
+ */
+import { randomBytes } from 'node:crypto';
+import type { EffectiveConfig } from '#functions/config/index.js';
+import type { WebauthnDeps } from '#functions/domain/webauthn/deps.js';
+import { accountTokenStoreOf, webauthnStoreOf } from './stores.js';
+import { appTable } from './tables.js';
+import { usersDeps } from './users.js';
+
+/** The reference's default `webauthn_recover_account_token_lifetime`: one hour. */
+const RECOVER_TOKEN_LIFETIME_MS = 3_600_000;
+
+export function webauthnDeps(config: EffectiveConfig): WebauthnDeps {
+  const lifetime = config.values.webauthn_recover_account_token_lifetime;
+  const table = appTable(config);
+  return {
+    users: usersDeps(config),
+    store: webauthnStoreOf(table),
+    tokens: accountTokenStoreOf(table),
+    randomBytes: (size) => randomBytes(size),
+    recoverTokenLifetimeMs: typeof lifetime === 'number' && lifetime > 0 ? lifetime : RECOVER_TOKEN_LIFETIME_MS,
+  };
+}
