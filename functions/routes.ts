@@ -56,7 +56,7 @@ export interface RouteDefinition {
   readonly memoryMb?: number;
 }
 
-export type RouteScope = 'app' | 'tenant';
+type RouteScope = 'app' | 'tenant';
 
 /** The catch-all route key: `/`, `/hello`, unknown paths (404) and wrong methods (405). */
 export const DEFAULT_ROUTE_PATH = '$default';
