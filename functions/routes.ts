@@ -44,9 +44,19 @@ export interface RouteDefinition {
   /** Repository-relative path of the module that exports `handler`. */
   readonly handler: string;
   readonly access: RouteAccess;
+  /**
+   * 'app': an app-specific API (the handler's `scope`, functions/http/pipeline.ts): a non-public
+   * tenant in the path is refused, so the gateway serves it without the `/<s1>/<s2>` form and the
+   * fallback answers that form (docs/deploying-aws.md "Route quota"). 'tenant': the path's tenant
+   * is the target, all three prefix forms are routes. test/infra/manifest.test.ts holds this equal
+   * to the handler's declaration. @default 'tenant'
+   */
+  readonly scope?: RouteScope;
   readonly timeoutSeconds?: number;
   readonly memoryMb?: number;
 }
+
+type RouteScope = 'app' | 'tenant';
 
 /** The catch-all route key: `/`, `/hello`, unknown paths (404) and wrong methods (405). */
 export const DEFAULT_ROUTE_PATH = '$default';
@@ -59,10 +69,13 @@ function route(
   method: HttpMethod,
   path: string,
   access: RouteAccess,
-  options: Pick<RouteDefinition, 'timeoutSeconds' | 'memoryMb'> = {},
+  options: Pick<RouteDefinition, 'scope' | 'timeoutSeconds' | 'memoryMb'> = {},
 ): RouteDefinition {
   return { id, method, path, handler: `functions/http/${id}/handler.ts`, access, ...options };
 }
+
+/** An app-specific API (RouteDefinition.scope). */
+const APP_SCOPE = { scope: 'app' } as const;
 
 const READ = { table: 'read' } as const;
 const WRITE = { table: 'write' } as const;
@@ -89,7 +102,7 @@ const HASHING_MEMORY = 1769;
 
 export const ROUTES: readonly RouteDefinition[] = [
   route('fallback', 'ANY', DEFAULT_ROUTE_PATH, READ),
-  route('apiversion', 'GET', '/apiversion', READ),
+  route('apiversion', 'GET', '/apiversion', READ, APP_SCOPE),
 
   // Apps (docs/reference-behaviour.md "Apps")
   route('app-put-v2', 'PUT', '/recipe/multitenancy/app/v2', APP_WRITE),
@@ -117,52 +130,52 @@ export const ROUTES: readonly RouteDefinition[] = [
     'POST',
     '/bulk-import/import',
     { table: 'write', credentials: 'seal' },
-    { timeoutSeconds: 29, memoryMb: HASHING_MEMORY },
+    { scope: 'app', timeoutSeconds: 29, memoryMb: HASHING_MEMORY },
   ),
   // Writes: a legacy password hash is replaced with the app's algorithm after a successful sign-in.
   // Opens the app's sealed Firebase signer key to verify a Firebase hash.
   route('signin', 'POST', '/recipe/signin', { table: 'write', credentials: 'open' }, { memoryMb: HASHING_MEMORY }),
   route('signup', 'POST', '/recipe/signup', WRITE, { memoryMb: HASHING_MEMORY }),
-  route('user-get', 'GET', '/user/id', READ),
+  route('user-get', 'GET', '/user/id', READ, APP_SCOPE),
   // Also revokes the removed user ids' sessions.
-  route('user-remove', 'POST', '/user/remove', SESSION_WRITE, { timeoutSeconds: 29 }),
+  route('user-remove', 'POST', '/user/remove', SESSION_WRITE, { scope: 'app', timeoutSeconds: 29 }),
   route('users-list', 'GET', '/users', READ),
   route('users-count', 'GET', '/users/count', READ),
   route('users-by-accountinfo', 'GET', '/users/by-accountinfo', READ),
-  route('userid-map-get', 'GET', '/recipe/userid/map', READ),
+  route('userid-map-get', 'GET', '/recipe/userid/map', READ, APP_SCOPE),
   // Reads whether the id has live sessions (a mapping is refused then, as in the reference).
-  route('userid-map-create', 'POST', '/recipe/userid/map', SESSION_WRITE),
+  route('userid-map-create', 'POST', '/recipe/userid/map', SESSION_WRITE, APP_SCOPE),
   // Tenant membership, id mappings and permissions (docs/users.md). Leaving a tenant ends the
   // user's sessions there; removing a mapping reads whether the external id has live sessions.
   route('tenant-user-add', 'POST', '/recipe/multitenancy/tenant/user', WRITE),
   route('tenant-user-remove', 'POST', '/recipe/multitenancy/tenant/user/remove', SESSION_WRITE),
-  route('userid-map-remove', 'POST', '/recipe/userid/map/remove', SESSION_WRITE),
-  route('userid-external-info-put', 'PUT', '/recipe/userid/external-user-id-info', WRITE),
-  route('role-permissions-remove', 'POST', '/recipe/role/permissions/remove', WRITE),
-  route('permission-roles', 'GET', '/recipe/permission/roles', READ),
+  route('userid-map-remove', 'POST', '/recipe/userid/map/remove', SESSION_WRITE, APP_SCOPE),
+  route('userid-external-info-put', 'PUT', '/recipe/userid/external-user-id-info', WRITE, APP_SCOPE),
+  route('role-permissions-remove', 'POST', '/recipe/role/permissions/remove', WRITE, APP_SCOPE),
+  route('permission-roles', 'GET', '/recipe/permission/roles', READ, APP_SCOPE),
   // Cutover readiness of the password-migration hook (docs/password-migration-hook.md)
-  route('password-migration-status', 'GET', '/password-migration/status', READ),
-  route('password-migration-pending', 'GET', '/password-migration/pending', READ),
+  route('password-migration-status', 'GET', '/password-migration/status', READ, APP_SCOPE),
+  route('password-migration-pending', 'GET', '/password-migration/pending', READ, APP_SCOPE),
 
   // Password reset, account updates, email verification (docs/password-reset-and-verification.md)
   route('password-reset-token', 'POST', '/recipe/user/password/reset/token', WRITE),
   route('password-reset-token-consume', 'POST', '/recipe/user/password/reset/token/consume', WRITE),
   // Hashes a new password with the app's algorithm.
-  route('recipe-user-put', 'PUT', '/recipe/user', WRITE, { memoryMb: HASHING_MEMORY }),
+  route('recipe-user-put', 'PUT', '/recipe/user', WRITE, { scope: 'app', memoryMb: HASHING_MEMORY }),
   route('email-verify-token', 'POST', '/recipe/user/email/verify/token', WRITE),
   route('email-verify', 'POST', '/recipe/user/email/verify', WRITE),
-  route('email-verify-get', 'GET', '/recipe/user/email/verify', READ),
+  route('email-verify-get', 'GET', '/recipe/user/email/verify', READ, APP_SCOPE),
   route('email-verify-token-remove', 'POST', '/recipe/user/email/verify/token/remove', WRITE),
-  route('email-verify-remove', 'POST', '/recipe/user/email/verify/remove', WRITE),
+  route('email-verify-remove', 'POST', '/recipe/user/email/verify/remove', WRITE, APP_SCOPE),
 
   // Third-party sign-in-up and account linking (docs/thirdparty-and-account-linking.md)
   route('thirdparty-signinup', 'POST', '/recipe/signinup', WRITE),
-  route('accountlinking-primary-check', 'GET', '/recipe/accountlinking/user/primary/check', READ),
-  route('accountlinking-primary', 'POST', '/recipe/accountlinking/user/primary', WRITE),
-  route('accountlinking-link-check', 'GET', '/recipe/accountlinking/user/link/check', READ),
+  route('accountlinking-primary-check', 'GET', '/recipe/accountlinking/user/primary/check', READ, APP_SCOPE),
+  route('accountlinking-primary', 'POST', '/recipe/accountlinking/user/primary', WRITE, APP_SCOPE),
+  route('accountlinking-link-check', 'GET', '/recipe/accountlinking/user/link/check', READ, APP_SCOPE),
   // A link or an unlink also ends the recipe user's sessions (its user id changed).
-  route('accountlinking-link', 'POST', '/recipe/accountlinking/user/link', SESSION_WRITE),
-  route('accountlinking-unlink', 'POST', '/recipe/accountlinking/user/unlink', SESSION_WRITE),
+  route('accountlinking-link', 'POST', '/recipe/accountlinking/user/link', SESSION_WRITE, APP_SCOPE),
+  route('accountlinking-unlink', 'POST', '/recipe/accountlinking/user/unlink', SESSION_WRITE, APP_SCOPE),
   // Passwordless sign-in-up (docs/passwordless.md)
   route('passwordless-code-create', 'POST', '/recipe/signinup/code', WRITE),
   route('passwordless-code-consume', 'POST', '/recipe/signinup/code/consume', WRITE),
@@ -189,76 +202,95 @@ export const ROUTES: readonly RouteDefinition[] = [
 
   // Bulk import: staging and status (docs/reference-behaviour.md "Bulk import"); the import itself runs in functions/workers.ts
   route('bulk-import-users-add', 'POST', '/bulk-import/users', STAGE, { timeoutSeconds: 29, memoryMb: HASHING_MEMORY }),
-  route('bulk-import-users-list', 'GET', '/bulk-import/users', READ),
-  route('bulk-import-users-count', 'GET', '/bulk-import/users/count', READ),
+  route('bulk-import-users-list', 'GET', '/bulk-import/users', READ, APP_SCOPE),
+  route('bulk-import-users-count', 'GET', '/bulk-import/users/count', READ, APP_SCOPE),
   route('bulk-import-users-remove', 'POST', '/bulk-import/users/remove', WRITE),
 
   // Roles, metadata, TOTP devices
-  route('role-put', 'PUT', '/recipe/role', WRITE),
-  route('role-remove', 'POST', '/recipe/role/remove', WRITE, { timeoutSeconds: 29 }),
-  route('roles-list', 'GET', '/recipe/roles', READ),
-  route('role-permissions', 'GET', '/recipe/role/permissions', READ),
+  route('role-put', 'PUT', '/recipe/role', WRITE, APP_SCOPE),
+  route('role-remove', 'POST', '/recipe/role/remove', WRITE, { scope: 'app', timeoutSeconds: 29 }),
+  route('roles-list', 'GET', '/recipe/roles', READ, APP_SCOPE),
+  route('role-permissions', 'GET', '/recipe/role/permissions', READ, APP_SCOPE),
   route('role-users', 'GET', '/recipe/role/users', READ),
   route('user-role-put', 'PUT', '/recipe/user/role', WRITE),
   route('user-role-remove', 'POST', '/recipe/user/role/remove', WRITE),
   route('user-roles-get', 'GET', '/recipe/user/roles', READ),
-  route('metadata-get', 'GET', '/recipe/user/metadata', READ),
-  route('metadata-put', 'PUT', '/recipe/user/metadata', WRITE),
-  route('metadata-remove', 'POST', '/recipe/user/metadata/remove', WRITE),
-  route('totp-devices-list', 'GET', '/recipe/totp/device/list', READ),
+  route('metadata-get', 'GET', '/recipe/user/metadata', READ, APP_SCOPE),
+  route('metadata-put', 'PUT', '/recipe/user/metadata', WRITE, APP_SCOPE),
+  route('metadata-remove', 'POST', '/recipe/user/metadata/remove', WRITE, APP_SCOPE),
+  route('totp-devices-list', 'GET', '/recipe/totp/device/list', READ, APP_SCOPE),
   // TOTP devices and codes (docs/totp-and-mfa.md): creation seals the new secret; the two routes
   // that verify codes open device secrets (and count attempts); rename and remove open nothing.
-  route('totp-device-create', 'POST', '/recipe/totp/device', { table: 'write', credentials: 'seal' }),
-  route('totp-device-rename', 'PUT', '/recipe/totp/device', WRITE),
-  route('totp-device-remove', 'POST', '/recipe/totp/device/remove', WRITE),
+  route('totp-device-create', 'POST', '/recipe/totp/device', { table: 'write', credentials: 'seal' }, APP_SCOPE),
+  route('totp-device-rename', 'PUT', '/recipe/totp/device', WRITE, APP_SCOPE),
+  route('totp-device-remove', 'POST', '/recipe/totp/device/remove', WRITE, APP_SCOPE),
   route('totp-device-verify', 'POST', '/recipe/totp/device/verify', { table: 'write', credentials: 'open' }),
   route('totp-verify', 'POST', '/recipe/totp/verify', { table: 'write', credentials: 'open' }),
 
   // The user-management dashboard: its own users and sessions, the tenant page's configuration,
   // the search tags and telemetry (docs/dashboard.md). Sign-in and user changes hash passwords.
-  route('dashboard-signin', 'POST', '/recipe/dashboard/signin', WRITE, { memoryMb: HASHING_MEMORY }),
-  route('dashboard-session-remove', 'DELETE', '/recipe/dashboard/session', WRITE),
-  route('dashboard-session-verify', 'POST', '/recipe/dashboard/session/verify', READ),
-  route('dashboard-user-create', 'POST', '/recipe/dashboard/user', WRITE, { memoryMb: HASHING_MEMORY }),
-  route('dashboard-user-update', 'PUT', '/recipe/dashboard/user', WRITE, { memoryMb: HASHING_MEMORY }),
-  route('dashboard-user-remove', 'DELETE', '/recipe/dashboard/user', WRITE),
-  route('dashboard-users-list', 'GET', '/recipe/dashboard/users', READ),
-  route('dashboard-user-sessions', 'GET', '/recipe/dashboard/user/sessions', READ),
+  route('dashboard-signin', 'POST', '/recipe/dashboard/signin', WRITE, { scope: 'app', memoryMb: HASHING_MEMORY }),
+  route('dashboard-session-remove', 'DELETE', '/recipe/dashboard/session', WRITE, APP_SCOPE),
+  route('dashboard-session-verify', 'POST', '/recipe/dashboard/session/verify', READ, APP_SCOPE),
+  route('dashboard-user-create', 'POST', '/recipe/dashboard/user', WRITE, { scope: 'app', memoryMb: HASHING_MEMORY }),
+  route('dashboard-user-update', 'PUT', '/recipe/dashboard/user', WRITE, { scope: 'app', memoryMb: HASHING_MEMORY }),
+  route('dashboard-user-remove', 'DELETE', '/recipe/dashboard/user', WRITE, APP_SCOPE),
+  route('dashboard-users-list', 'GET', '/recipe/dashboard/users', READ, APP_SCOPE),
+  route('dashboard-user-sessions', 'GET', '/recipe/dashboard/user/sessions', READ, APP_SCOPE),
   route('dashboard-tenant-core-config', 'GET', '/recipe/dashboard/tenant/core-config', READ),
   route('search-tags', 'GET', '/user/search/tags', READ),
-  route('telemetry', 'GET', '/telemetry', READ),
+  route('telemetry', 'GET', '/telemetry', READ, APP_SCOPE),
   // OAuth2 provider recipe: client management only (docs/oauth2-clients.md). The answers that show
   // a client show its secret (opened); creation seals it; an update seals a new one and opens the old.
-  route('oauth-clients-list', 'GET', '/recipe/oauth/clients/list', { table: 'read', credentials: 'open' }),
-  route('oauth-client-get', 'GET', '/recipe/oauth/clients', { table: 'read', credentials: 'open' }),
-  route('oauth-client-create', 'POST', '/recipe/oauth/clients', { table: 'write', credentials: 'seal' }),
-  route('oauth-client-update', 'PUT', '/recipe/oauth/clients', { table: 'write', credentials: 'seal-and-open' }),
-  route('oauth-client-remove', 'POST', '/recipe/oauth/clients/remove', WRITE),
+  route('oauth-clients-list', 'GET', '/recipe/oauth/clients/list', { table: 'read', credentials: 'open' }, APP_SCOPE),
+  route('oauth-client-get', 'GET', '/recipe/oauth/clients', { table: 'read', credentials: 'open' }, APP_SCOPE),
+  route('oauth-client-create', 'POST', '/recipe/oauth/clients', { table: 'write', credentials: 'seal' }, APP_SCOPE),
+  route(
+    'oauth-client-update',
+    'PUT',
+    '/recipe/oauth/clients',
+    { table: 'write', credentials: 'seal-and-open' },
+    APP_SCOPE,
+  ),
+  route('oauth-client-remove', 'POST', '/recipe/oauth/clients/remove', WRITE, APP_SCOPE),
 
   // Sessions, signing keys and JWTs (docs/sessions.md)
   route('session-create', 'POST', '/recipe/session', SIGN),
-  route('session-verify', 'POST', '/recipe/session/verify', SIGN),
-  route('session-refresh', 'POST', '/recipe/session/refresh', SIGN),
-  route('session-regenerate', 'POST', '/recipe/session/regenerate', SIGN),
-  route('session-get', 'GET', '/recipe/session', SESSION_READ),
+  route('session-verify', 'POST', '/recipe/session/verify', SIGN, APP_SCOPE),
+  route('session-refresh', 'POST', '/recipe/session/refresh', SIGN, APP_SCOPE),
+  route('session-regenerate', 'POST', '/recipe/session/regenerate', SIGN, APP_SCOPE),
+  route('session-get', 'GET', '/recipe/session', SESSION_READ, APP_SCOPE),
   route('session-user', 'GET', '/recipe/session/user', SESSION_READ),
   route('session-remove', 'POST', '/recipe/session/remove', SESSION_WRITE),
-  route('session-data-put', 'PUT', '/recipe/session/data', SESSION_WRITE),
-  route('jwt-data-put', 'PUT', '/recipe/jwt/data', SESSION_WRITE),
-  route('jwks-public', 'GET', '/.well-known/jwks.json', KEYS_READ),
-  route('jwt-jwks', 'GET', '/recipe/jwt/jwks', KEYS_READ),
-  route('jwt-create', 'POST', '/recipe/jwt', SIGN),
+  route('session-data-put', 'PUT', '/recipe/session/data', SESSION_WRITE, APP_SCOPE),
+  route('jwt-data-put', 'PUT', '/recipe/jwt/data', SESSION_WRITE, APP_SCOPE),
+  route('jwks-public', 'GET', '/.well-known/jwks.json', KEYS_READ, APP_SCOPE),
+  route('jwt-jwks', 'GET', '/recipe/jwt/jwks', KEYS_READ, APP_SCOPE),
+  route('jwt-create', 'POST', '/recipe/jwt', SIGN, APP_SCOPE),
 ];
 
 /**
- * The API Gateway route paths of one manifest entry. API Gateway only matches parameters that
- * are whole path segments, so the optional prefixes are expressed as up to two leading
- * parameter segments; the shared resolver then applies the core's grammar to them.
+ * Every path the core serves one manifest entry at, as route templates: the path without a
+ * prefix, with one prefix segment and with two. API Gateway only matches parameters that are
+ * whole path segments, so the optional prefixes are expressed as up to two leading parameter
+ * segments; the shared resolver then applies the core's grammar to them.
  */
-export function gatewayPaths(route: RouteDefinition): string[] {
+export function prefixedPaths(route: RouteDefinition): string[] {
   if (route.path === DEFAULT_ROUTE_PATH) return [DEFAULT_ROUTE_PATH];
   const [s1, s2] = PREFIX_PARAMS;
   return [route.path, `/{${s1}}${route.path}`, `/{${s1}}/{${s2}}${route.path}`];
+}
+
+/**
+ * The API Gateway route paths of one manifest entry. An app-specific API (scope 'app') has no
+ * two-segment form on the gateway: `/{s1}` already covers `/appid-<app>` and `/<tenant>`, and
+ * `/appid-<app>/<tenant>` only ever names a tenant such an API refuses, so the fallback answers it
+ * (functions/http/fallback/handler.ts). That keeps the API under the HTTP API's routes-per-API
+ * quota (docs/deploying-aws.md "Route quota").
+ */
+export function gatewayPaths(route: RouteDefinition): string[] {
+  const paths = prefixedPaths(route);
+  return route.scope === 'app' ? paths.slice(0, 2) : paths;
 }
 
 /**

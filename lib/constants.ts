@@ -59,13 +59,32 @@ export const DEFAULT_ROUTE_MEMORY_MB = 1024;
 
 /**
  * CloudFormation allows 500 resources per template and a route costs about 11 (function, role,
- * policy, log group, integration, three routes, three permissions). Routes are therefore spread
+ * policy, log group, integration, up to three routes and their permissions). Routes are therefore spread
  * over this many nested stacks. The assignment hashes the route id, so adding or removing a route
  * never moves another route to a different nested stack (moving one would make CloudFormation
  * create its API route in the new stack before deleting it from the old one, a route-key clash).
  * Changing this number moves routes: do it only in a deployment that can tolerate that.
  */
 export const ROUTE_GROUP_COUNT = 4;
+
+/**
+ * API Gateway's routes-per-API quota for an HTTP API (Service Quotas code L-65B5C802, default 300;
+ * raised only for an API that exists, by a quota request). The stack creates one route key per
+ * gateway path of each manifest entry (functions/routes.ts gatewayPaths: three for a tenant API,
+ * two for an app-specific one) plus `$default`; docs/deploying-aws.md "Route quota".
+ * @internal Exported for test/infra/route-quota.test.ts.
+ */
+export const HTTP_API_ROUTE_QUOTA = 300;
+
+/**
+ * Route keys the synthesized stack keeps free below HTTP_API_ROUTE_QUOTA. CloudFormation creates
+ * a stack update's new routes before it deletes the ones the update removes, so while one deploy
+ * replaces a route (new path, method, id or scope) the API briefly holds both: this leaves room
+ * for one tenant route's three keys. A deploy that replaces more at once needs that much more
+ * room, or two deploys. test/infra/route-quota.test.ts holds the stack to the quota minus this.
+ * @internal Exported for test/infra/route-quota.test.ts.
+ */
+export const ROUTE_QUOTA_HEADROOM = 3;
 
 /**
  * Resource ceiling the infra tests hold every stack and nested stack to (hard limit: 500).

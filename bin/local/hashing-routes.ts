@@ -25,6 +25,9 @@ export const HASHING_ROUTE_IDS: readonly string[] = [
   'dashboard-user-update',
 ];
 
+/** The least time a hashing route needs once it has a thread (a hash at the app's cost, a few reads and writes). */
+const MIN_TIME_TO_HASH_MS = 2_000;
+
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2 | string>;
 
 export interface HashingContexts {
@@ -50,6 +53,9 @@ export async function startHashingContexts(
     env,
     memoryMb: Math.max(...hashing.map((route) => route.memoryMb ?? 1024)),
     report,
+    // A request that would get a thread with less than this left could not hash and answer in it:
+    // refused as busy (503 with Retry-After) rather than left to time out (a 500).
+    maxWaitMs: (context) => context.getRemainingTimeInMillis() - MIN_TIME_TO_HASH_MS,
   });
   const handlers = new Map<string, Handler>(
     [...paths].map(([id, path]) => [id, (event, context) => pool.invoke(event, context, path) as ReturnType<Handler>]),

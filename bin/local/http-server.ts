@@ -5,7 +5,7 @@ import { type DispatchResult, dispatch } from './dispatch.js';
 import { localOnlyAnswer } from './openapi.js';
 import { crossSiteRefusal, type RequestGuard, requestGuard } from './request-guard.js';
 import type { RawRequest, Router } from './router.js';
-import { FunctionTimeoutError } from './timeouts.js';
+import { ContextsBusyError, FunctionTimeoutError } from './timeouts.js';
 
 /**
  * API Gateway HTTP API's request body limit. The same constants bound what the handlers decode
@@ -33,6 +33,8 @@ const UNAVAILABLE: DispatchResult = {
   headers: { 'content-type': JSON_TYPE },
   body: '{"message":"Service Unavailable"}',
 };
+/** Every worker thread of a CPU-bound route stayed busy (worker-pool.ts, ContextsBusyError). */
+const BUSY: DispatchResult = { ...UNAVAILABLE, headers: { ...UNAVAILABLE.headers, 'retry-after': '1' } };
 
 export interface LocalHttpServerOptions {
   /** A human-readable problem the runtime should print (never a request body). */
@@ -166,9 +168,16 @@ export function createLocalHttpServer(options: LocalHttpServerOptions): LocalHtt
       // The API description and its page (bin/local/openapi.ts): this runtime's own, not a route.
       result = localOnlyAnswer(raw.method, raw.url.split('?', 1)[0] ?? '/') ?? (await dispatch(router, raw));
     } catch (error) {
+      const path = raw.url.split('?', 1)[0];
+      if (error instanceof ContextsBusyError) {
+        // Every worker thread was busy for as long as the request could wait: where Lambda would
+        // have started another environment, the local runtime says it is busy (docs/configuration.md).
+        options.report(`${raw.method} ${path}: ${error.message} → 503`);
+        send(response, BUSY, requestId);
+        return;
+      }
       // What API Gateway (HTTP API) answers when the function fails: throws, cannot load, crashes,
       // or runs past its timeout (docs/safe-defaults.md, "No hung request").
-      const path = raw.url.split('?', 1)[0];
       options.report(
         error instanceof FunctionTimeoutError
           ? `${raw.method} ${path}: ${error.message} (the function's timeout) → 500`

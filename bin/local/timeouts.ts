@@ -41,6 +41,18 @@ export function functionTimeoutSeconds(
   return cap === undefined ? seconds : Math.min(seconds, cap);
 }
 
+/**
+ * No execution context freed up while the request could still have done its work. Lambda would have
+ * started another environment; the local runtime has a fixed number of worker threads, so it
+ * refuses the request as busy (503 with `Retry-After`) instead of letting it time out (a 500).
+ */
+export class ContextsBusyError extends Error {
+  override readonly name = 'ContextsBusyError';
+  constructor(readonly waitedMs: number) {
+    super(`no execution context free after ${Math.round(waitedMs)} ms`);
+  }
+}
+
 /** A function run past its timeout (the message is Lambda's). */
 export class FunctionTimeoutError extends Error {
   override readonly name = 'FunctionTimeoutError';

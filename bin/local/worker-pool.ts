@@ -25,7 +25,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Context } from 'aws-lambda';
-import { FunctionTimeoutError } from './timeouts.js';
+import { ContextsBusyError, FunctionTimeoutError } from './timeouts.js';
 
 export interface WorkerPoolOptions {
   /** Absolute path of the module that exports `handler`, or of several (each context loads all). */
@@ -40,6 +40,12 @@ export interface WorkerPoolOptions {
   readonly memoryMb?: number;
   /** Problems of the pool: contexts that died or failed to start. */
   readonly report: (message: string) => void;
+  /**
+   * How long an invocation may wait for a free context, from its Lambda context (e.g. until too
+   * little of its time is left to do its work); past it, the invocation rejects with
+   * {@link ContextsBusyError}. @default as long as it takes (a queue worker's batch just waits)
+   */
+  readonly maxWaitMs?: (context: Context) => number;
 }
 
 export interface WorkerPool {
@@ -186,14 +192,39 @@ export async function startWorkerPool(options: WorkerPoolOptions): Promise<Worke
     });
   }
 
+  function waitForSlot(context: Context): Promise<number> {
+    const limit = options.maxWaitMs?.(context);
+    return new Promise<number>((resolveSlot, reject) => {
+      const started = performance.now();
+      const take = (slot: number) => {
+        clearTimeout(timer);
+        resolveSlot(slot);
+      };
+      const timer =
+        limit === undefined
+          ? undefined
+          : setTimeout(
+              () => {
+                const at = waiting.indexOf(take);
+                if (at >= 0) waiting.splice(at, 1);
+                reject(new ContextsBusyError(performance.now() - started));
+              },
+              Math.max(0, limit),
+            );
+      waiting.push(take);
+    });
+  }
+
   async function invoke(event: unknown, context: Context, handlerPath?: string): Promise<unknown> {
     if (handlerPath !== undefined && !handlerPaths.includes(handlerPath)) {
       throw new Error(`${options.name}: ${handlerPath} is not one of the pool's handlers`);
     }
     // The Context's data crosses to the thread; its methods are rebuilt there (lambda-context.ts).
     const data = Object.fromEntries(Object.entries(context).filter(([, v]) => typeof v !== 'function'));
+    const slot = free.pop() ?? (await waitForSlot(context));
+    // The time spent waiting for a context counts against the function's timeout, as it would if
+    // Lambda had been slow to start an environment.
     const invocation: Invocation = { handlerPath, event, context: data, timeoutMs: context.getRemainingTimeInMillis() };
-    const slot = free.pop() ?? (await new Promise<number>((r) => waiting.push(r)));
     try {
       return await run(slot, invocation);
     } finally {

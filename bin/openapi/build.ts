@@ -199,6 +199,7 @@ function operation(
   needs: RouteNeeds,
   form: (typeof PREFIX_FORMS)[number],
 ): Record<string, unknown> {
+  if (needs.scope === 'app' && form.name === 'app-tenant') return refusedForm(route, spec, form);
   const hasBody = spec.body !== undefined;
   const inTenant = form.name === 'tenant' || form.name === 'app-tenant';
   const forbiddenMessages = [
@@ -251,6 +252,51 @@ function operation(
     'x-route-id': route.id,
     ...(spec.extension ? { 'x-auth-core-extension': spec.extension } : {}),
     ...(spec.difference ? { 'x-auth-core-difference': spec.difference } : {}),
+  };
+}
+
+/**
+ * An app-specific API under `/appid-{appId}/{tenantId}`: no gateway route (functions/routes.ts
+ * gatewayPaths), the fallback answers with the route's checks and never runs the route
+ * (docs/reference-behaviour.md "Path prefixes").
+ */
+function refusedForm(
+  route: RouteDefinition,
+  spec: OperationSpec,
+  form: (typeof PREFIX_FORMS)[number],
+): Record<string, unknown> {
+  const hasBody = spec.body !== undefined;
+  return {
+    operationId: `${camel(route.id)}${form.suffix}`,
+    tags: [spec.tag],
+    summary: spec.summary,
+    description: [
+      spec.description,
+      'App-wide, and this form names a tenant: the core refuses it before the API runs — 403 for a tenant other than `public` (CDI ≥ 5.0), 404 `Not found` for `public` (call `/appid-{appId}` instead) or below CDI 5.0.',
+    ].join('\n\n'),
+    parameters: [
+      refTo('parameters', 'appId'),
+      refTo('parameters', 'tenantId'),
+      refTo('parameters', 'cdiVersion'),
+      ...(hasBody ? [refTo('parameters', 'contentEncoding')] : []),
+      ...headerParameters(spec),
+      ...queryParameters(spec),
+    ],
+    ...(hasBody ? { requestBody: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
+    responses: {
+      '400': refTo('responses', 'BadRequest'),
+      '401': refTo('responses', 'Unauthorized'),
+      '403': forbidden([ONLY_PUBLIC_TENANT]),
+      '404': refTo('responses', 'NotFound'),
+      ...(hasBody
+        ? { '413': refTo('responses', 'PayloadTooLarge'), '415': refTo('responses', 'UnsupportedMediaType') }
+        : {}),
+      '500': refTo('responses', 'InternalError'),
+      '503': refTo('responses', 'Unavailable'),
+    },
+    'x-route-id': route.id,
+    'x-auth-core-difference':
+      'The reference runs the API for `/appid-<app>/public/…` (and for any tenant below CDI 5.0); this core answers 404 `Not found` there.',
   };
 }
 

@@ -326,10 +326,14 @@ function lowerCaseHeaders(headers: APIGatewayProxyEventV2['headers'] | undefined
 
 /**
  * Builds the Lambda handler of one route: the steps run inside the request's time budget, and any
- * error becomes the core's status and text (docs/request-pipeline.md).
+ * error becomes the core's status and text (docs/request-pipeline.md). The handler carries its
+ * route's needs (`handler.route`), so a test can hold them to the manifest (functions/routes.ts).
  */
 export function httpHandler<I = undefined>(route: Route<I>) {
-  return async (event: APIGatewayProxyEventV2, context?: Context): Promise<APIGatewayProxyResultV2> => {
+  const handler = async (
+    event: APIGatewayProxyEventV2,
+    context?: Partial<Pick<Context, 'awsRequestId' | 'getRemainingTimeInMillis'>>,
+  ): Promise<APIGatewayProxyResultV2> => {
     const started = Date.now();
     const requestId = context?.awsRequestId ?? event.requestContext?.requestId ?? 'unknown';
     const method = event.requestContext?.http?.method ?? 'GET';
@@ -361,4 +365,5 @@ export function httpHandler<I = undefined>(route: Route<I>) {
       logger.info('request', { route: route.route.id, method, status, ms: Date.now() - started, requestId });
     }
   };
+  return Object.assign(handler, { route: route.route as Readonly<RouteNeeds> });
 }

@@ -98,16 +98,22 @@ class Ctx {
     const tenant = this.form === 'tenant' || this.form === 'app-tenant' ? `/${tenantSegment}` : '';
     return `${app}${tenant}`;
   }
-  /** A path of an app-wide route: in the tenant forms the tenant segment is `public`. */
-  appPath(path: string): string {
-    return `${this.prefix('public')}${path}`;
+  /**
+   * A path of an app-wide route: in the tenant forms the tenant segment is `public`, except for an
+   * app-specific API (scope 'app') in the app-and-tenant form: that form only refuses (the
+   * fallback answers it, see 'answers the app-and-tenant form of every app-specific API'), so the
+   * scenario calls the app's path.
+   */
+  appPath(method: string, path: string): string {
+    const appSpecific = ROUTES.some((r) => r.method === method && r.path === path && r.scope === 'app');
+    return this.form === 'app-tenant' && appSpecific ? `/appid-${APP}${path}` : `${this.prefix('public')}${path}`;
   }
   /** A path of a tenant route: in the tenant forms the tenant segment is the test tenant. */
   tenantPath(path: string): string {
     return `${this.prefix(TENANT)}${path}`;
   }
   app(method: string, path: string, options?: SendOptions): Promise<Reply> {
-    return send(method, this.appPath(path), options);
+    return send(method, this.appPath(method, path), options);
   }
   tenant(method: string, path: string, options?: SendOptions): Promise<Reply> {
     return send(method, this.tenantPath(path), options);
@@ -1175,6 +1181,17 @@ describe('the description against the running core', () => {
       } catch (error) {
         problems.push(`${route} (${form}): ${(error as Error).message}`);
       }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('answers the app-and-tenant form of every app-specific API from the fallback as described', async () => {
+    // No gateway route serves this form (functions/routes.ts gatewayPaths): 403 for a tenant,
+    // 404 for `public` named explicitly (docs/reference-behaviour.md "Path prefixes").
+    for (const route of ROUTES.filter((r) => r.scope === 'app')) {
+      const body = ['POST', 'PUT'].includes(route.method) ? { body: {} } : {};
+      await send(route.method, `/appid-${APP}/${TENANT}${route.path}`, { ...body, expect: 403 });
+      await send(route.method, `/appid-${APP}/public${route.path}`, { ...body, expect: 404 });
     }
     expect(problems).toEqual([]);
   });

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Context } from 'aws-lambda';
 import { afterEach, expect, it, vi } from 'vitest';
-import { FunctionTimeoutError } from '../../bin/local/timeouts.js';
+import { ContextsBusyError, FunctionTimeoutError } from '../../bin/local/timeouts.js';
 import { startWorkerPool, type WorkerPool } from '../../bin/local/worker-pool.js';
 
 /**
@@ -171,4 +171,25 @@ it('ends an invocation still running at its timeout, as Lambda does: rejected, i
   // The next invocations run, one of them in a fresh context (a cold start).
   const after = await Promise.all([1, 2].map(() => invoke<Info>(p, { action: 'info' })));
   expect(after.some((i) => !threads.has(i.threadId) && i.invocations === 1)).toBe(true);
+});
+
+it('refuses as busy an invocation that would get a context too late to do its work, and serves the others', async () => {
+  const started = await startWorkerPool({
+    name: 'test-worker',
+    handlerPath: HANDLER,
+    size: 2,
+    env: process.env,
+    report: (m) => reports.push(m),
+    // As the hashing routes: a context is only worth having with at least 1 s of the timeout left.
+    maxWaitMs: (ctx) => ctx.getRemainingTimeInMillis() - 1_000,
+  });
+  pools.push(started);
+  const busy = [1, 2].map(() => started.invoke({ action: 'sleep', ms: 4_000 }, context()));
+  const refused = await started.invoke({ action: 'info' }, context(1_500)).catch((e: unknown) => e);
+  expect(refused).toBeInstanceOf(ContextsBusyError);
+  // A caller with time to wait is served once the context is free, and the refused one left no trace.
+  const patient = invoke<Info>(started, { action: 'info' });
+  await Promise.all(busy);
+  expect((await patient).threadId).toBeGreaterThan(0);
+  expect(reports).toEqual([]);
 });

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_EXTENSION_PORT, EXTENSION_PORT_ENV } from '#functions/config/secrets-manager-extension.js';
@@ -8,8 +10,11 @@ import { routeGroupOf } from '../../lib/api-stack.js';
 import {
   DEFAULT_ROUTE_MEMORY_MB,
   DEFAULT_ROUTE_TIMEOUT_SECONDS,
+  HTTP_API_ROUTE_QUOTA,
   MAX_RESOURCES_PER_STACK,
+  REPO_ROOT,
   ROUTE_GROUP_COUNT,
+  ROUTE_QUOTA_HEADROOM,
 } from '../../lib/constants.js';
 import { TABLE_ACTIONS } from '../../lib/constructs/service-function.js';
 import { appTablePrefixOf } from '../../lib/tables.js';
@@ -74,6 +79,36 @@ describe('routes: manifest, template and local router agree', () => {
   it('routes $default to the fallback entry', () => {
     const fallback = ROUTES.find((r) => r.path === DEFAULT_ROUTE_PATH)!;
     expect(functions.find((f) => f.routeKeys.includes('$default'))?.routeId).toBe(fallback.id);
+  });
+});
+
+describe('API Gateway route quota (docs/deploying-aws.md "Route quota")', () => {
+  const count = (type: string) => allTemplates.flatMap((t) => resourcesOfType(t, type)).length;
+
+  it('keeps the route keys of all nested stacks within the routes-per-API quota, with headroom', () => {
+    const routeKeys = count('AWS::ApiGatewayV2::Route');
+    expect(ROUTE_QUOTA_HEADROOM).toBeGreaterThan(0);
+    expect(routeKeys).toBeLessThanOrEqual(HTTP_API_ROUTE_QUOTA - ROUTE_QUOTA_HEADROOM);
+  });
+
+  it('spends three keys per tenant API, two per app-specific API and one for $default', () => {
+    const entries = ROUTES.filter((r) => r.path !== DEFAULT_ROUTE_PATH);
+    const appScoped = entries.filter((r) => r.scope === 'app').length;
+    expect(appScoped).toBeGreaterThan(0);
+    expect(count('AWS::ApiGatewayV2::Route')).toBe(3 * (entries.length - appScoped) + 2 * appScoped + 1);
+  });
+
+  it('uses one integration per function, within the integrations-per-API limit (300, not adjustable)', () => {
+    expect(count('AWS::ApiGatewayV2::Integration')).toBe(ROUTES.length);
+    expect(ROUTES.length).toBeLessThanOrEqual(300);
+  });
+
+  it('documents the quota, its code and the headroom', () => {
+    const doc = readFileSync(join(REPO_ROOT, 'docs/deploying-aws.md'), 'utf8');
+    expect(doc).toContain('## Route quota');
+    expect(doc).toContain('L-65B5C802');
+    expect(doc).toContain(`${HTTP_API_ROUTE_QUOTA} routes`);
+    expect(doc).toContain(`ROUTE_QUOTA_HEADROOM\` (${ROUTE_QUOTA_HEADROOM})`);
   });
 });
 

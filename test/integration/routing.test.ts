@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES } from '#functions/routes.js';
 import { call, uniqueAppId } from '../helpers/core-client.js';
 
 const notFoundText = (app: string, tenant: string) =>
@@ -191,5 +192,95 @@ describe('GET /apiversion', () => {
     expect(fromTenant.text).toBe('Only public tenantId can call this app specific API');
     const unknown = await call('GET', '/appid-nope-nope/apiversion');
     expect([unknown.status, unknown.text]).toEqual([400, notFoundText('nope-nope', 'public')]);
+  });
+});
+
+/**
+ * App-specific APIs have no `/appid-<app>/<tenant>` route on the gateway (functions/routes.ts
+ * gatewayPaths, docs/deploying-aws.md "Route quota"): the fallback answers that form with the
+ * route's own checks, in the route's order, and 404 where only the route could answer.
+ */
+describe('app-specific APIs behind /appid-<app>/<tenant> (answered by the fallback)', () => {
+  const ONLY_PUBLIC: [number, string] = [403, 'Only public tenantId can call this app specific API'];
+  const KEY = 'routing-fallback-own-key-0123';
+  let keyed: string;
+  beforeAll(async () => {
+    keyed = uniqueAppId('routing-keyed');
+    expect(
+      (await call('PUT', '/recipe/multitenancy/app/v2', { body: { appId: keyed, coreConfig: { api_keys: KEY } } }))
+        .status,
+    ).toBe(200);
+    const tenant = await call('PUT', `/appid-${keyed}/recipe/multitenancy/tenant/v2`, {
+      body: { tenantId: 't1' },
+      headers: { 'api-key': KEY },
+    });
+    expect(tenant.status).toBe(200);
+  });
+  const answer = async (method: string, path: string, options: Parameters<typeof call>[2] = {}) => {
+    const reply = await call(method, path, options);
+    return [reply.status, reply.text];
+  };
+
+  it('refuses a non-public tenant (403) whatever the app, as the route does under one segment', async () => {
+    expect(await answer('GET', `/appid-${appId}/t2/recipe/roles`)).toEqual(ONLY_PUBLIC);
+    expect(await answer('GET', '/route-t1/recipe/roles')).toEqual(ONLY_PUBLIC);
+    expect(await answer('POST', `/appid-${appId}/t2/recipe/role/remove`, { body: { role: 'r' } })).toEqual(ONLY_PUBLIC);
+    // The route checks the tenant before the app's existence: an unknown app gets the 403 too.
+    expect(await answer('GET', '/appid-nope-nope/t9/recipe/roles')).toEqual(ONLY_PUBLIC);
+    expect(await answer('GET', '/t9/recipe/roles')).toEqual(ONLY_PUBLIC);
+    expect(await answer('GET', `/appid-${appId}/t2/recipe/roles`, { headers: { 'cdi-version': '5.0' } })).toEqual(
+      ONLY_PUBLIC,
+    );
+  });
+
+  it('checks the API key, the body and the cdi-version header first, as the route does', async () => {
+    const invalidKey = [401, 'Invalid API key'];
+    expect(await answer('GET', `/appid-${keyed}/t1/recipe/roles`)).toEqual(invalidKey);
+    expect(await answer('GET', `/appid-${keyed}/recipe/roles`)).toEqual(invalidKey);
+    const withKey = { 'api-key': KEY };
+    expect(await answer('GET', `/appid-${keyed}/t1/recipe/roles`, { headers: withKey })).toEqual(ONLY_PUBLIC);
+    const badJson = { rawBody: '{', headers: withKey };
+    expect(await answer('POST', `/appid-${keyed}/t1/recipe/role/remove`, badJson)).toEqual([400, 'Invalid Json Input']);
+    expect(await answer('POST', `/appid-${keyed}/recipe/role/remove`, badJson)).toEqual([400, 'Invalid Json Input']);
+    const badCdi = { headers: { ...withKey, 'cdi-version': '9.9' } };
+    expect(await answer('GET', `/appid-${keyed}/t1/recipe/roles`, badCdi)).toEqual([
+      400,
+      'cdi-version 9.9 not supported',
+    ]);
+    expect(await answer('GET', `/appid-${keyed}/recipe/roles`, badCdi)).toEqual([400, 'cdi-version 9.9 not supported']);
+  });
+
+  it('answers 404 Not found where only the route could answer (docs/reference-behaviour.md "Path prefixes")', async () => {
+    // The public tenant named explicitly: the route itself would run.
+    expect(await answer('GET', `/appid-${appId}/public/recipe/roles`)).toEqual([404, 'Not found']);
+    expect((await call('GET', `/appid-${appId}/recipe/roles`)).json.status).toBe('OK');
+    expect((await call('GET', '/public/recipe/roles')).json.status).toBe('OK');
+    // Below CDI 5.0 the route serves a tenant's path for its app.
+    const cdi4 = { headers: { 'cdi-version': '4.0' } };
+    expect(await answer('GET', `/appid-${appId}/t2/recipe/roles`, cdi4)).toEqual([404, 'Not found']);
+    expect((await call('GET', '/route-t1/recipe/roles', cdi4)).json.status).toBe('OK');
+  });
+
+  it('answers 405 for another method and 404 for a prefix that does not fit', async () => {
+    expect(await answer('DELETE', `/appid-${appId}/t2/recipe/roles`)).toEqual([405, 'Method not supported']);
+    expect(await answer('GET', '/t1/t2/recipe/roles')).toEqual([404, 'Not found']);
+    expect(await answer('GET', `/appid-${appId}/a_b/recipe/roles`)).toEqual([404, 'Not found']);
+  });
+
+  it('gives every app-specific API the answer its one-segment form gives for a non-public tenant', async () => {
+    const appScoped = ROUTES.filter((r) => r.scope === 'app');
+    const tenant = fc
+      .stringMatching(/^[a-zA-Z0-9-]{1,20}$/)
+      .filter((t) => !['public', 'recipe', 'config', 'users', 'hello'].includes(t.toLowerCase()))
+      .filter((t) => !t.toLowerCase().startsWith('appid-'));
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...appScoped), tenant, async (route, t) => {
+        const options = ['POST', 'PUT'].includes(route.method) ? { body: {} } : {};
+        const viaFallback = await answer(route.method, `/appid-${appId}/${t}${route.path}`, options);
+        expect(viaFallback).toEqual(ONLY_PUBLIC);
+        expect(await answer(route.method, `/${t}${route.path}`, options)).toEqual(viaFallback);
+      }),
+      { numRuns: 40 },
+    );
   });
 });

@@ -78,8 +78,11 @@ describe('the committed description', () => {
       const needs = routeNeedsOf(route);
       for (const form of PREFIX_FORMS) {
         const op = description.paths[templateOf(form.name, route.path)][route.method.toLowerCase()];
-        expect(op.security, route.id).toEqual(needs.noApiKey ? [] : undefined);
-        expect('401' in op.responses, route.id).toBe(!needs.noApiKey);
+        // An app-specific API's app-and-tenant form is answered by the fallback, which checks the
+        // key whatever the route would (docs/reference-behaviour.md "Path prefixes").
+        const checksKey = !needs.noApiKey || (route.scope === 'app' && form.name === 'app-tenant');
+        expect(op.security, route.id).toEqual(checksKey ? undefined : []);
+        expect('401' in op.responses, route.id).toBe(checksKey);
         const body = op.requestBody?.content?.['application/json']?.schema;
         expect(body !== undefined, route.id).toBe(route.method === 'POST' || route.method === 'PUT');
       }
@@ -89,6 +92,18 @@ describe('the committed description', () => {
       in: 'header',
       name: 'api-key',
     });
+  });
+
+  it("describes an app-specific API's app-and-tenant form as refusals only (no 200, 403 and 404)", () => {
+    const appScoped = ROUTES.filter((r) => r.scope === 'app');
+    expect(appScoped.length).toBeGreaterThan(0);
+    for (const route of appScoped) {
+      const responses = description.paths[templateOf('app-tenant', route.path)][route.method.toLowerCase()].responses;
+      expect(Object.keys(responses), route.id).not.toContain('200');
+      expect(Object.keys(responses), route.id).toEqual(expect.arrayContaining(['401', '403', '404']));
+      const appForm = description.paths[templateOf('app', route.path)][route.method.toLowerCase()].responses;
+      expect(Object.keys(appForm), route.id).toContain('200');
+    }
   });
 
   it('tells the prefix forms apart by their parameters as the core does', () => {

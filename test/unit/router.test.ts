@@ -103,13 +103,26 @@ describe('prefix variants of the real manifest', () => {
     expect(router.match('GET', `/bad%E0%A4%A${api}`)?.pathParameters).toEqual({ s1: 'bad%E0%A4%A' });
   });
 
-  it('lists three route keys per entry plus $default', () => {
+  it('lists three route keys per tenant entry, two per app-specific one, plus $default', () => {
     const keys = router.routeKeys();
     expect(keys).toContain(`GET ${api}`);
     expect(keys).toContain(`GET /{s1}${api}`);
     expect(keys).toContain(`GET /{s1}/{s2}${api}`);
+    expect(keys).toContain('GET /{s1}/recipe/roles');
+    expect(keys).not.toContain('GET /{s1}/{s2}/recipe/roles');
     expect(keys.filter((k) => k === DEFAULT_ROUTE_PATH)).toHaveLength(1);
-    expect(keys).toHaveLength((ROUTES.length - 1) * 3 + 1);
+    const appScoped = ROUTES.filter((r) => r.scope === 'app').length;
+    expect(appScoped).toBeGreaterThan(0);
+    expect(keys).toHaveLength((ROUTES.length - 1 - appScoped) * 3 + appScoped * 2 + 1);
+  });
+
+  it('sends an app-specific API behind two prefix segments to $default, one segment to the route', () => {
+    // `/recipe/roles` is app-specific (scope 'app'): the fallback answers `/appid-<app>/<tenant>` for it.
+    expect(router.match('GET', '/appid-acme/t1/recipe/roles')?.routeKey).toBe(DEFAULT_ROUTE_PATH);
+    expect(router.match('GET', '/appid-acme/public/recipe/roles')?.routeKey).toBe(DEFAULT_ROUTE_PATH);
+    for (const path of ['/recipe/roles', '/appid-acme/recipe/roles', '/t1/recipe/roles', '/public/recipe/roles']) {
+      expect(router.match('GET', path)?.route.id).toBe('roles-list');
+    }
   });
 });
 

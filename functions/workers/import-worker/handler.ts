@@ -90,7 +90,7 @@ const worker = createImportWorker();
  * them, and returns those the table (or a queue, or the key) was too busy for, with a delay
  * (functions/workers/backpressure.ts).
  */
-export const handler: typeof worker = (event, context) => {
+export const handler: typeof worker = async (event, context) => {
   paced();
-  return worker(event, context);
+  return await worker(event, context);
 };
