@@ -121,7 +121,7 @@ function passkeySection(): HTMLElement {
         });
       },
     },
-    field('Email for a new account', {
+    field('Email', {
       name: 'email',
       type: 'email',
       autocomplete: 'username webauthn',
