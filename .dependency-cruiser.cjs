@@ -23,6 +23,8 @@
  *   lib/, bin/app.ts  the CDK stack: the manifests, the table definition and the leaves.
  *   bin/shared/     what the command and the local runtime share (how a URL is shown); imports nothing.
  *   bench/          measures everything, so it may import anything; nothing imports it.
+ *   examples/app/   the example app (its own npm workspace): an application on the official SDKs,
+ *                   which reaches the core over HTTP only and imports nothing of the repository.
  */
 /** Domain modules that state data and ports, which storage implements (no use case among them). */
 const DOMAIN_TYPES = '^functions/domain/.+/(ports|staging-ports|types|model|tenant|merge|names)\\.ts$';
@@ -227,6 +229,28 @@ module.exports = {
       to: { path: '^(functions|bin|lib|bench|test)/', pathNot: '^bin/shared/' },
     },
     {
+      name: 'example-app-stands-alone',
+      comment:
+        'The example app is what a team would write on the SDKs: it reaches the core over HTTP only and imports nothing of the repository.',
+      severity: 'error',
+      from: { path: '^examples/' },
+      to: { path: '^(functions|bin|lib|bench|test)/' },
+    },
+    {
+      name: 'example-app-declared-packages',
+      comment: "The example app uses only its own package.json's packages (and Node's): nothing undeclared.",
+      severity: 'error',
+      from: { path: '^examples/app/' },
+      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown', 'npm-optional', 'npm-peer'] },
+    },
+    {
+      name: 'nothing-imports-the-examples',
+      comment: 'The example app is a user of the core, not a part of it.',
+      severity: 'error',
+      from: { path: '^(functions|bin|lib|bench)/' },
+      to: { path: '^examples/' },
+    },
+    {
       name: 'nothing-imports-the-bench',
       comment: 'The bench measures; no code that ships or runs the core depends on it.',
       severity: 'error',
@@ -236,7 +260,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^bin/auth-core/dist/' },
+    exclude: { path: '^(bin/auth-core|examples/app)/dist/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {

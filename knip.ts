@@ -65,6 +65,12 @@ const config: KnipConfig = {
       // the local runtime and the scripts: a devDependency, which the production check leaves out.
       ignoreBinaries: production ? ['java', 'tsx'] : ['java'],
     },
+    'examples/app': {
+      // The example app's backend (run with tsx) and its page's script (bundled by esbuild): both in
+      // its package.json's scripts, but named here for the production check.
+      entry: production ? ['server/main.ts!', 'web/main.ts!'] : [],
+      project: ['server/**/*.ts!', 'web/**/*.ts!'],
+    },
     'bin/auth-core': {
       // Its bin and built source: found in its package.json, but named here for the production check.
       entry: production ? ['src/auth-core.ts!', 'auth-core.js!'] : [],

@@ -302,7 +302,9 @@ export interface ProviderAccount {
 }
 
 /**
- * A stand-in for Google's OAuth endpoints on a loopback port: OpenID discovery, the token endpoint
+ * A stand-in for Google's OAuth endpoints on a loopback port: OpenID discovery, the authorization
+ * endpoint (a browser sent there comes straight back to the app with a code, as if the person
+ * `consentAs` names had consented), the token endpoint
  * (an authorization code, once, for an access token and an ID token signed with its own RS256 key;
  * the client must authenticate), its keys (`jwks_uri`) and the user-info endpoint (the account
  * behind a bearer token). The app's Google provider is pointed at it (`SDK_APP_OIDC_ISSUER`) and
@@ -318,6 +320,7 @@ export class FakeGoogle {
   readonly refused: string[] = [];
   private readonly codes = new Map<string, ProviderAccount>();
   private readonly tokens = new Map<string, ProviderAccount>();
+  private consenting: ProviderAccount | undefined;
 
   private constructor(
     private readonly server: Server,
@@ -331,9 +334,9 @@ export class FakeGoogle {
     const publicJwk = { ...(await exportJWK(publicKey)), kid: 'stand-in-1', alg: 'RS256', use: 'sig' };
     let google: FakeGoogle | undefined;
     const server = createServer((req, res) => {
-      void google!.answer(req).then(({ status, body }) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(body));
+      void google!.answer(req).then(({ status, body, location }) => {
+        res.writeHead(status, location ? { location } : { 'content-type': 'application/json' });
+        res.end(location ? undefined : JSON.stringify(body));
       });
     });
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
@@ -356,11 +359,20 @@ export class FakeGoogle {
     return code;
   }
 
-  close(): Promise<void> {
-    return new Promise((done) => this.server.close(() => done()));
+  /** The person who consents at the authorization endpoint from now on (a browser sign-in). */
+  consentAs(account: ProviderAccount): void {
+    this.consenting = account;
   }
 
-  private async answer(req: IncomingMessage): Promise<{ status: number; body: unknown }> {
+  close(): Promise<void> {
+    return new Promise((done) => {
+      this.server.close(() => done());
+      // A browser may keep its connection open.
+      this.server.closeAllConnections();
+    });
+  }
+
+  private async answer(req: IncomingMessage): Promise<{ status: number; body?: unknown; location?: string }> {
     const url = new URL(req.url ?? '/', this.issuer);
     if (req.method === 'GET' && url.pathname === '/.well-known/openid-configuration') {
       return {
@@ -375,6 +387,28 @@ export class FakeGoogle {
       };
     }
     if (req.method === 'GET' && url.pathname === '/certs') return { status: 200, body: { keys: [this.publicJwk] } };
+    if (req.method === 'GET' && url.pathname === '/authorize') {
+      const redirectUri = url.searchParams.get('redirect_uri');
+      const problem =
+        url.searchParams.get('client_id') !== FakeGoogle.CLIENT_ID
+          ? 'client_id'
+          : url.searchParams.get('response_type') !== 'code'
+            ? 'response_type'
+            : !redirectUri
+              ? 'redirect_uri'
+              : !this.consenting
+                ? 'nobody consents'
+                : undefined;
+      if (problem || !redirectUri || !this.consenting) {
+        this.refused.push(problem ?? 'unknown');
+        return { status: 400, body: { error: 'invalid_request' } };
+      }
+      const back = new URL(redirectUri);
+      back.searchParams.set('code', this.codeFor(this.consenting));
+      const state = url.searchParams.get('state');
+      if (state) back.searchParams.set('state', state);
+      return { status: 302, location: back.toString() };
+    }
     if (req.method === 'POST' && url.pathname === '/token') {
       let raw = '';
       for await (const chunk of req) raw += String(chunk);

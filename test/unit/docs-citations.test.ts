@@ -8,7 +8,7 @@ import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
-const CODE_DIRS = ['functions', 'bin', 'lib', 'test', 'bench'];
+const CODE_DIRS = ['functions', 'bin', 'lib', 'test', 'bench', 'examples'];
 const SKIP = new Set(['node_modules', 'dist', 'cdk.out', 'results', '.data']);
 
 function walk(dir: string, keep: (file: string) => boolean): string[] {
