@@ -219,6 +219,9 @@ async function itemsByApp(): Promise<Map<string, string[]>> {
     for (const item of page.Items ?? []) {
       const [, appId, ...rest] = String(item.PK).split('#');
       if (rest.length === 0) continue;
+      // A keyless staging request's own record, freed once answered (docs/bulk-import.md "Without a
+      // key"): bookkeeping that expires with its TTL, not something the request left of its users.
+      if (item.entityType === 'IDEMPOTENT_REQUEST' && item.state === 'FREE') continue;
       const list = byApp.get(appId as string) ?? [];
       list.push(`${item.PK} ${item.SK}`);
       byApp.set(appId as string, list);
