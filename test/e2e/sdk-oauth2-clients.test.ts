@@ -24,7 +24,8 @@ const secretsSeen: string[] = [];
 beforeAll(async () => {
   ({ runtime, dir } = await startRuntime({ API_KEYS: API_KEY }, 'oauth-e2e-'));
   await createApp(core, APP_ID, { oauth_provider_enabled: true });
-  await createApp(core, OFF_APP_ID);
+  // The in-memory runtime turns the switch on for every app unless its coreConfig says otherwise.
+  await createApp(core, OFF_APP_ID, { oauth_provider_enabled: false });
   supertokens.init({
     appInfo: { appName: 'oauth-e2e', apiDomain: 'http://localhost:3001', websiteDomain: 'http://localhost:3000' },
     supertokens: { connectionURI: `${runtime.url}/appid-${APP_ID}`, apiKey: API_KEY },
