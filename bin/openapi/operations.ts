@@ -4,6 +4,7 @@
  * answers are those of the handlers under functions/http/<id>/ and their domain code; the contract
  * test (test/e2e/openapi-contract.test.ts) holds them to what the running core sends.
  */
+import { LIFESPAN_FIELDS } from '#functions/domain/oauth-clients/model.js';
 import {
   anyJson,
   anyObject,
@@ -201,19 +202,7 @@ const OAUTH_LIFESPAN = described(
   'A Go duration (`1h`, `90m`, `1.5h`), answered in canonical form (`1h0m0s`); null: the default.',
   nullable(str),
 );
-const OAUTH_LIFESPANS = Object.fromEntries(
-  [
-    'authorizationCodeGrantAccessTokenLifespan',
-    'authorizationCodeGrantIdTokenLifespan',
-    'authorizationCodeGrantRefreshTokenLifespan',
-    'clientCredentialsGrantAccessTokenLifespan',
-    'implicitGrantAccessTokenLifespan',
-    'implicitGrantIdTokenLifespan',
-    'refreshTokenGrantAccessTokenLifespan',
-    'refreshTokenGrantIdTokenLifespan',
-    'refreshTokenGrantRefreshTokenLifespan',
-  ].map((field) => [field, OAUTH_LIFESPAN]),
-);
+const OAUTH_LIFESPANS = Object.fromEntries(LIFESPAN_FIELDS.map((field) => [field, OAUTH_LIFESPAN]));
 /** The fields a create or update body may set. */
 const OAUTH_CLIENT_INPUT: Record<string, Schema> = {
   clientId: str,
