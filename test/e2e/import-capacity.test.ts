@@ -3,8 +3,9 @@
  * `--write-capacity=100` gives every table an on-demand table's behaviour at 100 write units per
  * second — DynamoDB's throttling answers beyond it. 600 users staged through it are all imported
  * exactly once, none FAILED, while the import's pace (functions/shared/import-pace.ts) raises its
- * writes until the table refuses some, and never goes far above the budget. How close to the budget
- * it then stays is bench measurement 13's figure (a share of a table is CPU-bound on this machine).
+ * writes until the table refuses some, then backs off instead of hammering it, and never goes far
+ * above the budget. How close to the budget it then stays is a throughput figure, bench measurement
+ * 13's (docs/performance.md): on a machine running other work the import is CPU-bound below it.
  */
 import bcrypt from 'bcryptjs';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,9 +13,9 @@ import { capacityWindows } from '../../bin/local/capacity.js';
 import { LocalProcess } from '../helpers/local-process.js';
 import { getJson, listUsers, stageInChunks } from './throttling-helpers.js';
 
-// A budget low enough that the import reaches it even on a machine busy with other tests (at 200
-// WRU/s a loaded 2-core machine's import stayed near 100: CPU-bound, not paced).
-const USER_COUNT = 600;
+// A budget low enough that the import reaches it on a 2-core machine (at 200 WRU/s a loaded one's
+// import stayed near 100: CPU-bound, not paced); users enough for several 10-second windows.
+const USER_COUNT = 400;
 const BUDGET = 100;
 const DRAIN_TIMEOUT_MS = 8 * 60_000;
 const PASSWORD_HASH = bcrypt.hashSync('paced-password', bcrypt.genSaltSync(4));
@@ -28,7 +29,7 @@ afterAll(async () => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('an import into a table with the capacity of an on-demand table', () => {
-  it('imports every user exactly once, none FAILED, using the table near its budget', {
+  it('imports every user exactly once, none FAILED, backing off when the table refuses writes', {
     timeout: 12 * 60_000,
   }, async () => {
     runtime = await LocalProcess.start({
@@ -83,11 +84,15 @@ describe('an import into a table with the capacity of an on-demand table', () =>
     for (const w of windows) expect(w.budget).toBe(BUDGET);
     // Never far above the budget: one second of it as a burst per 10-second window at most.
     for (const w of busy) expect(w.used).toBeLessThanOrEqual(BUDGET * 1.15);
-    // The table refused some writes — the import found the budget — and the import climbed to it.
-    // How long it stays there depends on the CPU the import gets besides the table (on a machine
-    // running other tests at once the median window is lower): bench measurement 13 gives the
-    // settled share on its own (docs/performance.md), this test only that the pace reaches it.
+    // The table refused some writes: the import found the budget (its slow start overshoots it).
     expect(windows.some((w) => w.throttled > 0)).toBe(true);
-    expect(Math.max(...busy.map((w) => w.used / w.budget)), JSON.stringify(windows)).toBeGreaterThanOrEqual(0.6);
+    // And then it backed off: after the first window with refusals, the table refuses a small share
+    // of what it is sent, however fast the machine lets the import go (in the window where the slow
+    // start overshoots, about half of the requests are refused).
+    const first = windows.findIndex((w) => w.throttled > 0);
+    const after = windows.slice(first + 1);
+    const refused = after.reduce((n, w) => n + w.throttled, 0);
+    const sent = after.reduce((n, w) => n + w.requests, 0);
+    expect(refused / Math.max(1, sent), JSON.stringify(windows)).toBeLessThanOrEqual(0.25);
   });
 });
