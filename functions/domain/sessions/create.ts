@@ -6,10 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { PUBLIC_TENANT_ID } from '#functions/contract/tenants.js';
 import { BadRequestError } from '#functions/shared/errors.js';
 import { type AccessTokenVersion, PROTECTED_FIELD, usesProtectedClaim } from './access-token.js';
-import { issueAccessToken } from './claims.js';
 import { type SessionDeps, sessionJson } from './deps.js';
 import type { JsonObject, SessionRecord } from './model.js';
-import { sealRefreshToken, sha256Hex } from './refresh-token.js';
+import { issueTokenPair } from './token-pair.js';
 import { sessionUserIds } from './user-ids.js';
 
 export interface CreateSessionInput {
@@ -34,50 +33,26 @@ export async function createSession(
     throw new BadRequestError(PROTECTED_FIELD);
   }
   const { appId, tenantId } = target;
-  const ids = await sessionUserIds(deps, appId, input.userId);
-  const useStaticKey = input.useDynamicSigningKey === false;
-  // An app's first session makes its keys: the tokens' lifetimes start once they exist.
-  const [refreshKey, key] = await Promise.all([
-    deps.keys.refreshKey(appId),
-    deps.keys.signingKey(appId, deps.settings, useStaticKey),
-  ]);
-  const now = deps.now();
+  const { primary, recipe } = await sessionUserIds(deps, appId, input.userId);
   const handle = tenantId === PUBLIC_TENANT_ID ? randomUUID() : `${randomUUID()}_${tenantId}`;
-  const antiCsrfToken = input.enableAntiCsrf ? randomUUID() : null;
-  const refresh = sealRefreshToken(appId, refreshKey, {
-    sessionHandle: handle,
-    tenantId,
-    recipeUserId: ids.recipe,
+  const ids = { handle, tenantId, userId: primary, recipeUserId: recipe };
+  const useStaticKey = input.useDynamicSigningKey === false;
+  const { tokens, refreshTokenHash2 } = await issueTokenPair(deps, appId, ids, {
+    version: input.accessTokenVersion,
     parentRefreshTokenHash1: null,
-    antiCsrfToken,
+    enableAntiCsrf: input.enableAntiCsrf,
+    useStaticKey,
+    userDataInJWT: input.userDataInJWT,
   });
-  const refreshExpiry = now + deps.settings.refreshTokenValidityMs;
   const session: SessionRecord = {
-    handle,
-    tenantId,
-    userId: ids.primary,
-    recipeUserId: ids.recipe,
-    refreshTokenHash2: sha256Hex(sha256Hex(refresh)),
+    ...ids,
+    refreshTokenHash2,
     userDataInJWT: input.userDataInJWT,
     userDataInDatabase: input.userDataInDatabase,
-    expiresAt: refreshExpiry,
-    createdAt: now,
+    expiresAt: tokens.refreshToken.expiry,
+    createdAt: tokens.refreshToken.createdTime,
     useStaticKey,
   };
-  const access = await issueAccessToken(
-    key,
-    session,
-    input.accessTokenVersion,
-    { refreshTokenHash1: sha256Hex(refresh), parentRefreshTokenHash1: null, antiCsrfToken },
-    input.userDataInJWT,
-    { createdTime: now, expiry: now + deps.settings.accessTokenValidityMs },
-  );
   await deps.sessions.create(appId, session);
-  return {
-    status: 'OK' as const,
-    session: sessionJson(session, session.userDataInJWT),
-    accessToken: access,
-    refreshToken: { token: refresh, expiry: refreshExpiry, createdTime: now },
-    ...(antiCsrfToken === null ? {} : { antiCsrfToken }),
-  };
+  return { status: 'OK' as const, session: sessionJson(session, session.userDataInJWT), ...tokens };
 }

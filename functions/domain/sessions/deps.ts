@@ -48,5 +48,8 @@ export const sessionJson = (s: SessionIds, userDataInJWT: JsonObject): SessionJs
 /** The message of `GET /recipe/session`, regenerate and the data routes when there is no live session. */
 export const NO_SESSION = 'Session does not exist.';
 
+/** Why a token the core did not issue as a session's (a JWT of the JWT recipe) is refused by a session route. */
+export const NOT_THIS_SESSION = 'Not an access token issued for this session';
+
 export const unauthorised = (message: string) => ({ status: 'UNAUTHORISED' as const, message });
 export const tryRefresh = (message: string) => ({ status: 'TRY_REFRESH_TOKEN' as const, message });

@@ -3,13 +3,12 @@
  * rotation of the refresh token with the reference's grace for concurrent refreshes, promotion by
  * the child token, and theft detection (a rotated-out token revokes the session).
  */
-import { randomUUID } from 'node:crypto';
 import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
 import { type AccessTokenVersion, PROTECTED_FIELD, usesProtectedClaim } from './access-token.js';
-import { freshTimes, issueAccessToken } from './claims.js';
 import { type SessionDeps, sessionJson, unauthorised } from './deps.js';
 import { liveSession } from './live-session.js';
-import { openRefreshToken, sealRefreshToken, sha256Hex } from './refresh-token.js';
+import { openRefreshToken, sha256Hex } from './refresh-token.js';
+import { issueTokenPair } from './token-pair.js';
 
 const REFRESH_REREADS: RereadPolicy = {
   attempts: 5,
@@ -61,30 +60,14 @@ export async function refreshSession(deps: SessionDeps, appId: string, input: Re
         });
         if (!kept) return READ_AGAIN;
       }
-      const antiCsrfToken = input.enableAntiCsrf ? randomUUID() : null;
-      const child = sealRefreshToken(appId, await deps.keys.refreshKey(appId), {
-        sessionHandle: session.handle,
-        tenantId: session.tenantId,
-        recipeUserId: session.recipeUserId,
+      const { tokens } = await issueTokenPair(deps, appId, session, {
+        version: input.accessTokenVersion,
         parentRefreshTokenHash1: hash1,
-        antiCsrfToken,
+        enableAntiCsrf: input.enableAntiCsrf,
+        useStaticKey,
+        userDataInJWT: session.userDataInJWT,
       });
-      const key = await deps.keys.signingKey(appId, deps.settings, useStaticKey);
-      const access = await issueAccessToken(
-        key,
-        session,
-        input.accessTokenVersion,
-        { refreshTokenHash1: sha256Hex(child), parentRefreshTokenHash1: hash1, antiCsrfToken },
-        session.userDataInJWT,
-        freshTimes(deps),
-      );
-      return {
-        status: 'OK' as const,
-        session: sessionJson(session, session.userDataInJWT),
-        accessToken: access,
-        refreshToken: { token: child, expiry: now + deps.settings.refreshTokenValidityMs, createdTime: now },
-        ...(antiCsrfToken === null ? {} : { antiCsrfToken }),
-      };
+      return { status: 'OK' as const, session: sessionJson(session, session.userDataInJWT), ...tokens };
     }
 
     if (

@@ -10,10 +10,9 @@ import {
   usesProtectedClaim,
 } from './access-token.js';
 import { issueAccessToken, verifiedClaims } from './claims.js';
-import { NO_SESSION, type SessionDeps, sessionJson, unauthorised } from './deps.js';
+import { NO_SESSION, NOT_THIS_SESSION, type SessionDeps, sessionJson, unauthorised } from './deps.js';
 import { liveSession } from './live-session.js';
 import type { JsonObject } from './model.js';
-import { NOT_THIS_SESSION } from './verify.js';
 
 export interface RegenerateInput {
   readonly accessToken: string;

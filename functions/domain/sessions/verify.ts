@@ -12,7 +12,15 @@ import {
   usesProtectedClaim,
 } from './access-token.js';
 import { freshTimes, issueAccessToken, verifiedClaims } from './claims.js';
-import { type SessionDeps, type SessionJson, sessionJson, type TokenJson, tryRefresh, unauthorised } from './deps.js';
+import {
+  NOT_THIS_SESSION,
+  type SessionDeps,
+  type SessionJson,
+  sessionJson,
+  type TokenJson,
+  tryRefresh,
+  unauthorised,
+} from './deps.js';
 import { liveSession } from './live-session.js';
 import type { SessionRecord } from './model.js';
 import { sha256Hex } from './refresh-token.js';
@@ -29,8 +37,6 @@ type VerifyResult =
   | { status: 'OK'; session: SessionJson; accessToken?: TokenJson }
   | { status: 'TRY_REFRESH_TOKEN' | 'UNAUTHORISED'; message: string };
 
-/** Why a token the core did not issue as a session's is refused by a session route. */
-export const NOT_THIS_SESSION = 'Not an access token issued for this session';
 const SESSION_ENDED = 'Either the session has ended or has been blacklisted';
 
 const PROMOTION_REREADS: RereadPolicy = {
