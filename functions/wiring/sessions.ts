@@ -4,9 +4,9 @@
  * the environment's), the user store for the ids tokens carry, and the app's session settings.
  */
 import type { EffectiveConfig } from '#functions/config/index.js';
+import type { SessionDeps } from '#functions/domain/sessions/deps.js';
 import { KeyRing } from '#functions/domain/sessions/key-ring.js';
 import type { SigningKeyStore } from '#functions/domain/sessions/ports.js';
-import type { SessionDeps } from '#functions/domain/sessions/service.js';
 import type { Table } from '#functions/storage/kit/index.js';
 import { createSigningKeyStore } from '#functions/storage/sessions/signing-key-store.js';
 import { credentialsEnvelope } from './credentials.js';

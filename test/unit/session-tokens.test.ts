@@ -1,5 +1,5 @@
 /**
- * Access tokens by version (functions/domain/sessions/tokens.ts, docs/sessions.md "Tokens"): the
+ * Access tokens by version (functions/domain/sessions/access-token.ts, docs/sessions.md "Tokens"): the
  * version each CDI version implies, the claims and header of each version, which payload names
  * each version refuses, reading back what was signed, and the forms a session route refuses — a
  * JWT of the JWT recipe among them.
@@ -18,7 +18,7 @@ import {
   readLegacyAccessToken,
   signAccessToken,
   usesProtectedClaim,
-} from '#functions/domain/sessions/tokens.js';
+} from '#functions/domain/sessions/access-token.js';
 import { SUPPORTED_CDI_VERSIONS } from '#functions/shared/cdi.js';
 
 const pair = () => generateKeyPairSync('rsa', { modulusLength: 2048 });

@@ -11,16 +11,14 @@ import {
   requiredQuery,
   requiredString,
 } from '#functions/shared/input.js';
+import { type AccessTokenVersion, accessTokenVersionFor } from './access-token.js';
+import type { CreateSessionInput } from './create.js';
+import type { CreateJwtInput } from './jwt.js';
 import type { JsonObject } from './model.js';
-import type {
-  CreateJwtInput,
-  CreateSessionInput,
-  RefreshInput,
-  RegenerateInput,
-  RevokeInput,
-  VerifyInput,
-} from './service.js';
-import { type AccessTokenVersion, accessTokenVersionFor } from './tokens.js';
+import type { RefreshInput } from './refresh.js';
+import type { RegenerateInput } from './regenerate.js';
+import type { RevokeInput } from './revoke.js';
+import type { VerifyInput } from './verify.js';
 
 type Body = Readonly<Record<string, unknown>>;
 type Query = Readonly<Record<string, string | undefined>>;

@@ -25,6 +25,13 @@ export interface SessionRecord {
   readonly useStaticKey: boolean;
 }
 
+/**
+ * Whether a session (or its list entry) that ends at `expiresAt` still lives at `now`: it does up to
+ * and including its last millisecond. An expired session is absent wherever a session is read,
+ * though its item stays until DynamoDB's TTL removes it.
+ */
+export const isLive = (expiresAt: number, now: number): boolean => expiresAt >= now;
+
 /** `d-…` dynamic (rotating) RS256 keys, the `s-…` static RS256 key, the refresh-token key. */
 export type SigningKeyKind = 'dynamic' | 'static' | 'refresh';
 

@@ -7,7 +7,10 @@ import type { JsonObject, NewSigningKey, SessionRecord, StoredSigningKey } from 
 export interface SessionStore {
   /** Writes a new session (its handle is fresh: never overwrites). */
   create(appId: string, session: SessionRecord): Promise<void>;
-  /** The session by handle (consistent read); undefined when absent or expired. */
+  /**
+   * The session by handle (consistent read) as stored, expired or not (until DynamoDB's TTL removes
+   * it); undefined when absent. The use cases read it through `liveSession` (live-session.ts).
+   */
   get(appId: string, handle: string): Promise<SessionRecord | undefined>;
   /**
    * Moves the session to a new current refresh token, only if its current one is still
@@ -19,7 +22,7 @@ export interface SessionStore {
     expectedHash2: string,
     next: { refreshTokenHash2: string; expiresAt: number; useStaticKey: boolean },
   ): Promise<boolean>;
-  /** Replaces session data and/or the access-token payload of a live session; false when it does not exist. */
+  /** Replaces session data and/or the access-token payload of a stored session; false when it does not exist. */
   update(
     appId: string,
     handle: string,
@@ -27,7 +30,7 @@ export interface SessionStore {
   ): Promise<boolean>;
   /** Deletes these sessions; answers the handles that existed (in the order given). */
   remove(appId: string, handles: readonly string[]): Promise<string[]>;
-  /** Handles of the live sessions of a user id (as stored: external where mapped), in one tenant or all. */
+  /** Handles of the live sessions (`isLive`, model.ts) of a user id (as stored: external where mapped), in one tenant or all. */
   handlesOfUser(appId: string, userId: string, tenantId: string | undefined): Promise<string[]>;
 }
 

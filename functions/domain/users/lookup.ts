@@ -8,13 +8,15 @@ import { BadRequestError } from '#functions/shared/errors.js';
 import { canonicalCredentialId, isCredentialIdShape } from '../webauthn/credential-ids.js';
 import type { UsersDeps } from './deps.js';
 import { toUserJson, type UserRecord } from './model.js';
+import type { UserStore } from './ports.js';
 
 /**
  * The user a SuperTokens id (user or recipe user) or, failing that, an external id names.
- * Returns the user and the SuperTokens id the input stood for.
+ * Returns the user and the SuperTokens id the input stood for. The one such lookup: the session
+ * use cases find the user a session names with it too.
  */
 export async function resolveUser(
-  deps: UsersDeps,
+  deps: { readonly store: Pick<UserStore, 'getUserBySuperTokensId' | 'getMappingByExternalId'> },
   appId: string,
   userId: string,
 ): Promise<{ user: UserRecord; superTokensId: string } | undefined> {

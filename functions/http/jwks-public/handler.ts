@@ -1,4 +1,4 @@
-import { jwks } from '#functions/domain/sessions/service.js';
+import { jwks } from '#functions/domain/sessions/jwt.js';
 import { httpHandler } from '#functions/http/pipeline.js';
 import { sessionDeps } from '#functions/wiring/sessions.js';
 

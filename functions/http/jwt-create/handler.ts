@@ -1,5 +1,5 @@
 import { readCreateJwt } from '#functions/domain/sessions/input.js';
-import { createJwt } from '#functions/domain/sessions/service.js';
+import { createJwt } from '#functions/domain/sessions/jwt.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { sessionDeps } from '#functions/wiring/sessions.js';
 

@@ -1,5 +1,5 @@
+import { createSession } from '#functions/domain/sessions/create.js';
 import { readCreateSession } from '#functions/domain/sessions/input.js';
-import { createSession } from '#functions/domain/sessions/service.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { checkIdLength } from '#functions/shared/id-limits.js';
 import { sessionDeps } from '#functions/wiring/sessions.js';

@@ -1,5 +1,5 @@
+import { getSessionInfo } from '#functions/domain/sessions/data.js';
 import { readSessionHandleQuery } from '#functions/domain/sessions/input.js';
-import { getSessionInfo } from '#functions/domain/sessions/service.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { sessionDeps } from '#functions/wiring/sessions.js';
 

@@ -1,5 +1,5 @@
 import { readRefresh } from '#functions/domain/sessions/input.js';
-import { refreshSession } from '#functions/domain/sessions/service.js';
+import { refreshSession } from '#functions/domain/sessions/refresh.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { sessionDeps } from '#functions/wiring/sessions.js';
 

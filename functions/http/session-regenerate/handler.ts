@@ -1,5 +1,5 @@
 import { readRegenerate } from '#functions/domain/sessions/input.js';
-import { regenerateSession } from '#functions/domain/sessions/service.js';
+import { regenerateSession } from '#functions/domain/sessions/regenerate.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { sessionDeps } from '#functions/wiring/sessions.js';
 

@@ -1,5 +1,5 @@
 import { readRevoke } from '#functions/domain/sessions/input.js';
-import { revokeSessions } from '#functions/domain/sessions/service.js';
+import { revokeSessions } from '#functions/domain/sessions/revoke.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { checkIdLength } from '#functions/shared/id-limits.js';
 import { sessionDeps } from '#functions/wiring/sessions.js';

@@ -1,5 +1,5 @@
 import { readSessionUser } from '#functions/domain/sessions/input.js';
-import { sessionHandlesOfUser } from '#functions/domain/sessions/service.js';
+import { sessionHandlesOfUser } from '#functions/domain/sessions/revoke.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { checkIdLength } from '#functions/shared/id-limits.js';
 import { sessionDeps } from '#functions/wiring/sessions.js';

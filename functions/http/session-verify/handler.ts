@@ -1,5 +1,5 @@
 import { readVerify } from '#functions/domain/sessions/input.js';
-import { verifySession } from '#functions/domain/sessions/service.js';
+import { verifySession } from '#functions/domain/sessions/verify.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { sessionDeps } from '#functions/wiring/sessions.js';
 

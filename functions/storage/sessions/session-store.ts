@@ -5,7 +5,7 @@
  * and `expiresAt` (epoch seconds: DynamoDB's TTL removes an ended session); its GSI3 entry lists it
  * under its user id (keys/sessions.ts).
  */
-import type { JsonObject, SessionRecord } from '#functions/domain/sessions/model.js';
+import { isLive, type JsonObject, type SessionRecord } from '#functions/domain/sessions/model.js';
 import type { SessionStore } from '#functions/domain/sessions/ports.js';
 import { userDataIndexPartitionOf } from '../keys/metadata.js';
 import { SESSION_SK, sessionPartition, userSessionSortKey, userSessionsPrefix } from '../keys/sessions.js';
@@ -94,7 +94,7 @@ export async function hasLiveSession(table: Table, appId: string, userId: string
     { index: 'GSI3', pk: userDataIndexPartitionOf(appId, userId), sk: { beginsWith: userSessionsPrefix(userId) } },
     { attributes: ['expiresAtMs'] },
   );
-  return items.some((item) => (item.expiresAtMs as number) > now);
+  return items.some((item) => isLive(item.expiresAtMs as number, now));
 }
 
 export function createSessionStore(table: Table): SessionStore {
@@ -173,7 +173,7 @@ export function createSessionStore(table: Table): SessionStore {
         { attributes: ['handle', 'expiresAtMs'] },
       );
       const now = Date.now();
-      return items.filter((i) => (i.expiresAtMs as number) >= now).map((i) => i.handle as string);
+      return items.filter((i) => isLive(i.expiresAtMs as number, now)).map((i) => i.handle as string);
     },
   };
 }

@@ -1,8 +1,10 @@
 /**
- * The tokens of a session (docs/sessions.md "Tokens"):
+ * A session's access tokens (docs/sessions.md "Tokens"): their wire format by version, how they
+ * are signed and read back, and which payload names each version keeps for itself (the refresh
+ * token is refresh-token.ts's).
  *
- * - Access tokens: JWTs as the reference core makes them, in the version the caller's CDI version
- *   implies (v2 below CDI 2.21, v3 below 3.0, v4 below 4.0, v5 from 4.0 on):
+ * - JWTs as the reference core makes them, in the version the caller's CDI version implies (v2
+ *   below CDI 2.21, v3 below 3.0, v4 below 4.0, v5 from 4.0 on):
  *   - v3, v4, v5: header `{alg: RS256, typ: JWT, version, kid}` plus this core's purpose marker
  *     (below); claims `sub, exp, iat`, `tId` (v4 on), `rsub` (v5), `sessionHandle,
  *     refreshTokenHash1, parentRefreshTokenHash1, antiCsrfToken` (the last two `null` when absent),
@@ -17,20 +19,8 @@
  *   is not one the core issued as a session's: the session routes never promote or re-issue it
  *   (docs/sessions.md "Tokens bound to their purpose and session"). Verifiers that do not know the
  *   marker ignore it, as JOSE requires.
- * - Refresh tokens: opaque to everyone but the core — AES-256-GCM under the app's refresh-token
- *   key of what the core needs to find and check the session (handle, tenant, user, parent hash,
- *   anti-CSRF token, a nonce), bound to the app. The core stores only SHA-256(SHA-256(token)).
  */
-import {
-  createCipheriv,
-  createDecipheriv,
-  createHash,
-  type KeyObject,
-  randomBytes,
-  randomUUID,
-  sign,
-  verify,
-} from 'node:crypto';
+import { type KeyObject, sign, verify } from 'node:crypto';
 import { CompactSign, compactVerify } from 'jose';
 import { PUBLIC_TENANT_ID } from '#functions/contract/tenants.js';
 import { cdiAtLeast } from '#functions/shared/cdi.js';
@@ -89,8 +79,6 @@ class ProtectedClaimError extends Error {
     super(PROTECTED_FIELD);
   }
 }
-
-export const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** What an access token says. */
 export interface AccessTokenClaims {
@@ -324,67 +312,4 @@ function claimsOf(payload: unknown, version: AccessTokenVersion): AccessTokenCla
     createdTime: createdValue * ms,
     userData,
   };
-}
-
-/** What a refresh token carries (sealed inside it). */
-export interface RefreshTokenContent {
-  readonly sessionHandle: string;
-  readonly tenantId: string;
-  readonly recipeUserId: string;
-  readonly parentRefreshTokenHash1: string | null;
-  readonly antiCsrfToken: string | null;
-}
-
-const REFRESH_PREFIX = 'v1';
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
-const refreshAad = (appId: string) => Buffer.from(`refresh-token\u0000${appId}`, 'utf8');
-
-/** A new refresh token for `content`, sealed under the app's refresh-token key. */
-export function sealRefreshToken(appId: string, key: Uint8Array, content: RefreshTokenContent): string {
-  const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(refreshAad(appId));
-  const body = JSON.stringify({
-    h: content.sessionHandle,
-    t: content.tenantId,
-    u: content.recipeUserId,
-    p: content.parentRefreshTokenHash1,
-    a: content.antiCsrfToken,
-    n: randomUUID(),
-  });
-  const sealed = Buffer.concat([iv, cipher.update(body, 'utf8'), cipher.final(), cipher.getAuthTag()]);
-  return `${REFRESH_PREFIX}.${sealed.toString('base64url')}`;
-}
-
-/** What a refresh token of this app carries, or undefined when it is not one (altered, another app's, garbage). */
-export function openRefreshToken(appId: string, key: Uint8Array, token: string): RefreshTokenContent | undefined {
-  const [prefix, data, ...rest] = token.split('.');
-  if (prefix !== REFRESH_PREFIX || data === undefined || rest.length > 0) return undefined;
-  const bytes = Buffer.from(data, 'base64url');
-  if (bytes.length < IV_BYTES + TAG_BYTES + 2) return undefined;
-  try {
-    const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES));
-    decipher.setAAD(refreshAad(appId));
-    decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
-    const text = Buffer.concat([
-      decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)),
-      decipher.final(),
-    ]).toString('utf8');
-    const parsed = JSON.parse(text) as Record<string, unknown>;
-    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-    const handle = str(parsed.h);
-    const tenantId = str(parsed.t);
-    const user = str(parsed.u);
-    if (handle === undefined || tenantId === undefined || user === undefined) return undefined;
-    return {
-      sessionHandle: handle,
-      tenantId,
-      recipeUserId: user,
-      parentRefreshTokenHash1: str(parsed.p) ?? null,
-      antiCsrfToken: str(parsed.a) ?? null,
-    };
-  } catch {
-    return undefined;
-  }
 }
