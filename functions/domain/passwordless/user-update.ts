@@ -13,7 +13,7 @@ import { cdiAtLeast } from '#functions/shared/cdi.js';
 import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.js';
 import { checkIdLength } from '#functions/shared/id-limits.js';
 import { has, requiredString } from '#functions/shared/input.js';
-import { removeDevicesOfLoginMethods } from './service.js';
+import { removeDevicesOfLoginMethods } from './devices.js';
 import type { UserRemovalDeps } from './user-removal.js';
 
 /** A field update: absent = unchanged, `null` = cleared, a string = the new value. */
