@@ -21,6 +21,11 @@ export interface TenantRecord {
   readonly updatedAt: number;
 }
 
+/** Whether an app and tenant name the base tenant: the public tenant of the public app. */
+export function isBaseTenant(appId: string, tenantId: string): boolean {
+  return appId === PUBLIC_TENANT_ID && tenantId === PUBLIC_TENANT_ID;
+}
+
 /** The base tenant (public app, public tenant) always exists, even before anything is stored. */
 export function defaultBaseTenant(): TenantRecord {
   return {
@@ -45,5 +50,5 @@ export function withBaseDefault(
   record: TenantRecord | undefined,
 ): TenantRecord | undefined {
   if (record) return record;
-  return appId === PUBLIC_TENANT_ID && tenantId === PUBLIC_TENANT_ID ? defaultBaseTenant() : undefined;
+  return isBaseTenant(appId, tenantId) ? defaultBaseTenant() : undefined;
 }
