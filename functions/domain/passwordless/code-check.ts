@@ -5,14 +5,7 @@
  */
 import { BadRequestError } from '#functions/shared/errors.js';
 import { READ_AGAIN, reread } from '#functions/shared/rereads.js';
-import {
-  assertPasswordlessEnabled,
-  type PasswordlessDeps,
-  type PasswordlessTarget,
-  RESTART_FLOW,
-  rounds,
-  tenantOf,
-} from './deps.js';
+import { enabledTenant, type PasswordlessDeps, type PasswordlessTarget, RESTART_FLOW, rounds } from './deps.js';
 import { deviceJson, deviceOfDeviceId, deviceOfPreAuthSessionId, removeDevicesOfContacts } from './devices.js';
 import {
   type DeviceWithCodes,
@@ -116,7 +109,6 @@ export async function verifyCode(
 
 /** `POST /<t>/recipe/signinup/code/check`: whether the code is right, without consuming it (wrong codes still count). */
 export async function checkCode(deps: PasswordlessDeps, target: PasswordlessTarget, input: CodeInput) {
-  assertPasswordlessEnabled(target);
-  const result = await verifyCode(deps, tenantOf(target), input, false);
+  const result = await verifyCode(deps, enabledTenant(target), input, false);
   return result.status === 'OK' ? { status: 'OK' as const, consumedDevice: deviceJson(result.device) } : result;
 }

@@ -4,14 +4,7 @@
  * "Codes, and what is stored".
  */
 import { READ_AGAIN, reread } from '#functions/shared/rereads.js';
-import {
-  assertPasswordlessEnabled,
-  type PasswordlessDeps,
-  type PasswordlessTarget,
-  RESTART_FLOW,
-  rounds,
-  tenantOf,
-} from './deps.js';
+import { enabledTenant, type PasswordlessDeps, type PasswordlessTarget, RESTART_FLOW, rounds } from './deps.js';
 import { deviceOfDeviceId } from './devices.js';
 import {
   contactOf,
@@ -68,8 +61,7 @@ export async function createCode(
   target: PasswordlessTarget,
   input: CreateCodeInput,
 ): Promise<CreateCodeAnswer> {
-  assertPasswordlessEnabled(target);
-  const tenant = tenantOf(target);
+  const tenant = enabledTenant(target);
   const now = deps.now();
   const expiresAt = now + deps.settings.codeLifetimeMs;
   const userInputCode = () => input.userInputCode ?? generateUserInputCode(deps);

@@ -2,8 +2,7 @@
  * The codes in flight, for the backend rather than the user: `GET /<t>/recipe/signinup/codes`
  * lists them, `…/code/remove` and `…/codes/remove` revoke them. Always `OK`.
  */
-import type { PasswordlessDeps } from './deps.js';
-import { tenantOf } from './deps.js';
+import { type PasswordlessDeps, tenantOf } from './deps.js';
 import {
   deviceJson,
   deviceOfDeviceId,

@@ -43,11 +43,13 @@ export function rounds(exhausted: string): RereadPolicy {
 export const tenantOf = (target: TenantRef): TenantRef => ({ appId: target.appId, tenantId: target.tenantId });
 
 /**
- * The reference's check before creating, checking or consuming a code: from CDI 5.1 passwordless
- * is always allowed; before, the tenant's legacy switch and first factors decide (403 otherwise).
+ * The tenant of a request that creates, checks or consumes a code, after the reference's check:
+ * from CDI 5.1 passwordless is always allowed; before, the tenant's legacy switch and first
+ * factors decide (403 otherwise).
  */
-export function assertPasswordlessEnabled(target: PasswordlessTarget): void {
+export function enabledTenant(target: PasswordlessTarget): TenantRef {
   if (!recipeAllowed(target.tenant, 'passwordless', target.cdiVersion)) {
     throw new ForbiddenError('Passwordless login not enabled for tenant');
   }
+  return tenantOf(target);
 }

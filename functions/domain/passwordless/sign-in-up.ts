@@ -15,14 +15,7 @@ import {
 import { writePlan } from '#functions/domain/users/write.js';
 import { READ_AGAIN, reread } from '#functions/shared/rereads.js';
 import { type CodeFailure, verifyCode } from './code-check.js';
-import {
-  assertPasswordlessEnabled,
-  type PasswordlessDeps,
-  type PasswordlessTarget,
-  RESTART_FLOW,
-  rounds,
-  tenantOf,
-} from './deps.js';
+import { enabledTenant, type PasswordlessDeps, type PasswordlessTarget, RESTART_FLOW, rounds } from './deps.js';
 import { deviceJson, removeDevicesOfContacts } from './devices.js';
 import { type Contact, contactOf, type PasswordlessDevice, type TenantRef } from './model.js';
 import type { CodeInput } from './requests.js';
@@ -50,8 +43,7 @@ export async function consumeCode(
   target: PasswordlessTarget,
   input: CodeInput,
 ): Promise<ConsumeCodeAnswer> {
-  assertPasswordlessEnabled(target);
-  const tenant = tenantOf(target);
+  const tenant = enabledTenant(target);
   const verified = await verifyCode(deps, tenant, input, true);
   if (verified.status !== 'OK') return verified;
   const { device } = verified;
