@@ -16,7 +16,7 @@ import {
   type LegacyUpdate,
 } from './factors.js';
 import type { ParsedConfigInput } from './input.js';
-import { isBaseTenant, type TenantRecord } from './tenant.js';
+import { ALL_LOGIN_METHODS_ON, isBaseTenant, type TenantRecord } from './tenant.js';
 
 /**
  * Saves a change to one tenant record with optimistic concurrency: reads it (undefined when there
@@ -46,18 +46,10 @@ export async function saveTenantChange<R>(
   });
 }
 
-const ALL_ON: FactorState = {
-  emailPasswordEnabled: true,
-  thirdPartyEnabled: true,
-  passwordlessEnabled: true,
-  firstFactors: null,
-  requiredSecondaryFactors: null,
-};
-
 /** Defaults of a tenant created by this request (docs/reference-behaviour.md "Creating or updating an app", "The legacy app input", "Creating or updating a tenant"). */
 function creationDefaults(tenantId: string, api: ApiVersion, cdiAtLeast5: boolean): FactorState {
-  if (tenantId === PUBLIC_TENANT_ID) return ALL_ON;
-  if (api === 'v2') return { ...ALL_ON, firstFactors: [] };
+  if (tenantId === PUBLIC_TENANT_ID) return ALL_LOGIN_METHODS_ON;
+  if (api === 'v2') return { ...ALL_LOGIN_METHODS_ON, firstFactors: [] };
   return {
     emailPasswordEnabled: false,
     thirdPartyEnabled: false,
