@@ -1,4 +1,4 @@
-import type { Caller } from '#functions/domain/multitenancy/service.js';
+import type { Caller } from '#functions/domain/multitenancy/deps.js';
 import { cdiAtLeast } from '#functions/shared/cdi.js';
 import type { CoreRequest } from './pipeline.js';
 

@@ -1,6 +1,6 @@
 /** Wiring of the multitenancy use cases (apps and tenants). */
 import { type ConfigValues, getBaseConfig } from '#functions/config/index.js';
-import type { Deps } from '#functions/domain/multitenancy/service.js';
+import type { Deps } from '#functions/domain/multitenancy/deps.js';
 import { purgeAppData, purgeTenantData } from '#functions/storage/app-purge.js';
 import { appConfigOf } from './app-config.js';
 import { outboundTargetProblem } from './outbound-http.js';

@@ -4,8 +4,8 @@
  */
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { EffectiveConfig } from '#functions/config/index.js';
+import type { PasswordlessDeps } from '#functions/domain/passwordless/deps.js';
 import type { PasswordlessSettings } from '#functions/domain/passwordless/model.js';
-import type { PasswordlessDeps } from '#functions/domain/passwordless/service.js';
 import type { UserRemovalDeps } from '#functions/domain/passwordless/user-removal.js';
 import { passwordlessStoreOf, webauthnStoreOf } from './stores.js';
 import { appTable } from './tables.js';

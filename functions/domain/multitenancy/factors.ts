@@ -1,4 +1,6 @@
+import { cdiAtLeast } from '#functions/shared/cdi.js';
 import { BadRequestError } from '#functions/shared/errors.js';
+import type { TenantRecord } from './tenant.js';
 
 /** Login-method state of a tenant: the legacy recipe switches plus the CDI ≥ 5.0 factor lists. */
 export interface FactorState {
@@ -9,7 +11,7 @@ export interface FactorState {
   requiredSecondaryFactors: string[] | null;
 }
 
-type Recipe = 'emailPassword' | 'thirdParty' | 'passwordless';
+export type Recipe = 'emailPassword' | 'thirdParty' | 'passwordless';
 const FLAG: Record<Recipe, 'emailPasswordEnabled' | 'thirdPartyEnabled' | 'passwordlessEnabled'> = {
   emailPassword: 'emailPasswordEnabled',
   thirdParty: 'thirdPartyEnabled',
@@ -147,6 +149,27 @@ export function applyLegacyFactorsCdi5(state: FactorState, update: LegacyUpdate)
     }
   }
   return next;
+}
+
+/** A tenant record's login-method state, as the rules below read it (copies: the rules may build on it). */
+export function factorStateOf(tenant: TenantRecord): FactorState {
+  return {
+    emailPasswordEnabled: tenant.emailPasswordEnabled,
+    thirdPartyEnabled: tenant.thirdPartyEnabled,
+    passwordlessEnabled: tenant.passwordlessEnabled,
+    firstFactors: tenant.firstFactors ? [...tenant.firstFactors] : null,
+    requiredSecondaryFactors: tenant.requiredSecondaryFactors ? [...tenant.requiredSecondaryFactors] : null,
+  };
+}
+
+/**
+ * Whether a tenant lets a recipe's sign-ins in at a request's CDI version (the reference's check
+ * before a sign-in-up): always from CDI 5.1; before, only an existing tenant whose legacy switch
+ * and first factors enable the recipe.
+ */
+export function recipeAllowed(tenant: TenantRecord | undefined, recipe: Recipe, cdiVersion: string): boolean {
+  if (cdiAtLeast(cdiVersion, '5.1')) return true;
+  return tenant !== undefined && legacyRecipeEnabled(factorStateOf(tenant), recipe, cdiAtLeast(cdiVersion, '5.0'));
 }
 
 /** Whether a legacy view shows a recipe as enabled (docs/reference-behaviour.md "Listing apps"). */

@@ -21,16 +21,26 @@ export interface TenantRecord {
   readonly updatedAt: number;
 }
 
+/** Whether an app and tenant name the base tenant: the public tenant of the public app. */
+export function isBaseTenant(appId: string, tenantId: string): boolean {
+  return appId === PUBLIC_TENANT_ID && tenantId === PUBLIC_TENANT_ID;
+}
+
+/** Every recipe switched on and no factor lists: the base tenant's login methods, and a new app's. */
+export const ALL_LOGIN_METHODS_ON = {
+  emailPasswordEnabled: true,
+  thirdPartyEnabled: true,
+  passwordlessEnabled: true,
+  firstFactors: null,
+  requiredSecondaryFactors: null,
+} as const;
+
 /** The base tenant (public app, public tenant) always exists, even before anything is stored. */
 export function defaultBaseTenant(): TenantRecord {
   return {
     appId: PUBLIC_TENANT_ID,
     tenantId: PUBLIC_TENANT_ID,
-    emailPasswordEnabled: true,
-    thirdPartyEnabled: true,
-    passwordlessEnabled: true,
-    firstFactors: null,
-    requiredSecondaryFactors: null,
+    ...ALL_LOGIN_METHODS_ON,
     coreConfig: {},
     thirdPartyProviders: [],
     createdAt: 0,
@@ -45,5 +55,5 @@ export function withBaseDefault(
   record: TenantRecord | undefined,
 ): TenantRecord | undefined {
   if (record) return record;
-  return appId === PUBLIC_TENANT_ID && tenantId === PUBLIC_TENANT_ID ? defaultBaseTenant() : undefined;
+  return isBaseTenant(appId, tenantId) ? defaultBaseTenant() : undefined;
 }

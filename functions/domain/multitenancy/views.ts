@@ -1,21 +1,14 @@
 import { presentCoreConfig } from '#functions/config/index.js';
-import { legacyRecipeEnabled, v2FirstFactors } from './factors.js';
+import type { ApiVersion } from './deps.js';
+import { factorStateOf, legacyRecipeEnabled, v2FirstFactors } from './factors.js';
 import type { TenantRecord } from './tenant.js';
-
-const state = (t: TenantRecord) => ({
-  emailPasswordEnabled: t.emailPasswordEnabled,
-  thirdPartyEnabled: t.thirdPartyEnabled,
-  passwordlessEnabled: t.passwordlessEnabled,
-  firstFactors: t.firstFactors ? [...t.firstFactors] : null,
-  requiredSecondaryFactors: t.requiredSecondaryFactors ? [...t.requiredSecondaryFactors] : null,
-});
 
 /**
  * A tenant as the v2 APIs show it (docs/reference-behaviour.md "Listing apps"): optional keys omitted, not null. Credentials in its
  * coreConfig are shown as fingerprints (functions/config/credential-values.ts), never as values.
  */
-export function tenantViewV2(tenant: TenantRecord): Record<string, unknown> {
-  const s = state(tenant);
+function tenantViewV2(tenant: TenantRecord): Record<string, unknown> {
+  const s = factorStateOf(tenant);
   const firstFactors = v2FirstFactors(s);
   return {
     tenantId: tenant.tenantId,
@@ -27,8 +20,8 @@ export function tenantViewV2(tenant: TenantRecord): Record<string, unknown> {
 }
 
 /** A tenant as the legacy APIs show it; the shape depends on the request's CDI version. */
-export function tenantViewLegacy(tenant: TenantRecord, cdiAtLeast5: boolean): Record<string, unknown> {
-  const s = state(tenant);
+function tenantViewLegacy(tenant: TenantRecord, cdiAtLeast5: boolean): Record<string, unknown> {
+  const s = factorStateOf(tenant);
   const view: Record<string, unknown> = {
     tenantId: tenant.tenantId,
     emailPassword: { enabled: legacyRecipeEnabled(s, 'emailPassword', cdiAtLeast5) },
@@ -41,4 +34,9 @@ export function tenantViewLegacy(tenant: TenantRecord, cdiAtLeast5: boolean): Re
     if (s.requiredSecondaryFactors !== null) view.requiredSecondaryFactors = s.requiredSecondaryFactors;
   }
   return view;
+}
+
+/** A tenant as the route's API version shows it. */
+export function tenantView(tenant: TenantRecord, api: ApiVersion, cdiAtLeast5: boolean): Record<string, unknown> {
+  return api === 'v2' ? tenantViewV2(tenant) : tenantViewLegacy(tenant, cdiAtLeast5);
 }

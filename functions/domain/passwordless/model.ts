@@ -104,6 +104,31 @@ export function linkCodeHashOf(linkCode: Buffer): string {
   return sha256(linkCode).toString('base64url').padEnd(44, '=');
 }
 
+/** The link code of a user input code on a device, and what the core stores of it. */
+export function linkCodeWithHash(deviceId: Buffer, linkCodeSalt: Buffer, userInputCode: string) {
+  const linkCode = linkCodeOf(deviceId, linkCodeSalt, userInputCode);
+  return { linkCode, linkCodeHash: linkCodeHashOf(Buffer.from(linkCode, 'base64url')) };
+}
+
+/** A device's link code salt as bytes (stored as standard Base64 by the core itself). */
+export function saltOf(device: PasswordlessDevice): Buffer {
+  return decodeBase64(device.linkCodeSalt, 'standard') as Buffer;
+}
+
+/** The email or the phone number a device was started for (a login method's, a request's). */
+export type Contact = Pick<PasswordlessDevice, 'email' | 'phoneNumber'>;
+
+/** The contact of anything carrying one, with its absent field left out (not set to undefined). */
+export function contactOf(from: {
+  readonly email?: string | undefined;
+  readonly phoneNumber?: string | undefined;
+}): Contact {
+  return {
+    ...(from.email !== undefined ? { email: from.email } : {}),
+    ...(from.phoneNumber !== undefined ? { phoneNumber: from.phoneNumber } : {}),
+  };
+}
+
 /** Whether a code is past its lifetime at `now` (the reference: created before now − lifetime). */
 export function isExpired(code: PasswordlessCode, now: number, settings: PasswordlessSettings): boolean {
   return code.createdAt < now - settings.codeLifetimeMs;

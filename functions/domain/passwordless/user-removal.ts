@@ -10,8 +10,8 @@ import { resolveUser } from '#functions/domain/users/lookup.js';
 import { removeUser } from '#functions/domain/users/removal.js';
 import type { WebauthnStore } from '#functions/domain/webauthn/ports.js';
 import { removeCredentialsOf } from '#functions/domain/webauthn/user-removal.js';
+import { removeDevicesOfLoginMethods } from './devices.js';
 import type { PasswordlessStore } from './ports.js';
-import { removeDevicesOfLoginMethods } from './service.js';
 
 export interface UserRemovalDeps {
   readonly users: UsersDeps;

@@ -13,7 +13,8 @@ import { cdiAtLeast } from '#functions/shared/cdi.js';
 import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.js';
 import { checkIdLength } from '#functions/shared/id-limits.js';
 import { has, requiredString } from '#functions/shared/input.js';
-import { removeDevicesOfLoginMethods } from './service.js';
+import { READ_AGAIN, reread } from '#functions/shared/rereads.js';
+import { removeDevicesOfLoginMethods } from './devices.js';
 import type { UserRemovalDeps } from './user-removal.js';
 
 /** A field update: absent = unchanged, `null` = cleared, a string = the new value. */
@@ -63,7 +64,7 @@ export type PasswordlessUserUpdateAnswer =
   | { status: 'EMAIL_CHANGE_NOT_ALLOWED_ERROR'; reason: string }
   | { status: 'PHONE_NUMBER_CHANGE_NOT_ALLOWED_ERROR'; reason: string };
 
-const ROUNDS = 5;
+const UPDATE_ROUNDS = { attempts: 5, exhausted: 'passwordless user update kept conflicting with concurrent changes' };
 
 /**
  * Updates the email and/or phone number of the passwordless login method `recipeUserId` (a
@@ -81,7 +82,7 @@ export async function updatePasswordlessUser(
   appId: string,
   input: PasswordlessUserUpdate,
 ): Promise<PasswordlessUserUpdateAnswer> {
-  for (let round = 0; round < ROUNDS; round++) {
+  return reread(UPDATE_ROUNDS, async (): Promise<PasswordlessUserUpdateAnswer | typeof READ_AGAIN> => {
     const found = await resolveUser(deps.users, appId, input.recipeUserId);
     const method = found?.user.loginMethods.find(
       (lm) => lm.recipeUserId === found.superTokensId && lm.recipeId === 'passwordless',
@@ -139,8 +140,8 @@ export async function updatePasswordlessUser(
           };
     }
     // The user changed since it was read (its version guard): read it again.
-  }
-  throw new Error('passwordless user update kept conflicting with concurrent changes');
+    return READ_AGAIN;
+  });
 }
 
 /** Whether another primary user holds this email or number in one of the user's tenants. */

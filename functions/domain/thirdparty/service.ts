@@ -13,7 +13,7 @@
  */
 
 import { normaliseEmail } from '#functions/contract/emails.js';
-import { legacyRecipeEnabled } from '#functions/domain/multitenancy/factors.js';
+import { recipeAllowed } from '#functions/domain/multitenancy/factors.js';
 import type { TenantRecord } from '#functions/domain/multitenancy/tenant.js';
 import type { UsersDeps } from '#functions/domain/users/deps.js';
 import {
@@ -75,17 +75,7 @@ export function parseSignInUp(body: Readonly<Record<string, unknown>>, cdiVersio
  * the tenant's legacy switch and first factors say (403 `ThirdParty login not enabled for tenant`).
  */
 function assertThirdPartyEnabled(tenant: TenantRecord, cdiVersion: string): void {
-  if (cdiAtLeast(cdiVersion, '5.1')) return;
-  const state = {
-    emailPasswordEnabled: tenant.emailPasswordEnabled,
-    thirdPartyEnabled: tenant.thirdPartyEnabled,
-    passwordlessEnabled: tenant.passwordlessEnabled,
-    firstFactors: tenant.firstFactors ? [...tenant.firstFactors] : null,
-    requiredSecondaryFactors: tenant.requiredSecondaryFactors ? [...tenant.requiredSecondaryFactors] : null,
-  };
-  if (!legacyRecipeEnabled(state, 'thirdParty', cdiAtLeast(cdiVersion, '5.0'))) {
-    throw new ForbiddenError(NOT_ENABLED_MESSAGE);
-  }
+  if (!recipeAllowed(tenant, 'thirdParty', cdiVersion)) throw new ForbiddenError(NOT_ENABLED_MESSAGE);
 }
 
 /** Rounds of "find, else create" / "rewrite" lost to concurrent writes before giving up (503). */

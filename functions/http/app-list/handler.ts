@@ -1,4 +1,4 @@
-import { listApps } from '#functions/domain/multitenancy/service.js';
+import { listApps } from '#functions/domain/multitenancy/apps.js';
 import { callerOf } from '#functions/http/caller.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { multitenancyDeps } from '#functions/wiring/multitenancy.js';

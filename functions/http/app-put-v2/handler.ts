@@ -1,4 +1,5 @@
-import { createOrUpdateApp, parseAppPut } from '#functions/domain/multitenancy/service.js';
+import { createOrUpdateApp } from '#functions/domain/multitenancy/apps.js';
+import { parseAppPut } from '#functions/domain/multitenancy/input.js';
 import { callerOf } from '#functions/http/caller.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { multitenancyDeps } from '#functions/wiring/multitenancy.js';

@@ -1,5 +1,5 @@
+import { checkCode } from '#functions/domain/passwordless/code-check.js';
 import { parseCodeInput } from '#functions/domain/passwordless/requests.js';
-import { checkCode } from '#functions/domain/passwordless/service.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { passwordlessDeps } from '#functions/wiring/passwordless.js';
 

@@ -1,5 +1,5 @@
 import { parseCodeInput } from '#functions/domain/passwordless/requests.js';
-import { consumeCode } from '#functions/domain/passwordless/service.js';
+import { consumeCode } from '#functions/domain/passwordless/sign-in-up.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { passwordlessDeps } from '#functions/wiring/passwordless.js';
 import { usersDeps } from '#functions/wiring/users.js';

@@ -1,5 +1,5 @@
+import { createCode } from '#functions/domain/passwordless/code-create.js';
 import { parseCreateCode } from '#functions/domain/passwordless/requests.js';
-import { createCode } from '#functions/domain/passwordless/service.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { passwordlessDeps } from '#functions/wiring/passwordless.js';
 

@@ -1,5 +1,5 @@
+import { removeCode } from '#functions/domain/passwordless/codes.js';
 import { parseRemoveCode } from '#functions/domain/passwordless/requests.js';
-import { removeCode } from '#functions/domain/passwordless/service.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { cdiAtLeast } from '#functions/shared/cdi.js';
 import { passwordlessDeps } from '#functions/wiring/passwordless.js';

@@ -1,5 +1,5 @@
+import { removeCodes } from '#functions/domain/passwordless/codes.js';
 import { parseRemoveCodes } from '#functions/domain/passwordless/requests.js';
-import { removeCodes } from '#functions/domain/passwordless/service.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { passwordlessDeps } from '#functions/wiring/passwordless.js';
 

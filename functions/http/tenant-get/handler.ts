@@ -1,4 +1,4 @@
-import { getTenant } from '#functions/domain/multitenancy/service.js';
+import { getTenant } from '#functions/domain/multitenancy/tenants.js';
 import { callerOf } from '#functions/http/caller.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { tenantStore } from '#functions/wiring/stores.js';

@@ -1,4 +1,4 @@
-import { listTenants } from '#functions/domain/multitenancy/service.js';
+import { listTenants } from '#functions/domain/multitenancy/tenants.js';
 import { callerOf } from '#functions/http/caller.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { multitenancyDeps } from '#functions/wiring/multitenancy.js';

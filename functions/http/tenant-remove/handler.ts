@@ -1,4 +1,5 @@
-import { parseTenantRemove, removeTenant } from '#functions/domain/multitenancy/service.js';
+import { parseTenantRemove } from '#functions/domain/multitenancy/input.js';
+import { removeTenant } from '#functions/domain/multitenancy/tenants.js';
 import { callerOf } from '#functions/http/caller.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { multitenancyDeps } from '#functions/wiring/multitenancy.js';

@@ -1,4 +1,5 @@
-import { parseThirdPartyRemove, removeThirdPartyConfig } from '#functions/domain/multitenancy/service.js';
+import { parseThirdPartyRemove } from '#functions/domain/multitenancy/input.js';
+import { removeThirdPartyConfig } from '#functions/domain/multitenancy/providers.js';
 import { callerOf } from '#functions/http/caller.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { multitenancyDeps } from '#functions/wiring/multitenancy.js';
