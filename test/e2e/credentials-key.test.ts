@@ -27,16 +27,25 @@ async function start(dataDir: string): Promise<LocalProcess> {
   return runtime;
 }
 
+/** One request, answered 200; a 503 (staging out of its budget on a busy machine) is sent again, the same body, after its Retry-After. */
 async function request(runtime: LocalProcess, method: string, path: string, body?: unknown, gzip = false) {
   const payload = body === undefined ? undefined : JSON.stringify(body);
-  const response = await runtime.fetch(path, {
-    method,
-    headers: { 'content-type': 'application/json', ...(gzip ? { 'content-encoding': 'gzip' } : {}) },
-    ...(payload === undefined ? {} : { body: gzip ? gzipSync(payload) : payload }),
-  });
-  const text = await response.text();
-  if (response.status !== 200) throw new Error(`${method} ${path} → ${response.status}: ${text.slice(0, 300)}`);
-  return JSON.parse(text);
+  for (let attempt = 1; ; attempt++) {
+    const response = await runtime.fetch(path, {
+      method,
+      headers: { 'content-type': 'application/json', ...(gzip ? { 'content-encoding': 'gzip' } : {}) },
+      ...(payload === undefined ? {} : { body: gzip ? gzipSync(payload) : payload }),
+    });
+    const text = await response.text();
+    if (response.status === 503 && attempt < 20) {
+      await new Promise((r) =>
+        setTimeout(r, Math.min(5_000, 1_000 * Number(response.headers.get('retry-after') ?? '1'))),
+      );
+      continue;
+    }
+    if (response.status !== 200) throw new Error(`${method} ${path} → ${response.status}: ${text.slice(0, 300)}`);
+    return JSON.parse(text);
+  }
 }
 
 const count = async (runtime: LocalProcess, status: string) =>
