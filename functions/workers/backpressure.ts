@@ -63,12 +63,12 @@ export interface Returning {
 export async function returnLater(deps: ReturnDeps, items: readonly Returning[]): Promise<ReturnOutcome[]> {
   const now = deps.now();
   const outcomes: ReturnOutcome[] = items.map(() => 'left');
-  const later: { i: number; delaySeconds: number; history: BackpressureHistory }[] = [];
+  const later: { i: number; item: Returning; delaySeconds: number; history: BackpressureHistory }[] = [];
   for (const [i, item] of items.entries()) {
     const history = historyOf(item.record);
     const plan = planBackpressure(history, now, deps.policy);
     if (plan.kind === 'later') {
-      later.push({ i, delaySeconds: plan.delaySeconds, history: plan.history });
+      later.push({ i, item, delaySeconds: plan.delaySeconds, history: plan.history });
       continue;
     }
     try {
@@ -80,27 +80,31 @@ export async function returnLater(deps: ReturnDeps, items: readonly Returning[])
     } catch {
       // The table refused even that: try again after the longest delay.
     }
-    later.push({ i, delaySeconds: deps.policy.maxDelaySeconds, history: history ?? { since: plan.since, retries: 0 } });
+    later.push({
+      i,
+      item,
+      delaySeconds: deps.policy.maxDelaySeconds,
+      history: history ?? { since: plan.since, retries: 0 },
+    });
   }
-  if (later.length === 0) return outcomes;
-
-  const sent = await deps.publisher.sendDelayed(
-    later.map(({ i, delaySeconds, history }) => ({
-      message: (items[i] as Returning).message,
-      delaySeconds,
-      attributes: historyAttributes(history),
-    })),
-  );
-  const unsent: { receiptHandle: string; seconds: number }[] = [];
-  for (const [k, { i, delaySeconds }] of later.entries()) {
-    const item = items[i] as Returning;
-    if (sent[k]) {
-      outcomes[i] = 'returned';
-      continue;
+  if (later.length > 0) {
+    const sent = await deps.publisher.sendDelayed(
+      later.map(({ item, delaySeconds, history }) => ({
+        message: item.message,
+        delaySeconds,
+        attributes: historyAttributes(history),
+      })),
+    );
+    const unsent: { receiptHandle: string; seconds: number }[] = [];
+    for (const [k, { i, item, delaySeconds }] of later.entries()) {
+      if (sent[k]) {
+        outcomes[i] = 'returned';
+        continue;
+      }
+      await noteBackpressure(deps, item.message, item.error);
+      unsent.push({ receiptHandle: item.record.receiptHandle, seconds: delaySeconds });
     }
-    await noteBackpressure(deps, item.message, item.error);
-    unsent.push({ receiptHandle: item.record.receiptHandle, seconds: delaySeconds });
+    if (unsent.length > 0) await deps.delayVisibility(unsent);
   }
-  if (unsent.length > 0) await deps.delayVisibility(unsent);
   return outcomes;
 }

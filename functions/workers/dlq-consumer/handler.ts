@@ -5,6 +5,7 @@ import { METRIC } from '#functions/shared/metric-names.js';
 import { dlqDeps } from '#functions/wiring/dead-letters.js';
 import { importPublisher } from '#functions/wiring/import-queue.js';
 import { historyAttributes, historyOf } from '../backpressure.js';
+import { RECORD_SCHEMAS } from '../records.js';
 import { workerHandler } from '../shell.js';
 import { forEachRecord } from '../sqs-batch.js';
 
@@ -15,7 +16,7 @@ import { forEachRecord } from '../sqs-batch.js';
  */
 export const handler = workerHandler('dlq-consumer', async (event: SQSEvent, tally) => {
   const deps = dlqDeps();
-  return forEachRecord(event, async (message, record) => {
+  return forEachRecord(RECORD_SCHEMAS['dlq-consumer'], event, async (message, record) => {
     const decision = await handleDeadLetter(deps, message, historyOf(record));
     switch (decision.kind) {
       case 'failed':
