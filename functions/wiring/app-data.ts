@@ -7,5 +7,7 @@ import { metadataStoreOf, roleStoreOf, totpStoreOf } from './stores.js';
 import { appTable } from './tables.js';
 
 export const roleStore = (config: EffectiveConfig): RoleStore => roleStoreOf(appTable(config));
-export const metadataStore = (config: EffectiveConfig): MetadataStore => metadataStoreOf(appTable(config));
+/** The metadata of one app: the domain cannot name another. */
+export const metadataStore = (config: EffectiveConfig, appId: string): MetadataStore =>
+  metadataStoreOf(appTable(config)).forApp(appId);
 export const totpStore = (config: EffectiveConfig): TotpStore => totpStoreOf(appTable(config));

@@ -7,7 +7,7 @@
 import type { AccountTokenStore } from '#functions/domain/accounts/ports.js';
 import type { IdempotencyStore, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import type { DashboardStore } from '#functions/domain/dashboard/ports.js';
-import type { MetadataStore } from '#functions/domain/metadata/ports.js';
+import type { MetadataStores } from '#functions/domain/metadata/ports.js';
 import type { OAuthClientStore } from '#functions/domain/oauth-clients/ports.js';
 import type { PasswordlessStore } from '#functions/domain/passwordless/ports.js';
 import type { RoleStore } from '#functions/domain/roles/ports.js';
@@ -40,7 +40,7 @@ export interface AppStores {
   /** The user-management dashboard's own users and sessions. */
   readonly dashboard: DashboardStore;
   readonly roles: RoleStore;
-  readonly metadata: MetadataStore;
+  readonly metadata: MetadataStores;
   readonly totp: TotpStore;
   /** Password-reset and email-verification tokens, verified emails. */
   readonly accountTokens: AccountTokenStore;
@@ -73,7 +73,7 @@ export const idempotencyStoreOf = (table: Table): IdempotencyStore =>
   kept('idempotency', table, createIdempotencyStore);
 export const dashboardStoreOf = (table: Table): DashboardStore => kept('dashboard', table, createDashboardStore);
 export const roleStoreOf = (table: Table): RoleStore => kept('roles', table, createRoleStore);
-export const metadataStoreOf = (table: Table): MetadataStore => kept('metadata', table, createMetadataStore);
+export const metadataStoreOf = (table: Table): MetadataStores => kept('metadata', table, createMetadataStore);
 export const totpStoreOf = (table: Table): TotpStore =>
   kept('totp', table, (t) => createTotpStore(t, credentialsEnvelope));
 export const accountTokenStoreOf = (table: Table): AccountTokenStore =>

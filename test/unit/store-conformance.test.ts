@@ -1,0 +1,9 @@
+/**
+ * The conformance suites of the stores bound to their app (test/conformance/), run against the
+ * in-memory stores the unit tests use (the DynamoDB stores run the same suites in
+ * test/integration/store-conformance.test.ts).
+ */
+import { metadataStoreConformance } from '../conformance/metadata-store.js';
+import { memoryMetadataStores } from '../helpers/memory-metadata-store.js';
+
+metadataStoreConformance('in memory', () => memoryMetadataStores());
