@@ -6,7 +6,9 @@ import type { TotpStore } from '#functions/domain/totp/ports.js';
 import { metadataStoreOf, roleStoreOf, totpStoreOf } from './stores.js';
 import { appTable } from './tables.js';
 
-export const roleStore = (config: EffectiveConfig): RoleStore => roleStoreOf(appTable(config));
+/** The roles of one app: the domain cannot name another. */
+export const roleStore = (config: EffectiveConfig, appId: string): RoleStore =>
+  roleStoreOf(appTable(config)).forApp(appId);
 /** The metadata of one app: the domain cannot name another. */
 export const metadataStore = (config: EffectiveConfig, appId: string): MetadataStore =>
   metadataStoreOf(appTable(config)).forApp(appId);

@@ -10,7 +10,7 @@ import type { DashboardStore } from '#functions/domain/dashboard/ports.js';
 import type { MetadataStores } from '#functions/domain/metadata/ports.js';
 import type { OAuthClientStore } from '#functions/domain/oauth-clients/ports.js';
 import type { PasswordlessStore } from '#functions/domain/passwordless/ports.js';
-import type { RoleStore } from '#functions/domain/roles/ports.js';
+import type { RoleStores } from '#functions/domain/roles/ports.js';
 import type { SessionStore } from '#functions/domain/sessions/ports.js';
 import type { TotpStore } from '#functions/domain/totp/ports.js';
 import type { UserStore } from '#functions/domain/users/ports.js';
@@ -39,7 +39,7 @@ export interface AppStores {
   readonly idempotency: IdempotencyStore;
   /** The user-management dashboard's own users and sessions. */
   readonly dashboard: DashboardStore;
-  readonly roles: RoleStore;
+  readonly roles: RoleStores;
   readonly metadata: MetadataStores;
   readonly totp: TotpStore;
   /** Password-reset and email-verification tokens, verified emails. */
@@ -72,7 +72,7 @@ export const stagingStoreOf = (table: Table): StagingStore =>
 export const idempotencyStoreOf = (table: Table): IdempotencyStore =>
   kept('idempotency', table, createIdempotencyStore);
 export const dashboardStoreOf = (table: Table): DashboardStore => kept('dashboard', table, createDashboardStore);
-export const roleStoreOf = (table: Table): RoleStore => kept('roles', table, createRoleStore);
+export const roleStoreOf = (table: Table): RoleStores => kept('roles', table, createRoleStore);
 export const metadataStoreOf = (table: Table): MetadataStores => kept('metadata', table, createMetadataStore);
 export const totpStoreOf = (table: Table): TotpStore =>
   kept('totp', table, (t) => createTotpStore(t, credentialsEnvelope));

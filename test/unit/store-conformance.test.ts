@@ -4,6 +4,9 @@
  * test/integration/store-conformance.test.ts).
  */
 import { metadataStoreConformance } from '../conformance/metadata-store.js';
+import { roleStoreConformance } from '../conformance/role-store.js';
 import { memoryMetadataStores } from '../helpers/memory-metadata-store.js';
+import { memoryRoleStores } from '../helpers/memory-role-store.js';
 
 metadataStoreConformance('in memory', () => memoryMetadataStores());
+roleStoreConformance('in memory', () => memoryRoleStores());
