@@ -12,7 +12,7 @@ import type { OAuthClientStore } from '#functions/domain/oauth-clients/ports.js'
 import type { PasswordlessStore } from '#functions/domain/passwordless/ports.js';
 import type { RoleStores } from '#functions/domain/roles/ports.js';
 import type { SessionStore } from '#functions/domain/sessions/ports.js';
-import type { TotpStore } from '#functions/domain/totp/ports.js';
+import type { TotpStores } from '#functions/domain/totp/ports.js';
 import type { UserStore } from '#functions/domain/users/ports.js';
 import type { WebauthnStore } from '#functions/domain/webauthn/ports.js';
 import { createAccountTokenStore } from '#functions/storage/account-tokens.js';
@@ -41,7 +41,7 @@ export interface AppStores {
   readonly dashboard: DashboardStore;
   readonly roles: RoleStores;
   readonly metadata: MetadataStores;
-  readonly totp: TotpStore;
+  readonly totp: TotpStores;
   /** Password-reset and email-verification tokens, verified emails. */
   readonly accountTokens: AccountTokenStore;
   /** Passwordless devices and codes. */
@@ -74,7 +74,7 @@ export const idempotencyStoreOf = (table: Table): IdempotencyStore =>
 export const dashboardStoreOf = (table: Table): DashboardStore => kept('dashboard', table, createDashboardStore);
 export const roleStoreOf = (table: Table): RoleStores => kept('roles', table, createRoleStore);
 export const metadataStoreOf = (table: Table): MetadataStores => kept('metadata', table, createMetadataStore);
-export const totpStoreOf = (table: Table): TotpStore =>
+export const totpStoreOf = (table: Table): TotpStores =>
   kept('totp', table, (t) => createTotpStore(t, credentialsEnvelope));
 export const accountTokenStoreOf = (table: Table): AccountTokenStore =>
   kept('accountTokens', table, createAccountTokenStore);

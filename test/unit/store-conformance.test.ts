@@ -5,8 +5,11 @@
  */
 import { metadataStoreConformance } from '../conformance/metadata-store.js';
 import { roleStoreConformance } from '../conformance/role-store.js';
+import { totpStoreConformance } from '../conformance/totp-store.js';
 import { memoryMetadataStores } from '../helpers/memory-metadata-store.js';
 import { memoryRoleStores } from '../helpers/memory-role-store.js';
+import { memoryTotpStore } from '../helpers/memory-totp-store.js';
 
 metadataStoreConformance('in memory', () => memoryMetadataStores());
 roleStoreConformance('in memory', () => memoryRoleStores());
+totpStoreConformance('in memory', () => memoryTotpStore());
