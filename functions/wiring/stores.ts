@@ -14,7 +14,7 @@ import type { RoleStores } from '#functions/domain/roles/ports.js';
 import type { SessionStore } from '#functions/domain/sessions/ports.js';
 import type { TotpStores } from '#functions/domain/totp/ports.js';
 import type { UserStore } from '#functions/domain/users/ports.js';
-import type { WebauthnStore } from '#functions/domain/webauthn/ports.js';
+import type { WebauthnStores } from '#functions/domain/webauthn/ports.js';
 import { createAccountTokenStore } from '#functions/storage/account-tokens.js';
 import { createDashboardStore } from '#functions/storage/dashboard-store.js';
 import { createIdempotencyStore } from '#functions/storage/idempotency-store.js';
@@ -49,7 +49,7 @@ export interface AppStores {
   /** OAuth2 clients (their secrets sealed). */
   readonly oauthClients: OAuthClientStore;
   /** WebAuthn options and passkeys. */
-  readonly webauthn: WebauthnStore;
+  readonly webauthn: WebauthnStores;
 }
 
 /** Built stores by kind and table name. */
@@ -82,7 +82,7 @@ export const passwordlessStoreOf = (table: Table): PasswordlessStore =>
   kept('passwordless', table, createPasswordlessStore);
 export const oauthClientStoreOf = (table: Table): OAuthClientStore =>
   kept('oauthClients', table, (t) => createOAuthClientStore(t, credentialsEnvelope));
-export const webauthnStoreOf = (table: Table): WebauthnStore => kept('webauthn', table, createWebauthnStore);
+export const webauthnStoreOf = (table: Table): WebauthnStores => kept('webauthn', table, createWebauthnStore);
 /** Sessions (the session use cases, and account linking, whose links and unlinks end sessions). */
 export const sessionStoreOf = (table: Table): SessionStore => kept('sessions', table, createSessionStore);
 

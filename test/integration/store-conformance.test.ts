@@ -2,12 +2,25 @@
  * The conformance suites of the stores bound to their app (test/conformance/), run against the
  * DynamoDB stores on DynamoDB Local.
  */
-import { metadataStoreOf, roleStoreOf, totpStoreOf } from '#functions/wiring/stores.js';
+
+import { expect } from 'vitest';
+import { transact } from '#functions/storage/kit/transact.js';
+import { webauthnWriteActions } from '#functions/storage/webauthn-store.js';
+import { metadataStoreOf, roleStoreOf, totpStoreOf, webauthnStoreOf } from '#functions/wiring/stores.js';
 import { baseTable } from '#functions/wiring/tables.js';
 import { metadataStoreConformance } from '../conformance/metadata-store.js';
 import { roleStoreConformance } from '../conformance/role-store.js';
 import { totpStoreConformance } from '../conformance/totp-store.js';
+import { webauthnStoreConformance } from '../conformance/webauthn-store.js';
 
 metadataStoreConformance('DynamoDB', () => metadataStoreOf(baseTable));
 roleStoreConformance('DynamoDB', () => roleStoreOf(baseTable));
 totpStoreConformance('DynamoDB', () => totpStoreOf(baseTable));
+webauthnStoreConformance(
+  'DynamoDB',
+  () => webauthnStoreOf(baseTable),
+  async (appId, passkey) => {
+    const actions = webauthnWriteActions(baseTable, appId, { register: passkey }).map((a) => a.item);
+    expect((await transact(baseTable, actions)).ok).toBe(true);
+  },
+);
