@@ -8,7 +8,7 @@ import type { AccountTokenStore } from '#functions/domain/accounts/ports.js';
 import type { IdempotencyStore, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import type { DashboardStore } from '#functions/domain/dashboard/ports.js';
 import type { MetadataStores } from '#functions/domain/metadata/ports.js';
-import type { OAuthClientStore } from '#functions/domain/oauth-clients/ports.js';
+import type { OAuthClientStores } from '#functions/domain/oauth-clients/ports.js';
 import type { PasswordlessStore } from '#functions/domain/passwordless/ports.js';
 import type { RoleStores } from '#functions/domain/roles/ports.js';
 import type { SessionStore } from '#functions/domain/sessions/ports.js';
@@ -47,7 +47,7 @@ export interface AppStores {
   /** Passwordless devices and codes. */
   readonly passwordless: PasswordlessStore;
   /** OAuth2 clients (their secrets sealed). */
-  readonly oauthClients: OAuthClientStore;
+  readonly oauthClients: OAuthClientStores;
   /** WebAuthn options and passkeys. */
   readonly webauthn: WebauthnStores;
 }
@@ -80,7 +80,7 @@ export const accountTokenStoreOf = (table: Table): AccountTokenStore =>
   kept('accountTokens', table, createAccountTokenStore);
 export const passwordlessStoreOf = (table: Table): PasswordlessStore =>
   kept('passwordless', table, createPasswordlessStore);
-export const oauthClientStoreOf = (table: Table): OAuthClientStore =>
+export const oauthClientStoreOf = (table: Table): OAuthClientStores =>
   kept('oauthClients', table, (t) => createOAuthClientStore(t, credentialsEnvelope));
 export const webauthnStoreOf = (table: Table): WebauthnStores => kept('webauthn', table, createWebauthnStore);
 /** Sessions (the session use cases, and account linking, whose links and unlinks end sessions). */

@@ -6,9 +6,16 @@
 import { expect } from 'vitest';
 import { transact } from '#functions/storage/kit/transact.js';
 import { webauthnWriteActions } from '#functions/storage/webauthn-store.js';
-import { metadataStoreOf, roleStoreOf, totpStoreOf, webauthnStoreOf } from '#functions/wiring/stores.js';
+import {
+  metadataStoreOf,
+  oauthClientStoreOf,
+  roleStoreOf,
+  totpStoreOf,
+  webauthnStoreOf,
+} from '#functions/wiring/stores.js';
 import { baseTable } from '#functions/wiring/tables.js';
 import { metadataStoreConformance } from '../conformance/metadata-store.js';
+import { oauthClientStoreConformance } from '../conformance/oauth-client-store.js';
 import { roleStoreConformance } from '../conformance/role-store.js';
 import { totpStoreConformance } from '../conformance/totp-store.js';
 import { webauthnStoreConformance } from '../conformance/webauthn-store.js';
@@ -16,6 +23,7 @@ import { webauthnStoreConformance } from '../conformance/webauthn-store.js';
 metadataStoreConformance('DynamoDB', () => metadataStoreOf(baseTable));
 roleStoreConformance('DynamoDB', () => roleStoreOf(baseTable));
 totpStoreConformance('DynamoDB', () => totpStoreOf(baseTable));
+oauthClientStoreConformance('DynamoDB', () => oauthClientStoreOf(baseTable));
 webauthnStoreConformance(
   'DynamoDB',
   () => webauthnStoreOf(baseTable),
