@@ -4,7 +4,7 @@
  * take, one accessor per store, so a function's bundle carries only the stores it uses; nothing
  * else builds a store.
  */
-import type { AccountTokenStore } from '#functions/domain/accounts/ports.js';
+import type { AccountTokenStores } from '#functions/domain/accounts/ports.js';
 import type { IdempotencyStore, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import type { DashboardStore } from '#functions/domain/dashboard/ports.js';
 import type { MetadataStores } from '#functions/domain/metadata/ports.js';
@@ -43,7 +43,7 @@ export interface AppStores {
   readonly metadata: MetadataStores;
   readonly totp: TotpStores;
   /** Password-reset and email-verification tokens, verified emails. */
-  readonly accountTokens: AccountTokenStore;
+  readonly accountTokens: AccountTokenStores;
   /** Passwordless devices and codes. */
   readonly passwordless: PasswordlessStore;
   /** OAuth2 clients (their secrets sealed). */
@@ -76,7 +76,7 @@ export const roleStoreOf = (table: Table): RoleStores => kept('roles', table, cr
 export const metadataStoreOf = (table: Table): MetadataStores => kept('metadata', table, createMetadataStore);
 export const totpStoreOf = (table: Table): TotpStores =>
   kept('totp', table, (t) => createTotpStore(t, credentialsEnvelope));
-export const accountTokenStoreOf = (table: Table): AccountTokenStore =>
+export const accountTokenStoreOf = (table: Table): AccountTokenStores =>
   kept('accountTokens', table, createAccountTokenStore);
 export const passwordlessStoreOf = (table: Table): PasswordlessStore =>
   kept('passwordless', table, createPasswordlessStore);

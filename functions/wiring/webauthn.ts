@@ -20,7 +20,7 @@ export function webauthnDeps(config: EffectiveConfig, appId: string): WebauthnDe
     appId,
     users: usersDeps(config),
     store: webauthnStoreOf(table).forApp(appId),
-    tokens: accountTokenStoreOf(table),
+    tokens: accountTokenStoreOf(table).forApp(appId),
     randomBytes: (size) => randomBytes(size),
     recoverTokenLifetimeMs: typeof lifetime === 'number' && lifetime > 0 ? lifetime : RECOVER_TOKEN_LIFETIME_MS,
   };

@@ -4,9 +4,11 @@
  */
 
 import { expect } from 'vitest';
+import { accountWriteActions } from '#functions/storage/account-tokens.js';
 import { transact } from '#functions/storage/kit/transact.js';
 import { webauthnWriteActions } from '#functions/storage/webauthn-store.js';
 import {
+  accountTokenStoreOf,
   metadataStoreOf,
   oauthClientStoreOf,
   roleStoreOf,
@@ -14,6 +16,7 @@ import {
   webauthnStoreOf,
 } from '#functions/wiring/stores.js';
 import { baseTable } from '#functions/wiring/tables.js';
+import { accountTokenStoreConformance } from '../conformance/account-token-store.js';
 import { metadataStoreConformance } from '../conformance/metadata-store.js';
 import { oauthClientStoreConformance } from '../conformance/oauth-client-store.js';
 import { roleStoreConformance } from '../conformance/role-store.js';
@@ -31,4 +34,15 @@ webauthnStoreConformance(
     const actions = webauthnWriteActions(baseTable, appId, { register: passkey }).map((a) => a.item);
     expect((await transact(baseTable, actions)).ok).toBe(true);
   },
+);
+accountTokenStoreConformance(
+  'DynamoDB',
+  () => accountTokenStoreOf(baseTable),
+  async (appId, writes) =>
+    (
+      await transact(
+        baseTable,
+        accountWriteActions(baseTable, appId, writes).map((a) => a.item),
+      )
+    ).ok,
 );

@@ -9,9 +9,9 @@ import type { WebauthnStore } from './ports.js';
 
 export interface WebauthnDeps {
   /**
-   * The app these dependencies serve: `store` is bound to it already; the users store and the
-   * token store are not yet (docs/architecture.md "Stores bound to their app"), and are given
-   * this id, never one from a caller.
+   * The app these dependencies serve: `store` and `tokens` are bound to it already; the users
+   * store is not yet (docs/architecture.md "Stores bound to their app"), and is given this id,
+   * never one from a caller.
    */
   readonly appId: string;
   readonly users: UsersDeps;

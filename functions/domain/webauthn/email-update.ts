@@ -32,7 +32,7 @@ export async function updateWebauthnEmail(
     const method = found?.user.loginMethods.find((lm) => lm.recipeUserId === ownerId && lm.recipeId === 'webauthn');
     if (!found || !method || ownerId === undefined) return { status: 'UNKNOWN_USER_ID_ERROR' as const };
     if (method.email === input.email) return { status: 'OK' as const };
-    const move = await verificationMove(deps.tokens, deps.appId, found.user, ownerId, input.email);
+    const move = await verificationMove(deps.tokens, found.user, ownerId, input.email);
     const after = withMethod(found.user, ownerId, (lm) => ({ ...lm, email: input.email, verified: move.newVerified }));
     const result = await writePlan(
       deps.users.store,

@@ -31,7 +31,7 @@ export async function createRecoverAccountToken(
   const found = await resolveUser(deps.users, deps.appId, input.userId);
   if (!found) return { status: 'UNKNOWN_USER_ID_ERROR' as const };
   const token = Buffer.from(deps.randomBytes(32)).toString('base64url');
-  await deps.tokens.putToken(deps.appId, {
+  await deps.tokens.storeOneTimeToken({
     kind: 'webauthnRecovery',
     hash: hashOneTimeToken(token),
     ownerId: found.superTokensId,
@@ -48,7 +48,6 @@ function liveToken(deps: WebauthnDeps, target: Target, token: string) {
   const now = deps.users.now();
   return tokenWithGroup(
     deps.tokens,
-    deps.appId,
     'webauthnRecovery',
     token,
     (found) => ({ kind: 'webauthnRecovery', ownerId: found.ownerId, tenantId: target.tenantId, email: found.email }),
@@ -80,7 +79,7 @@ export async function consumeRecoverAccountToken(deps: WebauthnDeps, target: Tar
     if (result.failed.some((e) => e.kind === 'oneTimeToken')) return INVALID_TOKEN;
     throw new Error(`recovery token consumption failed: ${result.failed.map((e) => e.kind).join(', ')}`);
   }
-  if (others.length > DISCARD_IN_WRITE) await deps.tokens.removeTokens(deps.appId, others.slice(DISCARD_IN_WRITE));
+  if (others.length > DISCARD_IN_WRITE) await deps.tokens.removeOneTimeTokens(others.slice(DISCARD_IN_WRITE));
   return { status: 'OK' as const, userId: await externalUserIdOf(deps, found), email: found.email };
 }
 

@@ -22,5 +22,5 @@ export const handler = httpHandler({
   run: async (input, { appId, config }) =>
     input.recipe === 'passwordless'
       ? ok(await updatePasswordlessUser(userRemovalDeps(config, appId), appId, input.update))
-      : ok(await updateEmailOrPassword(accountsDeps(config), passwordPorts(config), appId, input.update)),
+      : ok(await updateEmailOrPassword(accountsDeps(config, appId), passwordPorts(config), input.update)),
 });
