@@ -12,6 +12,7 @@
  */
 import type {
   AccountTokenStore,
+  AccountTokenStores,
   AccountWrites,
   OneTimeToken,
   OneTimeTokenKind,
@@ -140,9 +141,10 @@ const tokenKeys = (appId: string, token: OneTimeToken): [Key, Key] => [
 
 const verifiedKey = (appId: string, ref: VerifiedEmailRef) => verifiedEmail.key({ appId, ...ref });
 
-export function createAccountTokenStore(table: Table): AccountTokenStore {
-  return {
-    async putToken(appId, token) {
+/** The token use cases' storage port for one table, bound to one app by `forApp`. */
+export function createAccountTokenStore(table: Table): AccountTokenStores {
+  const forApp = (appId: string): AccountTokenStore => ({
+    async storeOneTimeToken(token) {
       const attributes = tokenAttributes(token);
       // Owner side first: a revocation that reads the owner's tokens in between still finds it,
       // and a lookup item left without its owner-side item is never accepted (see the header).
@@ -150,12 +152,12 @@ export function createAccountTokenStore(table: Table): AccountTokenStore {
       await putItem(table, tokenLookup.item({ appId, token }, attributes, { GSI3: { appId, token } }));
     },
 
-    async getToken(appId, kind, hash) {
+    async readOneTimeToken(kind, hash) {
       const item = await getItem(table, { PK: tokenPartition(appId, hash), SK: LOOKUP_SK[kind] });
       return tokenFromItem(item);
     },
 
-    async tokensOf(appId, group) {
+    async oneTimeTokensOf(group) {
       const prefix =
         group.kind === 'passwordReset'
           ? RESET_TOKEN_PREFIX
@@ -173,17 +175,18 @@ export function createAccountTokenStore(table: Table): AccountTokenStore {
       });
     },
 
-    async removeTokens(appId, tokens) {
+    async removeOneTimeTokens(tokens) {
       await batchDeleteAll(
         table,
         tokens.flatMap((token) => tokenKeys(appId, token)),
       );
     },
 
-    async isVerifiedEmail(appId, ref) {
+    async isVerifiedEmail(ref) {
       return (await getItem(table, verifiedKey(appId, ref))) !== undefined;
     },
-  };
+  });
+  return { forApp };
 }
 
 /** DynamoDB actions with the entity each reports when its condition fails. */

@@ -9,7 +9,7 @@ import {
   metadataSizeMessage,
   shallowMergeMetadata,
 } from '#functions/domain/metadata/merge.js';
-import type { MetadataStore, StoredMetadata } from '#functions/domain/metadata/ports.js';
+import type { MetadataStores, StoredMetadata } from '#functions/domain/metadata/ports.js';
 import { StoredValueRefusedError } from '#functions/shared/errors.js';
 import { jsonBytes } from '#functions/shared/storable.js';
 import { METADATA_SK, userDataIndexPartitionOf, userPartition } from './keys/metadata.js';
@@ -75,20 +75,22 @@ export async function metadataMergeWrite(
   return { Put: metadataPut(table, appId, userId, merged, current?.version) };
 }
 
-/** The metadata use cases' storage port for one table. */
-export function createMetadataStore(table: Table): MetadataStore {
+/** The metadata use cases' storage port for one table, bound to one app by `forApp`. */
+export function createMetadataStore(table: Table): MetadataStores {
   return {
-    getMetadata: (appId, userId) => getMetadata(table, appId, userId),
-    /** Optimistic write; false when the stored metadata changed since `expectedVersion` was read. */
-    async saveMetadata(appId, userId, metadata, expectedVersion) {
-      const put = metadataPut(table, appId, userId, metadata, expectedVersion);
-      return putItem(table, put.Item as Record<string, unknown>, {
-        expression: put.ConditionExpression as string,
-        ...(put.ExpressionAttributeValues ? { values: put.ExpressionAttributeValues } : {}),
-      });
-    },
-    async deleteMetadata(appId, userId) {
-      await batchDeleteAll(table, [metadataEntity.key({ appId, userId })]);
-    },
+    forApp: (appId) => ({
+      readUserMetadata: (userId) => getMetadata(table, appId, userId),
+      /** Optimistic write; false when the stored metadata changed since `expectedVersion` was read. */
+      async writeUserMetadata(userId, metadata, expectedVersion) {
+        const put = metadataPut(table, appId, userId, metadata, expectedVersion);
+        return putItem(table, put.Item as Record<string, unknown>, {
+          expression: put.ConditionExpression as string,
+          ...(put.ExpressionAttributeValues ? { values: put.ExpressionAttributeValues } : {}),
+        });
+      },
+      async deleteUserMetadata(userId) {
+        await batchDeleteAll(table, [metadataEntity.key({ appId, userId })]);
+      },
+    }),
   };
 }

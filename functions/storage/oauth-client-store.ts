@@ -11,7 +11,12 @@
  */
 import { type KeyContext, UnreadableSecretError } from '#functions/domain/credentials/ports.js';
 import type { ClientSettings, OAuthClient } from '#functions/domain/oauth-clients/model.js';
-import type { ClientPage, OAuthClientStore, StoredClient } from '#functions/domain/oauth-clients/ports.js';
+import type {
+  ClientPage,
+  OAuthClientStore,
+  OAuthClientStores,
+  StoredClient,
+} from '#functions/domain/oauth-clients/ports.js';
 import { logger } from '#functions/shared/logger.js';
 import type { Envelope } from './crypto/envelope.js';
 import { oauthClientSortKey, oauthClientsPartition } from './keys/oauth-clients.js';
@@ -53,7 +58,7 @@ function documentOf(client: OAuthClient): string {
   return JSON.stringify(document satisfies ClientDocument);
 }
 
-export function createOAuthClientStore(table: Table, envelope: () => Envelope): OAuthClientStore {
+export function createOAuthClientStore(table: Table, envelope: () => Envelope): OAuthClientStores {
   const seal = (appId: string, client: OAuthClient) =>
     envelope().sealInline(
       Buffer.from(client.clientSecret ?? '', 'utf8'),
@@ -81,14 +86,14 @@ export function createOAuthClientStore(table: Table, envelope: () => Envelope): 
     return { ...document, clientId: String(item.clientId), clientSecret: await open(appId, item) };
   }
 
-  return {
-    async get(appId, clientId): Promise<StoredClient | undefined> {
+  const forApp = (appId: string): OAuthClientStore => ({
+    async readOAuthClient(clientId): Promise<StoredClient | undefined> {
       const item = await getItem(table, oauthClientEntity.key({ appId, clientId }));
       if (!item) return undefined;
       return { client: await clientOf(appId, item), version: Number(item.version) };
     },
 
-    async create(appId, client) {
+    async createOAuthClient(client) {
       const item = oauthClientEntity.item(
         { appId, clientId: client.clientId },
         {
@@ -102,7 +107,7 @@ export function createOAuthClientStore(table: Table, envelope: () => Envelope): 
       return putItem(table, item, { expression: 'attribute_not_exists(PK)' });
     },
 
-    async replace(appId, client, version) {
+    async replaceOAuthClient(client, version) {
       const set: Item = { clientName: client.clientName, client: documentOf(client) };
       if (client.clientSecret !== undefined) set[SEALED_ATTRIBUTE] = await seal(appId, client);
       const result = await updateItem(
@@ -115,7 +120,7 @@ export function createOAuthClientStore(table: Table, envelope: () => Envelope): 
       return result.ok;
     },
 
-    async list(appId, page): Promise<ClientPage> {
+    async listOAuthClients(page): Promise<ClientPage> {
       const wanted = page.limit + 1;
       const found: Item[] = [];
       let startKey: Item | undefined =
@@ -146,10 +151,11 @@ export function createOAuthClientStore(table: Table, envelope: () => Envelope): 
       return { clients, more: found.length > page.limit };
     },
 
-    async remove(appId, clientId) {
+    async removeOAuthClient(clientId) {
       return (await deleteItem(table, oauthClientEntity.key({ appId, clientId }))).existed;
     },
-  };
+  });
+  return { forApp };
 }
 
 /** Deletes every client of the app (app removal): one partition, page by page. */

@@ -8,7 +8,7 @@
  *   `createdAt`; GSI2 `APP#<a>#ROLE#<shard>#<role>` / `<t>#<userId>` (by role); GSI3 user-data entry
  *   (app deletion).
  */
-import type { AssignOutcome, RoleStore, UnassignOutcome } from '#functions/domain/roles/ports.js';
+import type { AssignOutcome, RoleStore, RoleStores, UnassignOutcome } from '#functions/domain/roles/ports.js';
 import { appPartition } from './keys/apps.js';
 import { userDataIndexPartitionOf } from './keys/metadata.js';
 import {
@@ -150,18 +150,18 @@ export async function purgeTenantRoleAssignments(table: Table, appId: string, te
   }
 }
 
-/** The roles use cases' storage port for one table. */
-export function createRoleStore(table: Table): RoleStore {
+/** The roles use cases' storage port for one table, bound to one app by `forApp`. */
+export function createRoleStore(table: Table): RoleStores {
   const sweep = async (appId: string, role: string): Promise<number> => {
     const found = await assignmentsOfRole(table, appId, role);
     await batchDeleteAll(table, keysOf(found));
     return found.length;
   };
-  return {
-    listRoleNames: (appId) => listRoleNames(table, appId),
+  const forApp = (appId: string): RoleStore => ({
+    listRoleNames: () => listRoleNames(table, appId),
 
     /** Creates the role if missing and adds `permissions` to its set, in one atomic UpdateItem. */
-    async createRoleOrAddPermissions(appId, role, permissions) {
+    async createRoleOrAddPermissions(role, permissions) {
       const unique = [...new Set(permissions)];
       const update = {
         // createdAt is kept on an existing role; permissions are added to the set.
@@ -184,7 +184,7 @@ export function createRoleStore(table: Table): RoleStore {
     },
 
     /** Access pattern "role by name". Permissions sorted; undefined if unknown. */
-    async getRolePermissions(appId, role) {
+    async getRolePermissions(role) {
       const item = await getItem(table, roleEntity.key({ appId, role }));
       if (!item) return undefined;
       return [...((item.permissions as Set<string> | undefined) ?? [])].sort();
@@ -197,7 +197,7 @@ export function createRoleStore(table: Table): RoleStore {
      * entries that were still propagating. Idempotent: calling it again finishes an interrupted
      * removal. Returns whether the role existed.
      */
-    async deleteRoleAndAssignments(appId, role) {
+    async deleteRoleAndAssignments(role) {
       const { existed } = await deleteItem(table, roleEntity.key({ appId, role }));
       const swept = await sweep(appId, role);
       if (existed || swept > 0) {
@@ -211,7 +211,7 @@ export function createRoleStore(table: Table): RoleStore {
      * Removes permissions from the role's set in one UpdateItem on condition that the role exists
      * (DELETE from the set; REMOVE the set for all of them).
      */
-    async removePermissions(appId, role, permissions) {
+    async removeRolePermissions(role, permissions) {
       const unique = permissions === undefined ? undefined : [...new Set(permissions)];
       if (unique?.length === 0) return (await getItem(table, roleEntity.key({ appId, role }))) !== undefined;
       const update =
@@ -236,7 +236,7 @@ export function createRoleStore(table: Table): RoleStore {
      * Access pattern "roles with a permission": Query `APP#<a>`, SK begins_with `ROLE#`, filtered
      * on `contains(permissions, :p)` (reads every role of the app, returns the matching names).
      */
-    async rolesWithPermission(appId, permission) {
+    async rolesWithPermission(permission) {
       const items = await queryAll(
         table,
         { pk: appPartition(appId), sk: { beginsWith: ROLE_SORT_PREFIX } },
@@ -254,12 +254,12 @@ export function createRoleStore(table: Table): RoleStore {
     },
 
     /** Access pattern "users with a role in a tenant": GSI2 shards, SK begins_with `<t>#`. Sorted. */
-    async listRoleUsers(appId, tenantId, role) {
+    async listRoleUsers(tenantId, role) {
       return (await assignmentsOfRole(table, appId, role, tenantId)).map((a) => a.userId).sort();
     },
 
     /** Access pattern "roles of a user id in a tenant": `APP#<a>#U#<userId>`, SK begins_with `ROLE#<t>#`. */
-    async listUserRoles(appId, tenantId, userId) {
+    async listUserRoles(tenantId, userId) {
       const items = await queryAll(
         table,
         { pk: userPartition(appId, userId), sk: { beginsWith: userRoleSortPrefix(tenantId) } },
@@ -269,7 +269,7 @@ export function createRoleStore(table: Table): RoleStore {
     },
 
     /** Assigns `role` to `userId` in `tenantId` atomically with the role's existence check. */
-    async assignRole(appId, tenantId, userId, role): Promise<AssignOutcome> {
+    async assignRole(tenantId, userId, role): Promise<AssignOutcome> {
       const put = userRolePut(table, appId, userId, tenantId, role).Put;
       const result = await withRoleCheck(table, appId, role, {
         Put: { ...(put as NonNullable<typeof put>), ConditionExpression: 'attribute_not_exists(PK)' },
@@ -279,7 +279,7 @@ export function createRoleStore(table: Table): RoleStore {
     },
 
     /** Removes the assignment atomically with the role's existence check. */
-    async unassignRole(appId, tenantId, userId, role): Promise<UnassignOutcome> {
+    async unassignRole(tenantId, userId, role): Promise<UnassignOutcome> {
       const result = await withRoleCheck(table, appId, role, {
         Delete: {
           TableName: table.name,
@@ -290,5 +290,6 @@ export function createRoleStore(table: Table): RoleStore {
       if (result.roleMissing) return 'UNKNOWN_ROLE';
       return result.writeFailed ? 'NOT_ASSIGNED' : 'REMOVED';
     },
-  };
+  });
+  return { forApp };
 }

@@ -22,7 +22,7 @@ import type {
   AttemptRecord,
   StoredAttempts,
   TotpDeviceView,
-  TotpStore,
+  TotpStores,
   UsedCode,
 } from '#functions/domain/totp/ports.js';
 import type { Envelope } from './crypto/envelope.js';
@@ -375,19 +375,24 @@ export async function purgeTenantTotpAttempts(table: Table, appId: string, tenan
   );
 }
 
-/** The TOTP use cases' storage port for one table; `envelope` seals and opens device secrets (asked for only then). */
-export function createTotpStore(table: Table, envelope: () => Envelope): TotpStore {
+/**
+ * The TOTP use cases' storage port for one table, bound to one app by `forApp`; `envelope` seals
+ * and opens device secrets (asked for only then).
+ */
+export function createTotpStore(table: Table, envelope: () => Envelope): TotpStores {
   return {
-    listTotpDevices: (appId, userId) => listTotpDevices(table, appId, userId),
-    deviceSecret: (appId, userId, deviceName) => openTotpDeviceSecret(table, envelope, appId, userId, deviceName),
-    createDevice: (appId, userId, device, secret) => createDevice(table, envelope, appId, userId, device, secret),
-    markDeviceVerified: (appId, userId, deviceName) => markDeviceVerified(table, appId, userId, deviceName),
-    removeDevice: async (appId, userId, deviceName) =>
-      (await deleteItem(table, totpDeviceEntity.key({ appId, userId, deviceName }))).existed,
-    renameDevice: (appId, userId, from, to) => renameDevice(table, appId, userId, from, to),
-    attempts: (appId, userId) => readAttempts(table, { appId, userId }),
-    saveAttempts: (appId, userId, record, seenVersion, expiresAt) =>
-      saveAttempts(table, { appId, userId }, record, seenVersion, expiresAt),
-    removeAttempts: (appId, userId) => removeAttempts(table, appId, userId),
+    forApp: (appId) => ({
+      listTotpDevices: (userId) => listTotpDevices(table, appId, userId),
+      openTotpDeviceSecret: (userId, deviceName) => openTotpDeviceSecret(table, envelope, appId, userId, deviceName),
+      createTotpDevice: (userId, device, secret) => createDevice(table, envelope, appId, userId, device, secret),
+      markTotpDeviceVerified: (userId, deviceName) => markDeviceVerified(table, appId, userId, deviceName),
+      removeTotpDevice: async (userId, deviceName) =>
+        (await deleteItem(table, totpDeviceEntity.key({ appId, userId, deviceName }))).existed,
+      renameTotpDevice: (userId, from, to) => renameDevice(table, appId, userId, from, to),
+      readTotpAttempts: (userId) => readAttempts(table, { appId, userId }),
+      saveTotpAttempts: (userId, record, seenVersion, expiresAt) =>
+        saveAttempts(table, { appId, userId }, record, seenVersion, expiresAt),
+      removeTotpAttempts: (userId) => removeAttempts(table, appId, userId),
+    }),
   };
 }

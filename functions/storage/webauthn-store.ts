@@ -7,7 +7,7 @@
  */
 import type { WriteEntity } from '#functions/domain/users/ports.js';
 import type { GeneratedOptions, StoredCredential, UserVerification } from '#functions/domain/webauthn/model.js';
-import type { WebauthnStore, WebauthnWrites } from '#functions/domain/webauthn/ports.js';
+import type { WebauthnStore, WebauthnStores, WebauthnWrites } from '#functions/domain/webauthn/ports.js';
 import {
   WEBAUTHN_CREDENTIAL_SK,
   WEBAUTHN_OPTIONS_SK,
@@ -142,16 +142,21 @@ const optionsKey = (appId: string, optionsId: string) => optionsEntity.key({ app
 const EXISTS = 'attribute_exists(PK)';
 const ABSENT = 'attribute_not_exists(PK)';
 
-export function createWebauthnStore(table: Table): WebauthnStore {
-  return {
-    putOptions: (appId, options) => putItem(table, optionsItem(appId, options), { expression: ABSENT }),
+/** The WebAuthn use cases' storage port for one table, bound to one app by `forApp`. */
+export function createWebauthnStore(table: Table): WebauthnStores {
+  return { forApp: (appId) => forApp(table, appId) };
+}
 
-    async getOptions(appId, optionsId) {
+function forApp(table: Table, appId: string): WebauthnStore {
+  return {
+    storeWebauthnOptions: (options) => putItem(table, optionsItem(appId, options), { expression: ABSENT }),
+
+    async readWebauthnOptions(optionsId) {
       const item = await getItem(table, optionsKey(appId, optionsId));
       return item ? optionsFromItem(item) : undefined;
     },
 
-    async removeOptions(appId, tenantId, optionsId) {
+    async removeWebauthnOptions(tenantId, optionsId) {
       const result = await deleteItem(table, optionsKey(appId, optionsId), {
         expression: `${EXISTS} AND tenantId = :t`,
         values: { ':t': tenantId },
@@ -159,12 +164,12 @@ export function createWebauthnStore(table: Table): WebauthnStore {
       return result.ok && result.existed;
     },
 
-    async getCredential(appId, credentialId) {
+    async readPasskey(credentialId) {
       const item = await getItem(table, credentialKey(appId, credentialId));
       return item ? credentialFromItem(item) : undefined;
     },
 
-    async getCredentials(appId, credentialIds) {
+    async readPasskeys(credentialIds) {
       const items = await batchGetAll(
         table,
         credentialIds.map((id) => credentialKey(appId, id)),
@@ -176,7 +181,7 @@ export function createWebauthnStore(table: Table): WebauthnStore {
       });
     },
 
-    async recordSignIn(appId, use) {
+    async recordPasskeySignIn(use) {
       // The counter moves only from the value the verification was decided on: of two sign-ins
       // racing with one passkey, the second reads again and is judged on the new counter.
       const key = credentialKey(appId, use.credentialId);
@@ -212,7 +217,7 @@ export function createWebauthnStore(table: Table): WebauthnStore {
       return result.ok ? 'OK' : 'CHANGED';
     },
 
-    async removeCredentials(appId, credentialIds) {
+    async removePasskeys(credentialIds) {
       await batchDeleteAll(
         table,
         credentialIds.map((id) => credentialKey(appId, id)),

@@ -1,6 +1,7 @@
 /**
  * Wiring of the password-reset, account-update and email-verification use cases for the request's
- * app and tenant: the app's user store and token store, and the tenant's token lifetimes.
+ * app and tenant: the app's user store and token store (bound to the app), and the tenant's token
+ * lifetimes.
  * Hashing a new password is wired apart (passwords.ts): only `PUT /recipe/user` carries it.
  */
 import type { EffectiveConfig } from '#functions/config/index.js';
@@ -15,10 +16,11 @@ const lifetime = (config: EffectiveConfig, key: string, fallback: number): numbe
   return typeof value === 'number' && value > 0 ? value : fallback;
 };
 
-export function accountsDeps(config: EffectiveConfig): AccountsDeps {
+export function accountsDeps(config: EffectiveConfig, appId: string): AccountsDeps {
   return {
+    appId,
     users: usersDeps(config),
-    tokens: accountTokenStoreOf(appTable(config)),
+    tokens: accountTokenStoreOf(appTable(config)).forApp(appId),
     newToken: newOneTimeToken,
     lifetimes: {
       passwordResetMs: lifetime(config, 'password_reset_token_lifetime', 3_600_000),

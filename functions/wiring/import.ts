@@ -21,7 +21,7 @@ export async function importValidationContext(
 ): Promise<ImportValidationContext> {
   const table = appTable(config);
   const [roles, tenantSet] = await Promise.all([
-    roleStoreOf(table).listRoleNames(appId),
+    roleStoreOf(table).forApp(appId).listRoleNames(),
     tenantIds ?? tenantStore.listTenants(appId).then((tenants) => new Set(tenants.map((t) => t.tenantId))),
   ]);
   const roleSet = new Set(roles);

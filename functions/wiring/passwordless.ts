@@ -33,7 +33,11 @@ export function passwordlessDeps(config: EffectiveConfig): PasswordlessDeps {
 }
 
 /** A user removal that also revokes the passwordless codes and deletes the passkeys of the removed login methods. */
-export function userRemovalDeps(config: EffectiveConfig): UserRemovalDeps {
+export function userRemovalDeps(config: EffectiveConfig, appId: string): UserRemovalDeps {
   const table = appTable(config);
-  return { users: usersDeps(config), passwordless: passwordlessStoreOf(table), webauthn: webauthnStoreOf(table) };
+  return {
+    users: usersDeps(config),
+    passwordless: passwordlessStoreOf(table),
+    webauthn: webauthnStoreOf(table).forApp(appId),
+  };
 }

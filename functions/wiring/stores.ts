@@ -4,17 +4,17 @@
  * take, one accessor per store, so a function's bundle carries only the stores it uses; nothing
  * else builds a store.
  */
-import type { AccountTokenStore } from '#functions/domain/accounts/ports.js';
+import type { AccountTokenStores } from '#functions/domain/accounts/ports.js';
 import type { IdempotencyStore, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import type { DashboardStore } from '#functions/domain/dashboard/ports.js';
-import type { MetadataStore } from '#functions/domain/metadata/ports.js';
-import type { OAuthClientStore } from '#functions/domain/oauth-clients/ports.js';
+import type { MetadataStores } from '#functions/domain/metadata/ports.js';
+import type { OAuthClientStores } from '#functions/domain/oauth-clients/ports.js';
 import type { PasswordlessStore } from '#functions/domain/passwordless/ports.js';
-import type { RoleStore } from '#functions/domain/roles/ports.js';
+import type { RoleStores } from '#functions/domain/roles/ports.js';
 import type { SessionStore } from '#functions/domain/sessions/ports.js';
-import type { TotpStore } from '#functions/domain/totp/ports.js';
+import type { TotpStores } from '#functions/domain/totp/ports.js';
 import type { UserStore } from '#functions/domain/users/ports.js';
-import type { WebauthnStore } from '#functions/domain/webauthn/ports.js';
+import type { WebauthnStores } from '#functions/domain/webauthn/ports.js';
 import { createAccountTokenStore } from '#functions/storage/account-tokens.js';
 import { createDashboardStore } from '#functions/storage/dashboard-store.js';
 import { createIdempotencyStore } from '#functions/storage/idempotency-store.js';
@@ -39,17 +39,17 @@ export interface AppStores {
   readonly idempotency: IdempotencyStore;
   /** The user-management dashboard's own users and sessions. */
   readonly dashboard: DashboardStore;
-  readonly roles: RoleStore;
-  readonly metadata: MetadataStore;
-  readonly totp: TotpStore;
+  readonly roles: RoleStores;
+  readonly metadata: MetadataStores;
+  readonly totp: TotpStores;
   /** Password-reset and email-verification tokens, verified emails. */
-  readonly accountTokens: AccountTokenStore;
+  readonly accountTokens: AccountTokenStores;
   /** Passwordless devices and codes. */
   readonly passwordless: PasswordlessStore;
   /** OAuth2 clients (their secrets sealed). */
-  readonly oauthClients: OAuthClientStore;
+  readonly oauthClients: OAuthClientStores;
   /** WebAuthn options and passkeys. */
-  readonly webauthn: WebauthnStore;
+  readonly webauthn: WebauthnStores;
 }
 
 /** Built stores by kind and table name. */
@@ -72,17 +72,17 @@ export const stagingStoreOf = (table: Table): StagingStore =>
 export const idempotencyStoreOf = (table: Table): IdempotencyStore =>
   kept('idempotency', table, createIdempotencyStore);
 export const dashboardStoreOf = (table: Table): DashboardStore => kept('dashboard', table, createDashboardStore);
-export const roleStoreOf = (table: Table): RoleStore => kept('roles', table, createRoleStore);
-export const metadataStoreOf = (table: Table): MetadataStore => kept('metadata', table, createMetadataStore);
-export const totpStoreOf = (table: Table): TotpStore =>
+export const roleStoreOf = (table: Table): RoleStores => kept('roles', table, createRoleStore);
+export const metadataStoreOf = (table: Table): MetadataStores => kept('metadata', table, createMetadataStore);
+export const totpStoreOf = (table: Table): TotpStores =>
   kept('totp', table, (t) => createTotpStore(t, credentialsEnvelope));
-export const accountTokenStoreOf = (table: Table): AccountTokenStore =>
+export const accountTokenStoreOf = (table: Table): AccountTokenStores =>
   kept('accountTokens', table, createAccountTokenStore);
 export const passwordlessStoreOf = (table: Table): PasswordlessStore =>
   kept('passwordless', table, createPasswordlessStore);
-export const oauthClientStoreOf = (table: Table): OAuthClientStore =>
+export const oauthClientStoreOf = (table: Table): OAuthClientStores =>
   kept('oauthClients', table, (t) => createOAuthClientStore(t, credentialsEnvelope));
-export const webauthnStoreOf = (table: Table): WebauthnStore => kept('webauthn', table, createWebauthnStore);
+export const webauthnStoreOf = (table: Table): WebauthnStores => kept('webauthn', table, createWebauthnStore);
 /** Sessions (the session use cases, and account linking, whose links and unlinks end sessions). */
 export const sessionStoreOf = (table: Table): SessionStore => kept('sessions', table, createSessionStore);
 

@@ -1,7 +1,7 @@
 /**
  * Wiring of the TOTP use cases for the app and tenant of a request: the app's store of devices and
- * attempt records, the tenant's rate limits, the app's `mfa_enabled` switch, the clock and the
- * system's secure randomness.
+ * attempt records (bound to the app), the tenant's rate limits, the app's `mfa_enabled` switch,
+ * the clock and the system's secure randomness.
  */
 import { randomBytes } from 'node:crypto';
 import type { EffectiveConfig } from '#functions/config/index.js';
@@ -20,9 +20,9 @@ function totpLimits(config: EffectiveConfig): TotpLimits {
   };
 }
 
-export function totpDeps(config: EffectiveConfig): TotpDeps {
+export function totpDeps(config: EffectiveConfig, appId: string): TotpDeps {
   return {
-    store: totpStoreOf(appTable(config)),
+    store: totpStoreOf(appTable(config)).forApp(appId),
     limits: totpLimits(config),
     mfaEnabled: config.mfaEnabled,
     now: Date.now,

@@ -136,7 +136,11 @@ describe('staged credentials at rest', () => {
     const devices = (await appItems(appId)).filter((i) => i.entityType === 'TOTP_DEVICE');
     expect(devices).toHaveLength(1);
     for (const secret of SECRETS) expect(itemText(devices[0]!).includes(secret)).toBe(false);
-    expect(await totpStoreOf(baseTable).deviceSecret(appId, devices[0]!.userId as string, 'phone')).toBe(TOTP_SECRET);
+    expect(
+      await totpStoreOf(baseTable)
+        .forApp(appId)
+        .openTotpDeviceSecret(devices[0]!.userId as string, 'phone'),
+    ).toBe(TOTP_SECRET);
   });
 
   it('erases the credentials of a row that becomes FAILED: an import conflict, and retries run out', async () => {

@@ -86,11 +86,11 @@ describe('imported TOTP secrets', () => {
       );
       expect(copies).toHaveLength(1);
       expectNoClearSecret(copies[0]);
-      expect(await totpStoreOf(baseTable).deviceSecret(appId, userId, device)).toBe(secret);
+      expect(await totpStoreOf(baseTable).forApp(appId).openTotpDeviceSecret(userId, device)).toBe(secret);
       const listed = await call('GET', `/appid-${appId}/recipe/totp/device/list?userId=${encodeURIComponent(userId)}`);
       expect(listed.json).toEqual({ status: 'OK', devices: [{ name: device, period: 30, skew: 1, verified: true }] });
     }
-    expect(await totpStoreOf(baseTable).deviceSecret(appId, 'ext-single@x.com', 'none')).toBeUndefined();
+    expect(await totpStoreOf(baseTable).forApp(appId).openTotpDeviceSecret('ext-single@x.com', 'none')).toBeUndefined();
   });
 
   it('stored in clear before still read; a sealed one copied to another device does not open', async () => {
@@ -105,9 +105,9 @@ describe('imported TOTP secrets', () => {
         Item: { ...sealed, SK: totpDeviceSortKey('tablet'), deviceName: 'tablet' },
       }),
     );
-    await expect(totpStoreOf(baseTable).deviceSecret(appId, 'ext-moved@x.com', 'tablet')).rejects.toBeInstanceOf(
-      UnreadableSecretError,
-    );
+    await expect(
+      totpStoreOf(baseTable).forApp(appId).openTotpDeviceSecret('ext-moved@x.com', 'tablet'),
+    ).rejects.toBeInstanceOf(UnreadableSecretError);
     // A device as this core wrote it before secrets were sealed.
     await ddb().send(
       new UpdateCommand({
@@ -117,7 +117,9 @@ describe('imported TOTP secrets', () => {
         ExpressionAttributeValues: { ':s': TOTP_SECRET },
       }),
     );
-    expect(await totpStoreOf(baseTable).deviceSecret(appId, 'ext-moved@x.com', 'phone')).toBe(TOTP_SECRET);
+    expect(await totpStoreOf(baseTable).forApp(appId).openTotpDeviceSecret('ext-moved@x.com', 'phone')).toBe(
+      TOTP_SECRET,
+    );
   });
 });
 

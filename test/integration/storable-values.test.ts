@@ -299,7 +299,7 @@ describe('DynamoDB refusals that reach the table (the safety net)', () => {
       return message;
     };
     const perms = Array.from({ length: 2_000 }, (_, i) => `${SECRET}${'p'.repeat(200)}${i}`);
-    expect(await refusal(() => roles.createRoleOrAddPermissions(appId, 'big', perms))).toBe(
+    expect(await refusal(() => roles.forApp(appId).createRoleOrAddPermissions('big', perms))).toBe(
       "The role's permission set is too large to store: a DynamoDB item holds at most 400 KB.",
     );
     expect((await call('GET', `/appid-${appId}/recipe/role/permissions?role=big`)).json).toEqual({

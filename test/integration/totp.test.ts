@@ -93,7 +93,7 @@ describe('GET /recipe/totp/device/list', () => {
       new GetCommand({ TableName: tableName(), Key: { PK: `APP#${appId}#U#dup`, SK: 'TOTP#d' } }),
     );
     expect(stored.Item?.secretKey).toBeUndefined();
-    expect(await totpStoreOf(baseTable).deviceSecret(appId, 'dup', 'd')).toBe(SECRET_A);
+    expect(await totpStoreOf(baseTable).forApp(appId).openTotpDeviceSecret('dup', 'd')).toBe(SECRET_A);
   });
 
   it('answers the core query errors', async () => {

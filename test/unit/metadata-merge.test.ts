@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Metadata } from '#functions/domain/metadata/merge.js';
 import { shallowMergeMetadata } from '#functions/domain/metadata/merge.js';
-import type { MetadataStore, StoredMetadata } from '#functions/domain/metadata/ports.js';
 import { getUserMetadata, parseUpdateMetadata, updateUserMetadata } from '#functions/domain/metadata/service.js';
+import { memoryMetadataStores } from '../helpers/memory-metadata-store.js';
 
 describe('shallowMergeMetadata', () => {
   it('replaces top-level keys, deletes null ones, keeps the rest, and does not mutate its inputs', () => {
@@ -30,38 +30,14 @@ describe('shallowMergeMetadata', () => {
   });
 });
 
-function memoryStore(conflicts = 0): MetadataStore & { saves: number } {
-  const data = new Map<string, StoredMetadata>();
-  let remainingConflicts = conflicts;
-  return {
-    saves: 0,
-    async getMetadata(appId, userId) {
-      return data.get(`${appId}/${userId}`);
-    },
-    async saveMetadata(appId, userId, metadata: Metadata, expectedVersion) {
-      this.saves++;
-      const key = `${appId}/${userId}`;
-      if (remainingConflicts > 0) {
-        remainingConflicts--;
-        return false;
-      }
-      if (data.get(key)?.version !== expectedVersion) return false;
-      data.set(key, { metadata, version: (expectedVersion ?? 0) + 1 });
-      return true;
-    },
-    async deleteMetadata(appId, userId) {
-      data.delete(`${appId}/${userId}`);
-    },
-  };
-}
-
 describe('metadata use cases', () => {
   it('retries the read-merge-write after a concurrent change', async () => {
-    const store = memoryStore(2);
-    const result = await updateUserMetadata(store, 'a', { userId: 'u', update: { k: 1 } });
+    const stores = memoryMetadataStores(2);
+    const store = stores.forApp('a');
+    const result = await updateUserMetadata(store, { userId: 'u', update: { k: 1 } });
     expect(result).toEqual({ status: 'OK', metadata: { k: 1 } });
-    expect(store.saves).toBe(3);
-    expect(await getUserMetadata(store, 'a', { userId: 'u' })).toEqual({ status: 'OK', metadata: { k: 1 } });
+    expect(stores.saves).toBe(3);
+    expect(await getUserMetadata(store, { userId: 'u' })).toEqual({ status: 'OK', metadata: { k: 1 } });
   });
 
   it('parses the body with the core messages', () => {

@@ -14,7 +14,7 @@ import {
 } from '#functions/domain/oauth-clients/durations.js';
 import { checkClient, decodeClientFields, isOAuthError, newSettings } from '#functions/domain/oauth-clients/fields.js';
 import type { OAuthClient } from '#functions/domain/oauth-clients/model.js';
-import type { OAuthClientStore, StoredClient } from '#functions/domain/oauth-clients/ports.js';
+import type { OAuthClientStore } from '#functions/domain/oauth-clients/ports.js';
 import {
   createClient,
   getClient,
@@ -28,6 +28,7 @@ import {
   updateClient,
 } from '#functions/domain/oauth-clients/service.js';
 import { BackpressureError, BadRequestError, CoreHttpError } from '#functions/shared/errors.js';
+import { memoryOAuthClientStores } from '../helpers/memory-oauth-client-store.js';
 
 describe('Go durations', () => {
   it.each([
@@ -204,44 +205,6 @@ describe('the list query', () => {
   });
 });
 
-/** An in-memory store that keeps clients (secrets in clear: sealing is the real store's). */
-function memoryStore(): OAuthClientStore & { clients: Map<string, StoredClient>; interfere?: () => void } {
-  const clients = new Map<string, StoredClient>();
-  const key = (appId: string, clientId: string) => `${appId}\u0000${clientId}`;
-  const store: OAuthClientStore & { clients: Map<string, StoredClient>; interfere?: () => void } = {
-    clients,
-    async get(appId, clientId) {
-      return clients.get(key(appId, clientId));
-    },
-    async create(appId, client) {
-      if (clients.has(key(appId, client.clientId))) return false;
-      clients.set(key(appId, client.clientId), { client, version: 1 });
-      return true;
-    },
-    async replace(appId, client, version) {
-      store.interfere?.();
-      const found = clients.get(key(appId, client.clientId));
-      if (!found || found.version !== version) return false;
-      const clientSecret = client.clientSecret ?? found.client.clientSecret;
-      clients.set(key(appId, client.clientId), { client: { ...client, clientSecret }, version: version + 1 });
-      return true;
-    },
-    async list(appId, page) {
-      const all = [...clients.entries()]
-        .filter(([k]) => k.startsWith(`${appId}\u0000`))
-        .map(([, v]) => v.client)
-        .filter((c) => page.clientName === undefined || c.clientName === page.clientName)
-        .filter((c) => page.after === undefined || c.clientId > page.after)
-        .sort((a, b) => (a.clientId < b.clientId ? -1 : 1));
-      return { clients: all.slice(0, page.limit), more: all.length > page.limit };
-    },
-    async remove(appId, clientId) {
-      return clients.delete(key(appId, clientId));
-    },
-  };
-  return store;
-}
-
 function depsWith(store: OAuthClientStore, overrides: Partial<OAuthClientDeps> = {}): OAuthClientDeps {
   let n = 0;
   return {
@@ -256,14 +219,14 @@ function depsWith(store: OAuthClientStore, overrides: Partial<OAuthClientDeps> =
 
 describe('the use cases', () => {
   it('answer 402 with the reference’s message when the app has the switch off, touching nothing', async () => {
-    const store = memoryStore();
-    const deps = depsWith(store, { enabled: false });
+    const store = memoryOAuthClientStores();
+    const deps = depsWith(store.forApp('a'), { enabled: false });
     const calls = [
-      () => createClient(deps, 'a', parseCreateClient({})),
-      () => getClient(deps, 'a', 'x'),
-      () => updateClient(deps, 'a', parseUpdateClient({ clientId: 'x' })),
-      () => removeClient(deps, 'a', 'x'),
-      () => listClients(deps, 'a', parseListClients({})),
+      () => createClient(deps, parseCreateClient({})),
+      () => getClient(deps, 'x'),
+      () => updateClient(deps, parseUpdateClient({ clientId: 'x' })),
+      () => removeClient(deps, 'x'),
+      () => listClients(deps, parseListClients({})),
     ];
     for (const run of calls) {
       const refused = await run().then(
@@ -277,17 +240,17 @@ describe('the use cases', () => {
   });
 
   it('create: stcl_ ids, 26-character secrets, times rounded to the second', async () => {
-    const store = memoryStore();
-    const client = (await createClient(depsWith(store), 'a', parseCreateClient({}))) as Record<string, unknown>;
+    const store = memoryOAuthClientStores();
+    const client = (await createClient(depsWith(store.forApp('a')), parseCreateClient({}))) as Record<string, unknown>;
     expect(client.clientId).toBe('stcl_00000000-0000-4000-8000-000000000001');
     expect(client.clientSecret).toMatch(/^[A-Za-z0-9_.~-]{26}$/);
     expect(client.createdAt).toBe('2023-11-14T22:13:20Z');
   });
 
   it('update: reads again when a concurrent change came first, and keeps that change', async () => {
-    const store = memoryStore();
-    const deps = depsWith(store);
-    const made = (await createClient(deps, 'a', parseCreateClient({ clientId: 'c', clientName: 'x' }))) as {
+    const store = memoryOAuthClientStores();
+    const deps = depsWith(store.forApp('a'));
+    const made = (await createClient(deps, parseCreateClient({ clientId: 'c', clientName: 'x' }))) as {
       clientId: string;
     };
     let interfered = false;
@@ -300,15 +263,15 @@ describe('the use cases', () => {
         version: found.version + 1,
       });
     };
-    const updated = await updateClient(deps, 'a', parseUpdateClient({ clientId: made.clientId, clientName: 'y' }));
+    const updated = await updateClient(deps, parseUpdateClient({ clientId: made.clientId, clientName: 'y' }));
     expect(updated).toMatchObject({ status: 'OK', clientName: 'y', scope: 'changed meanwhile' });
     expect(store.clients.get('a\u0000c')!.version).toBe(3);
   });
 
   it('update: a client that changes under every attempt is backpressure (503), not a 500, and keeps the others’ changes', async () => {
-    const store = memoryStore();
-    const deps = depsWith(store);
-    await createClient(deps, 'a', parseCreateClient({ clientId: 'busy' }));
+    const store = memoryOAuthClientStores();
+    const deps = depsWith(store.forApp('a'));
+    await createClient(deps, parseCreateClient({ clientId: 'busy' }));
     store.interfere = () => {
       const found = store.clients.get('a\u0000busy')!;
       store.clients.set('a\u0000busy', {
@@ -316,7 +279,7 @@ describe('the use cases', () => {
         version: found.version + 1,
       });
     };
-    const refused = await updateClient(deps, 'a', parseUpdateClient({ clientId: 'busy', clientName: 'mine' })).then(
+    const refused = await updateClient(deps, parseUpdateClient({ clientId: 'busy', clientName: 'mine' })).then(
       () => undefined,
       (error: unknown) => error,
     );
@@ -325,19 +288,15 @@ describe('the use cases', () => {
   });
 
   it('list: a token only while more clients follow', async () => {
-    const store = memoryStore();
-    const deps = depsWith(store);
-    for (const id of ['a', 'b', 'c']) await createClient(deps, 'app', parseCreateClient({ clientId: id }));
-    const first = await listClients(deps, 'app', parseListClients({ pageSize: '2' }));
+    const store = memoryOAuthClientStores();
+    const deps = depsWith(store.forApp('app'));
+    for (const id of ['a', 'b', 'c']) await createClient(deps, parseCreateClient({ clientId: id }));
+    const first = await listClients(deps, parseListClients({ pageSize: '2' }));
     expect(first.clients.map((c) => c.clientId)).toEqual(['a', 'b']);
-    const second = await listClients(
-      deps,
-      'app',
-      parseListClients({ pageSize: '2', pageToken: first.nextPaginationToken }),
-    );
+    const second = await listClients(deps, parseListClients({ pageSize: '2', pageToken: first.nextPaginationToken }));
     expect(second).toMatchObject({ clients: [{ clientId: 'c' }] });
     expect(second).not.toHaveProperty('nextPaginationToken');
-    expect((await listClients(deps, 'other', parseListClients({}))).clients).toEqual([]);
+    expect((await listClients(depsWith(store.forApp('other')), parseListClients({}))).clients).toEqual([]);
   });
 
   it('no body makes create or update fail other than with the core’s 400: they answer OK or OAUTH_ERROR', async () => {
@@ -370,13 +329,13 @@ describe('the use cases', () => {
     );
     await fc.assert(
       fc.asyncProperty(fc.dictionary(fieldNames, value, { maxKeys: 6 }), fc.boolean(), async (body, asUpdate) => {
-        const store = memoryStore();
-        const deps = depsWith(store);
-        await createClient(deps, 'a', parseCreateClient({ clientId: 'target' }));
+        const store = memoryOAuthClientStores();
+        const deps = depsWith(store.forApp('a'));
+        await createClient(deps, parseCreateClient({ clientId: 'target' }));
         try {
           const answer = asUpdate
-            ? await updateClient(deps, 'a', parseUpdateClient({ ...body, clientId: 'target' }))
-            : await createClient(deps, 'a', parseCreateClient(body));
+            ? await updateClient(deps, parseUpdateClient({ ...body, clientId: 'target' }))
+            : await createClient(deps, parseCreateClient(body));
           expect(['OK', 'OAUTH_ERROR']).toContain((answer as { status: string }).status);
           if ((answer as { status: string }).status === 'OK') {
             const stored = store.clients.get(`a\u0000${(answer as { clientId: string }).clientId}`)!.client;

@@ -9,7 +9,6 @@ import {
   parsePermissionQuery,
   parseRemovePermissions,
   parseUserRole,
-  type RoleStore,
   removePermissionsFromRole,
   removeRole,
   removeRoleFromUser,
@@ -25,6 +24,7 @@ import {
   userRoleSortPrefix,
 } from '#functions/storage/keys/roles.js';
 import { shardOf } from '#functions/storage/kit/shard.js';
+import { memoryRoleStores } from '../helpers/memory-role-store.js';
 
 describe('role keys', () => {
   it('builds the exact key strings', () => {
@@ -83,92 +83,35 @@ describe('role input', () => {
   });
 });
 
-function memoryStore(): RoleStore {
-  const roles = new Map<string, Set<string>>();
-  const assignments = new Set<string>();
-  const key = (t: string, u: string, r: string) => `${t}|${u}|${r}`;
-  return {
-    async createRoleOrAddPermissions(_a, role, permissions) {
-      const created = !roles.has(role);
-      const set = roles.get(role) ?? new Set<string>();
-      for (const p of permissions) set.add(p);
-      roles.set(role, set);
-      return created;
-    },
-    async deleteRoleAndAssignments(_a, role) {
-      for (const k of [...assignments]) if (k.endsWith(`|${role}`)) assignments.delete(k);
-      return roles.delete(role);
-    },
-    async listRoleNames() {
-      return [...roles.keys()].sort();
-    },
-    async getRolePermissions(_a, role) {
-      const set = roles.get(role);
-      return set ? [...set].sort() : undefined;
-    },
-    async listRoleUsers(_a, tenantId, role) {
-      return [...assignments]
-        .map((k) => k.split('|'))
-        .filter(([t, , r]) => t === tenantId && r === role)
-        .map(([, u]) => u as string);
-    },
-    async assignRole(_a, tenantId, userId, role) {
-      if (!roles.has(role)) return 'UNKNOWN_ROLE';
-      if (assignments.has(key(tenantId, userId, role))) return 'ALREADY_ASSIGNED';
-      assignments.add(key(tenantId, userId, role));
-      return 'ASSIGNED';
-    },
-    async unassignRole(_a, tenantId, userId, role) {
-      if (!roles.has(role)) return 'UNKNOWN_ROLE';
-      return assignments.delete(key(tenantId, userId, role)) ? 'REMOVED' : 'NOT_ASSIGNED';
-    },
-    async listUserRoles(_a, tenantId, userId) {
-      return [...assignments]
-        .map((k) => k.split('|'))
-        .filter(([t, u]) => t === tenantId && u === userId)
-        .map(([, , r]) => r as string);
-    },
-    async removePermissions(_a, role, permissions) {
-      const set = roles.get(role);
-      if (!set) return false;
-      for (const p of permissions ?? [...set]) set.delete(p);
-      return true;
-    },
-    async rolesWithPermission(_a, permission) {
-      return [...roles.keys()].filter((role) => roles.get(role)?.has(permission)).sort();
-    },
-  };
-}
-
 describe('role use cases', () => {
   it('maps store outcomes to the core statuses', async () => {
-    const store = memoryStore();
+    const store = memoryRoleStores().forApp('a');
     const input = { userId: 'u', role: 'r' };
-    expect(await addRoleToUser(store, 'a', 'public', input)).toEqual({ status: 'UNKNOWN_ROLE_ERROR' });
-    expect(await getRolePermissions(store, 'a', { role: 'r' })).toEqual({ status: 'UNKNOWN_ROLE_ERROR' });
-    await store.createRoleOrAddPermissions('a', 'r', ['p']);
-    expect(await addRoleToUser(store, 'a', 'public', input)).toEqual({ status: 'OK', didUserAlreadyHaveRole: false });
-    expect(await addRoleToUser(store, 'a', 'public', input)).toEqual({ status: 'OK', didUserAlreadyHaveRole: true });
-    expect(await getRoleUsers(store, 'a', 'public', { role: 'r' })).toEqual({ status: 'OK', users: ['u'] });
-    expect(await removeRoleFromUser(store, 'a', 'public', input)).toEqual({ status: 'OK', didUserHaveRole: true });
-    expect(await removeRoleFromUser(store, 'a', 'public', input)).toEqual({ status: 'OK', didUserHaveRole: false });
-    expect(await removeRole(store, 'a', { role: 'r' })).toEqual({ status: 'OK', didRoleExist: true });
-    expect(await removeRoleFromUser(store, 'a', 'public', input)).toEqual({ status: 'UNKNOWN_ROLE_ERROR' });
+    expect(await addRoleToUser(store, 'public', input)).toEqual({ status: 'UNKNOWN_ROLE_ERROR' });
+    expect(await getRolePermissions(store, { role: 'r' })).toEqual({ status: 'UNKNOWN_ROLE_ERROR' });
+    await store.createRoleOrAddPermissions('r', ['p']);
+    expect(await addRoleToUser(store, 'public', input)).toEqual({ status: 'OK', didUserAlreadyHaveRole: false });
+    expect(await addRoleToUser(store, 'public', input)).toEqual({ status: 'OK', didUserAlreadyHaveRole: true });
+    expect(await getRoleUsers(store, 'public', { role: 'r' })).toEqual({ status: 'OK', users: ['u'] });
+    expect(await removeRoleFromUser(store, 'public', input)).toEqual({ status: 'OK', didUserHaveRole: true });
+    expect(await removeRoleFromUser(store, 'public', input)).toEqual({ status: 'OK', didUserHaveRole: false });
+    expect(await removeRole(store, { role: 'r' })).toEqual({ status: 'OK', didRoleExist: true });
+    expect(await removeRoleFromUser(store, 'public', input)).toEqual({ status: 'UNKNOWN_ROLE_ERROR' });
   });
 
   it('removes permissions and finds the roles having one', async () => {
-    const store = memoryStore();
-    expect(await removePermissionsFromRole(store, 'a', { role: 'r', permissions: ['p'] })).toEqual({
+    const store = memoryRoleStores().forApp('a');
+    expect(await removePermissionsFromRole(store, { role: 'r', permissions: ['p'] })).toEqual({
       status: 'UNKNOWN_ROLE_ERROR',
     });
-    await store.createRoleOrAddPermissions('a', 'r', ['p', 'q']);
-    await store.createRoleOrAddPermissions('a', 's', ['p']);
-    expect(await getRolesWithPermission(store, 'a', { permission: 'p' })).toEqual({ status: 'OK', roles: ['r', 's'] });
-    expect(await removePermissionsFromRole(store, 'a', { role: 'r', permissions: ['p', 'x'] })).toEqual({
+    await store.createRoleOrAddPermissions('r', ['p', 'q']);
+    await store.createRoleOrAddPermissions('s', ['p']);
+    expect(await getRolesWithPermission(store, { permission: 'p' })).toEqual({ status: 'OK', roles: ['r', 's'] });
+    expect(await removePermissionsFromRole(store, { role: 'r', permissions: ['p', 'x'] })).toEqual({
       status: 'OK',
     });
-    expect(await getRolesWithPermission(store, 'a', { permission: 'p' })).toEqual({ status: 'OK', roles: ['s'] });
-    expect(await removePermissionsFromRole(store, 'a', { role: 's' })).toEqual({ status: 'OK' });
-    expect(await getRolePermissions(store, 'a', { role: 's' })).toEqual({ status: 'OK', permissions: [] });
+    expect(await getRolesWithPermission(store, { permission: 'p' })).toEqual({ status: 'OK', roles: ['s'] });
+    expect(await removePermissionsFromRole(store, { role: 's' })).toEqual({ status: 'OK' });
+    expect(await getRolePermissions(store, { role: 's' })).toEqual({ status: 'OK', permissions: [] });
   });
 });

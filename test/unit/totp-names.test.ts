@@ -36,11 +36,11 @@ describe('TOTP device list', () => {
 
   it('returns OK with an empty list when there are no devices', async () => {
     const store = {
-      ...memoryTotpStore(),
-      deviceSecret: async () => {
+      ...memoryTotpStore().forApp('a'),
+      openTotpDeviceSecret: async () => {
         throw new Error('listing never reads a secret');
       },
     };
-    expect(await listDevices(store, 'a', { userId: 'u' })).toEqual({ status: 'OK', devices: [] });
+    expect(await listDevices(store, { userId: 'u' })).toEqual({ status: 'OK', devices: [] });
   });
 });

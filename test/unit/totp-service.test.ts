@@ -13,21 +13,21 @@ import {
   verifyDevice,
 } from '#functions/domain/totp/service.js';
 import { totpCode } from '../fixtures/migrate/second-factors.js';
-import { memoryTotpStore } from '../helpers/memory-totp-store.js';
+import { type MemoryTotpStore, memoryTotpStore } from '../helpers/memory-totp-store.js';
 
 const NOW = 1_700_000_000_000;
-const target = { appId: 'a', tenantId: 'public', cdiVersion: '5.4' };
+const target = { tenantId: 'public', cdiVersion: '5.4' };
 
-function deps(overrides: Partial<TotpDeps> = {}): TotpDeps & { store: ReturnType<typeof memoryTotpStore> } {
+function deps(overrides: Partial<TotpDeps> = {}): TotpDeps & { store: MemoryTotpStore } {
   let byte = 0;
   return {
-    store: memoryTotpStore(),
+    store: memoryTotpStore().forApp('a'),
     limits: { maxAttempts: 2, cooldownMs: 60_000 },
     mfaEnabled: true,
     now: () => NOW,
     randomBytes: (size) => Uint8Array.from({ length: size }, () => byte++),
     ...overrides,
-  } as TotpDeps & { store: ReturnType<typeof memoryTotpStore> };
+  } as TotpDeps & { store: MemoryTotpStore };
 }
 
 const codeOf = (secret: string, at = NOW) => totpCode(base32nopad.decode(secret), at / 1000);
@@ -35,7 +35,7 @@ const codeOf = (secret: string, at = NOW) => totpCode(base32nopad.decode(secret)
 describe('TOTP use cases', () => {
   it('answer 402 for device creation and code verification when mfa_enabled is off', async () => {
     const off = deps({ mfaEnabled: false });
-    await expect(createDevice(off, 'a', { userId: 'u', skew: 1, period: 30 })).rejects.toMatchObject({
+    await expect(createDevice(off, { userId: 'u', skew: 1, period: 30 })).rejects.toMatchObject({
       statusCode: 402,
       message: MFA_DISABLED_MESSAGE,
     });
@@ -45,7 +45,7 @@ describe('TOTP use cases', () => {
 
   it('verify a device with its code, then codes of any verified device', async () => {
     const d = deps();
-    const created = await createDevice(d, 'a', { userId: 'u', deviceName: 'phone', skew: 1, period: 30 });
+    const created = await createDevice(d, { userId: 'u', deviceName: 'phone', skew: 1, period: 30 });
     expect(created).toMatchObject({ status: 'OK', deviceName: 'phone' });
     const secret = (created as { secret: string }).secret;
     expect(await verifyDevice(d, target, { userId: 'u', deviceName: 'phone', totp: codeOf(secret) })).toEqual({
@@ -60,13 +60,13 @@ describe('TOTP use cases', () => {
     const good = base32nopad.encode(Buffer.from('a good secret of 20b'));
     d.store.devices.set('a\u0000u\u0000broken', { name: 'broken', period: 30, skew: 1, verified: true, secret: 'x' });
     d.store.devices.set('a\u0000u\u0000good', { name: 'good', period: 30, skew: 1, verified: true, secret: good });
-    const opening = d.store.deviceSecret;
-    d.store.deviceSecret = async (appId, userId, name) => {
+    const opening = d.store.openTotpDeviceSecret;
+    d.store.openTotpDeviceSecret = async (userId, name) => {
       if (name === 'broken') throw new UnreadableSecretError('altered', 'altered');
-      return opening(appId, userId, name);
+      return opening(userId, name);
     };
     expect(await verifyCode(d, target, { userId: 'u', totp: codeOf(good) })).toEqual({ status: 'OK' });
-    d.store.deviceSecret = async () => {
+    d.store.openTotpDeviceSecret = async () => {
       throw new UnreadableSecretError('key-refused', 'refused');
     };
     await expect(verifyCode(d, target, { userId: 'u', totp: '000000' })).rejects.toBeInstanceOf(UnreadableSecretError);
@@ -74,7 +74,7 @@ describe('TOTP use cases', () => {
 
   it('open no secret for a user who is limited', async () => {
     const d = deps();
-    const created = await createDevice(d, 'a', { userId: 'u', deviceName: 'p', skew: 1, period: 30 });
+    const created = await createDevice(d, { userId: 'u', deviceName: 'p', skew: 1, period: 30 });
     const secret = (created as { secret: string }).secret;
     await verifyDevice(d, target, { userId: 'u', deviceName: 'p', totp: codeOf(secret) });
     for (let i = 0; i < 2; i++) await verifyCode(d, target, { userId: 'u', totp: 'wrong!' });
@@ -92,12 +92,12 @@ describe('TOTP use cases', () => {
 
 describe('attempts are counted per user across the tenants of the app', () => {
   it("a tenant with a lower totp_max_attempts never cuts short another tenant's count", async () => {
-    const store = memoryTotpStore();
+    const store = memoryTotpStore().forApp('a');
     let now = NOW;
     // 'public' allows 2 failures within 1 ms; 't1' allows 6 within a minute.
     const strict = deps({ store, now: () => now, limits: { maxAttempts: 2, cooldownMs: 1 } });
     const lenient = deps({ store, now: () => now, limits: { maxAttempts: 6, cooldownMs: 60_000 } });
-    const created = await createDevice(strict, 'a', { userId: 'u', deviceName: 'phone', skew: 1, period: 30 });
+    const created = await createDevice(strict, { userId: 'u', deviceName: 'phone', skew: 1, period: 30 });
     const secret = (created as { secret: string }).secret;
     await verifyDevice(strict, target, { userId: 'u', deviceName: 'phone', totp: codeOf(secret) });
     const wrong = ['000000', '111111', '222222'].find((c) => c !== codeOf(secret)) as string;

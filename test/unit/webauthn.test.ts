@@ -236,13 +236,14 @@ function memoryDeps(): WebauthnDeps & { saved: GeneratedOptions[] } {
   let n = 0;
   return {
     saved,
+    appId: 'a',
     users: {
       now: () => NOW,
       newId: () => `id-${++n}`,
       store: { usersByAccountInfo: async () => [[]] } as never,
     },
     store: {
-      putOptions: async (_app: string, o: GeneratedOptions) => {
+      storeWebauthnOptions: async (o: GeneratedOptions) => {
         saved.push(o);
         return true;
       },
@@ -273,7 +274,7 @@ describe('options', () => {
     for (const [origin, relyingPartyId, reason] of cases) {
       const answer = await signInOptions(
         deps,
-        { appId: 'a', tenantId: 'public' },
+        { tenantId: 'public' },
         {
           ...parseSignInOptions({ ...settings, origin, relyingPartyId }),
         },
@@ -286,7 +287,7 @@ describe('options', () => {
     const deps = memoryDeps();
     const answer = await registerOptions(
       deps,
-      { appId: 'a', tenantId: 't1' },
+      { tenantId: 't1' },
       parseRegisterOptions({ ...settings, email: ' Ada@Example.com', timeout: 2500.7 }),
     );
     expect(answer).toMatchObject({ status: 'OK', timeout: 2500, createdAt: NOW, expiresAt: NOW + 2500 });
@@ -334,11 +335,7 @@ describe('options', () => {
           supportedAlgorithmIDs: fc.array(fc.oneof(fc.integer(), fc.string()), { maxLength: 4 }),
         }),
         async (body) => {
-          const answer = await registerOptions(
-            memoryDeps(),
-            { appId: 'a', tenantId: 'public' },
-            parseRegisterOptions(body),
-          );
+          const answer = await registerOptions(memoryDeps(), { tenantId: 'public' }, parseRegisterOptions(body));
           expect(['OK', 'INVALID_OPTIONS_ERROR']).toContain(answer.status);
         },
       ),

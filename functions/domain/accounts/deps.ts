@@ -11,6 +11,11 @@ import type { AccountTokenStore, OneTimeToken, OneTimeTokenKind, TokenGroup, Ver
 import { hashOneTimeToken } from './tokens.js';
 
 export interface AccountsDeps {
+  /**
+   * The app these dependencies serve: `tokens` is bound to it already; the users store is not yet
+   * (docs/architecture.md "Stores bound to their app"), and is given this id, never one from a caller.
+   */
+  readonly appId: string;
   readonly users: UsersDeps;
   readonly tokens: AccountTokenStore;
   /** A fresh token (tokens.ts `newOneTimeToken`). */
@@ -44,10 +49,9 @@ export type VerificationPlace =
  */
 export async function ownerOf(
   deps: AccountsDeps,
-  appId: string,
   userId: string,
 ): Promise<{ ownerId: string; user: UserRecord | undefined }> {
-  const found = await resolveUser(deps.users, appId, userId);
+  const found = await resolveUser(deps.users, deps.appId, userId);
   return found ? { ownerId: found.superTokensId, user: found.user } : { ownerId: userId, user: undefined };
 }
 
@@ -60,20 +64,15 @@ export const methodOf = (user: UserRecord | undefined, ownerId: string): LoginMe
  * reads of the user showing the same version, so it agrees with the login methods it was judged
  * against (an email change moves states between the flag and the items in one transaction).
  */
-export async function verificationPlace(
-  deps: AccountsDeps,
-  appId: string,
-  userId: string,
-  email: string,
-): Promise<VerificationPlace> {
+export async function verificationPlace(deps: AccountsDeps, userId: string, email: string): Promise<VerificationPlace> {
   for (let attempt = 0; ; attempt++) {
-    const { ownerId, user } = await ownerOf(deps, appId, userId);
+    const { ownerId, user } = await ownerOf(deps, userId);
     const method = methodOf(user, ownerId);
     if (user && method && method.email === email) return { at: 'method', user, method, verified: method.verified };
     const ref = { ownerId, email };
-    const verified = await deps.tokens.isVerifiedEmail(appId, ref);
+    const verified = await deps.tokens.isVerifiedEmail(ref);
     if (!user) return { at: 'item', user, ref, verified };
-    const again = await ownerOf(deps, appId, userId);
+    const again = await ownerOf(deps, userId);
     if (again.user?.version === user.version && again.ownerId === ownerId) return { at: 'item', user, ref, verified };
     if (attempt + 1 >= WRITE_ATTEMPTS) throw new Error('the user kept changing while its verification state was read');
   }
@@ -98,12 +97,11 @@ export function withMethod(
  */
 export async function issueToken(
   deps: AccountsDeps,
-  appId: string,
   fields: Omit<OneTimeToken, 'hash' | 'expiresAt'>,
   lifetimeMs: number,
 ): Promise<string> {
   const token = deps.newToken();
-  await deps.tokens.putToken(appId, {
+  await deps.tokens.storeOneTimeToken({
     ...fields,
     hash: hashOneTimeToken(token),
     expiresAt: deps.users.now() + lifetimeMs,
@@ -119,15 +117,14 @@ export async function issueToken(
  */
 export async function tokenWithGroup(
   tokens: AccountTokenStore,
-  appId: string,
   kind: OneTimeTokenKind,
   token: string,
   groupOf: (found: OneTimeToken) => TokenGroup,
   accepts: (found: OneTimeToken) => boolean = () => true,
 ): Promise<{ found: OneTimeToken; others: OneTimeToken[] } | undefined> {
-  const found = await tokens.getToken(appId, kind, hashOneTimeToken(token));
+  const found = await tokens.readOneTimeToken(kind, hashOneTimeToken(token));
   if (!found || !accepts(found)) return undefined;
-  const group = await tokens.tokensOf(appId, groupOf(found));
+  const group = await tokens.oneTimeTokensOf(groupOf(found));
   if (!group.some((t) => t.hash === found.hash)) return undefined;
   return { found, others: group.filter((t) => t.hash !== found.hash) };
 }

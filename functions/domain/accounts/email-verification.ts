@@ -20,8 +20,8 @@ import {
 import type { AccountWrites } from './ports.js';
 
 /** Whether (id, email) is verified (`GET /recipe/user/email/verify`). The email is taken as given. */
-export async function isEmailVerified(deps: AccountsDeps, appId: string, input: { userId: string; email: string }) {
-  const place = await verificationPlace(deps, appId, input.userId, input.email);
+export async function isEmailVerified(deps: AccountsDeps, input: { userId: string; email: string }) {
+  const place = await verificationPlace(deps, input.userId, input.email);
   return { status: 'OK', isVerified: place.verified };
 }
 
@@ -32,15 +32,14 @@ export async function isEmailVerified(deps: AccountsDeps, appId: string, input: 
  */
 export async function createEmailVerificationToken(
   deps: AccountsDeps,
-  target: { appId: string; tenantId: string },
+  target: { tenantId: string },
   input: { userId: string; email: string },
 ): Promise<{ status: 'OK'; token: string } | { status: 'EMAIL_ALREADY_VERIFIED_ERROR' }> {
-  const place = await verificationPlace(deps, target.appId, input.userId, input.email);
+  const place = await verificationPlace(deps, input.userId, input.email);
   if (place.verified) return { status: 'EMAIL_ALREADY_VERIFIED_ERROR' };
   const ownerId = place.at === 'method' ? place.method.recipeUserId : place.ref.ownerId;
   const token = await issueToken(
     deps,
-    target.appId,
     { kind: 'emailVerification', ownerId, userId: input.userId, email: input.email, tenantId: target.tenantId },
     deps.lifetimes.emailVerificationMs,
   );
@@ -61,13 +60,11 @@ const DISCARD_IN_WRITE = 40;
  */
 export async function verifyEmail(
   deps: AccountsDeps,
-  target: { appId: string; tenantId: string },
+  target: { tenantId: string },
   token: string,
 ): Promise<{ status: 'OK'; userId: string; email: string } | typeof INVALID_TOKEN> {
-  const { appId } = target;
   const live = await tokenWithGroup(
     deps.tokens,
-    appId,
     'emailVerification',
     token,
     (found) => ({ kind: 'emailVerification', ownerId: found.ownerId, tenantId: target.tenantId, email: found.email }),
@@ -79,12 +76,12 @@ export async function verifyEmail(
   const consumption: AccountWrites = { consume: found, discard: inWrite };
   const expired = found.expiresAt < deps.users.now();
   const outcome = expired
-    ? (await writePlan(deps.users.store, appId, { changes: [] }, { account: consumption })).ok
+    ? (await writePlan(deps.users.store, deps.appId, { changes: [] }, { account: consumption })).ok
       ? 'done'
       : 'gone'
-    : await setVerified(deps, appId, found.userId, found.email, true, consumption);
+    : await setVerified(deps, found.userId, found.email, true, consumption);
   if (outcome === 'gone') return INVALID_TOKEN;
-  if (others.length > inWrite.length) await deps.tokens.removeTokens(appId, others.slice(DISCARD_IN_WRITE));
+  if (others.length > inWrite.length) await deps.tokens.removeOneTimeTokens(others.slice(DISCARD_IN_WRITE));
   if (expired) return INVALID_TOKEN;
   return { status: 'OK', userId: found.userId, email: found.email };
 }
@@ -95,27 +92,26 @@ export async function verifyEmail(
  */
 export async function revokeEmailVerificationTokens(
   deps: AccountsDeps,
-  target: { appId: string; tenantId: string },
+  target: { tenantId: string },
   input: { userId: string; email: string },
 ): Promise<{ status: 'OK' }> {
-  const { ownerId } = await ownerOf(deps, target.appId, input.userId);
-  const tokens = await deps.tokens.tokensOf(target.appId, {
+  const { ownerId } = await ownerOf(deps, input.userId);
+  const tokens = await deps.tokens.oneTimeTokensOf({
     kind: 'emailVerification',
     ownerId,
     tenantId: target.tenantId,
     email: input.email,
   });
-  await deps.tokens.removeTokens(target.appId, tokens);
+  await deps.tokens.removeOneTimeTokens(tokens);
   return { status: 'OK' };
 }
 
 /** `POST /recipe/user/email/verify/remove`: (id, email) is no longer verified. */
 export async function unverifyEmail(
   deps: AccountsDeps,
-  appId: string,
   input: { userId: string; email: string },
 ): Promise<{ status: 'OK' }> {
-  await setVerified(deps, appId, input.userId, input.email, false, undefined);
+  await setVerified(deps, input.userId, input.email, false, undefined);
   return { status: 'OK' };
 }
 
@@ -126,17 +122,16 @@ export async function unverifyEmail(
  */
 async function setVerified(
   deps: AccountsDeps,
-  appId: string,
   userId: string,
   email: string,
   verified: boolean,
   also: AccountWrites | undefined,
 ): Promise<'done' | 'gone'> {
   for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-    const place = await verificationPlace(deps, appId, userId, email);
+    const place = await verificationPlace(deps, userId, email);
     if (place.verified === verified && !also) return 'done';
     const { plan, companions } = planFor(place, verified, also);
-    const result = await writePlan(deps.users.store, appId, plan, companions);
+    const result = await writePlan(deps.users.store, deps.appId, plan, companions);
     if (result.ok) return 'done';
     if (result.failed.some((e) => e.kind === 'oneTimeToken')) return 'gone';
     if (!result.failed.every((e) => e.kind === 'user' || e.kind === 'verifiedEmail')) {

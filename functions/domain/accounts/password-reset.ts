@@ -31,10 +31,9 @@ const UNKNOWN_USER = { status: 'UNKNOWN_USER_ID_ERROR' } as const;
  */
 export async function createPasswordResetToken(
   deps: AccountsDeps,
-  target: { appId: string; tenantId: string },
   input: CreateResetTokenInput,
 ): Promise<{ status: 'OK'; token: string } | typeof UNKNOWN_USER> {
-  const found = await resolveUser(deps.users, target.appId, input.userId);
+  const found = await resolveUser(deps.users, deps.appId, input.userId);
   if (!found) return UNKNOWN_USER;
   let email: string;
   if (input.legacy) {
@@ -48,7 +47,6 @@ export async function createPasswordResetToken(
   }
   const token = await issueToken(
     deps,
-    target.appId,
     { kind: 'passwordReset', ownerId: found.superTokensId, userId: found.superTokensId, email },
     deps.lifetimes.passwordResetMs,
   );
@@ -68,23 +66,22 @@ const DISCARD_IN_WRITE = 45;
  */
 export async function consumePasswordResetToken(
   deps: AccountsDeps,
-  appId: string,
   token: string,
 ): Promise<{ status: 'OK'; userId: string; email: string } | typeof INVALID_TOKEN> {
-  const live = await tokenWithGroup(deps.tokens, appId, 'passwordReset', token, (found) => ({
+  const live = await tokenWithGroup(deps.tokens, 'passwordReset', token, (found) => ({
     kind: 'passwordReset',
     ownerId: found.ownerId,
   }));
   if (!live) return INVALID_TOKEN;
   const { found, others } = live;
   const consumption: AccountWrites = { consume: found, discard: others.slice(0, DISCARD_IN_WRITE) };
-  const result = await writePlan(deps.users.store, appId, { changes: [] }, { account: consumption });
+  const result = await writePlan(deps.users.store, deps.appId, { changes: [] }, { account: consumption });
   if (!result.ok) {
     if (result.failed.some((e) => e.kind === 'oneTimeToken')) return INVALID_TOKEN;
     throw new Error(`reset token consumption failed: ${result.failed.map((e) => e.kind).join(', ')}`);
   }
-  if (others.length > DISCARD_IN_WRITE) await deps.tokens.removeTokens(appId, others.slice(DISCARD_IN_WRITE));
+  if (others.length > DISCARD_IN_WRITE) await deps.tokens.removeOneTimeTokens(others.slice(DISCARD_IN_WRITE));
   if (found.expiresAt < deps.users.now()) return INVALID_TOKEN;
-  const user = await deps.users.store.getUserBySuperTokensId(appId, found.userId);
+  const user = await deps.users.store.getUserBySuperTokensId(deps.appId, found.userId);
   return { status: 'OK', userId: user ? externalIdOf(user, found.userId) : found.userId, email: found.email };
 }

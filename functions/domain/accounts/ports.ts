@@ -69,15 +69,21 @@ export interface AccountWrites {
   readonly userUnchanged?: { readonly userId: string; readonly version: number };
 }
 
+/** The one-time tokens and verified emails of one app. */
 export interface AccountTokenStore {
   /** Stores a token (its owner-side item first, then its lookup item). */
-  putToken(appId: string, token: OneTimeToken): Promise<void>;
+  storeOneTimeToken(token: OneTimeToken): Promise<void>;
   /** The token with this hash, consistent read; undefined when there is none. */
-  getToken(appId: string, kind: OneTimeTokenKind, hash: string): Promise<OneTimeToken | undefined>;
+  readOneTimeToken(kind: OneTimeTokenKind, hash: string): Promise<OneTimeToken | undefined>;
   /** Every token of a group still stored (consistent Query of the owner's partition). */
-  tokensOf(appId: string, group: TokenGroup): Promise<OneTimeToken[]>;
+  oneTimeTokensOf(group: TokenGroup): Promise<OneTimeToken[]>;
   /** Deletes these tokens (batched; not atomic). */
-  removeTokens(appId: string, tokens: readonly OneTimeToken[]): Promise<void>;
+  removeOneTimeTokens(tokens: readonly OneTimeToken[]): Promise<void>;
   /** Whether the verified-email item of (owner id, email) exists (consistent read). */
-  isVerifiedEmail(appId: string, ref: VerifiedEmailRef): Promise<boolean>;
+  isVerifiedEmail(ref: VerifiedEmailRef): Promise<boolean>;
+}
+
+/** The tokens and verified emails of every app of a table; wiring binds it to the request's app (docs/architecture.md "Stores bound to their app"). */
+export interface AccountTokenStores {
+  forApp(appId: string): AccountTokenStore;
 }

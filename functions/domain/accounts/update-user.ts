@@ -41,18 +41,16 @@ const UNKNOWN_USER = { status: 'UNKNOWN_USER_ID_ERROR' } as const;
 export async function updateEmailOrPassword(
   deps: AccountsDeps,
   passwords: Pick<PasswordPorts, 'hash'>,
-  appId: string,
   input: UpdateUserInput,
 ): Promise<UpdateUserAnswer> {
   let passwordHash: string | undefined;
   for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-    const { ownerId, user } = await ownerOf(deps, appId, input.recipeUserId);
+    const { ownerId, user } = await ownerOf(deps, input.recipeUserId);
     const method = methodOf(user, ownerId);
     if (!user || method?.recipeId !== 'emailpassword') return UNKNOWN_USER;
     if (input.password !== undefined && passwordHash === undefined) passwordHash = await passwords.hash(input.password);
     const newEmail = input.email !== undefined && input.email !== method.email ? input.email : undefined;
-    const account =
-      newEmail === undefined ? undefined : await verificationMove(deps.tokens, appId, user, ownerId, newEmail);
+    const account = newEmail === undefined ? undefined : await verificationMove(deps.tokens, user, ownerId, newEmail);
     const after = withMethod(user, ownerId, (lm) => ({
       // A new password completes a migration pending the hook (docs/password-migration-hook.md).
       ...(passwordHash !== undefined ? withoutPendingMark(lm) : lm),
@@ -61,7 +59,7 @@ export async function updateEmailOrPassword(
     }));
     const result = await writePlan(
       deps.users.store,
-      appId,
+      deps.appId,
       { changes: [{ before: user, after }] },
       account ? { account: account.writes } : undefined,
     );
@@ -97,14 +95,13 @@ function withoutPendingMark(lm: LoginMethodRecord): LoginMethodRecord {
  */
 export async function verificationMove(
   tokens: Pick<AccountTokenStore, 'isVerifiedEmail'>,
-  appId: string,
   user: UserRecord,
   ownerId: string,
   newEmail: string,
 ): Promise<{ newVerified: boolean; writes: AccountWrites }> {
   const method = methodOf(user, ownerId);
   const newRef = { ownerId, email: newEmail };
-  const newVerified = await tokens.isVerifiedEmail(appId, newRef);
+  const newVerified = await tokens.isVerifiedEmail(newRef);
   const oldVerified = method?.verified === true && method.email !== undefined;
   return {
     newVerified,

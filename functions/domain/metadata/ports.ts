@@ -6,15 +6,15 @@ export interface StoredMetadata {
   readonly version: number;
 }
 
-/** What the metadata use cases need from storage. */
+/** What the metadata use cases need from storage: the metadata of one app's user ids. */
 export interface MetadataStore {
-  getMetadata(appId: string, userId: string): Promise<StoredMetadata | undefined>;
+  readUserMetadata(userId: string): Promise<StoredMetadata | undefined>;
   /** Optimistic write: false when the stored item changed since `expectedVersion` (undefined = absent). */
-  saveMetadata(
-    appId: string,
-    userId: string,
-    metadata: Metadata,
-    expectedVersion: number | undefined,
-  ): Promise<boolean>;
-  deleteMetadata(appId: string, userId: string): Promise<void>;
+  writeUserMetadata(userId: string, metadata: Metadata, expectedVersion: number | undefined): Promise<boolean>;
+  deleteUserMetadata(userId: string): Promise<void>;
+}
+
+/** The metadata of every app of a table; wiring binds it to the request's app (docs/architecture.md "Stores bound to their app"). */
+export interface MetadataStores {
+  forApp(appId: string): MetadataStore;
 }

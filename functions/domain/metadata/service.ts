@@ -22,8 +22,8 @@ export function parseMetadataQuery(query: Query): { userId: string } {
 }
 
 /** → `{status:"OK", metadata}` (`{}` when nothing is stored). */
-export async function getUserMetadata(store: MetadataStore, appId: string, input: { userId: string }) {
-  const stored = fitsUserId(input.userId) ? await store.getMetadata(appId, input.userId) : undefined;
+export async function getUserMetadata(store: MetadataStore, input: { userId: string }) {
+  const stored = fitsUserId(input.userId) ? await store.readUserMetadata(input.userId) : undefined;
   return { status: 'OK', metadata: stored?.metadata ?? {} };
 }
 
@@ -50,13 +50,13 @@ export function parseUpdateMetadata(body: Body): UpdateMetadataInput {
  * read-merge-write, retried when a concurrent write got in between → `{status:"OK", metadata}`
  * (the merged result).
  */
-export async function updateUserMetadata(store: MetadataStore, appId: string, input: UpdateMetadataInput) {
+export async function updateUserMetadata(store: MetadataStore, input: UpdateMetadataInput) {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const current = await store.getMetadata(appId, input.userId);
+    const current = await store.readUserMetadata(input.userId);
     const metadata = shallowMergeMetadata(current?.metadata ?? {}, input.update);
     const problem = metadataProblem(metadata);
     if (problem) throw new BadRequestError(metadataProblemMessage(problem, 'User metadata'));
-    if (await store.saveMetadata(appId, input.userId, metadata, current?.version)) {
+    if (await store.writeUserMetadata(input.userId, metadata, current?.version)) {
       return { status: 'OK', metadata };
     }
   }
@@ -69,7 +69,7 @@ export function parseRemoveMetadata(body: Body): { userId: string } {
 }
 
 /** Deletes the id's metadata (if any) → `{status:"OK"}`. */
-export async function removeUserMetadata(store: MetadataStore, appId: string, input: { userId: string }) {
-  if (fitsUserId(input.userId)) await store.deleteMetadata(appId, input.userId);
+export async function removeUserMetadata(store: MetadataStore, input: { userId: string }) {
+  if (fitsUserId(input.userId)) await store.deleteUserMetadata(input.userId);
   return { status: 'OK' };
 }

@@ -14,22 +14,28 @@ export interface ClientPage {
 }
 
 /**
- * What the OAuth2 client use cases need from storage (functions/storage/oauth-client-store.ts).
+ * What the OAuth2 client use cases need from storage: the clients of one app
+ * (functions/storage/oauth-client-store.ts).
  * Secrets cross this port in clear: the store seals them (the routes that write need
  * `credentials: 'seal'`) and opens them (`'open'`) for the answers that show them.
  */
 export interface OAuthClientStore {
   /** The client, consistently read; undefined when the app has none of this id. */
-  get(appId: string, clientId: string): Promise<StoredClient | undefined>;
+  readOAuthClient(clientId: string): Promise<StoredClient | undefined>;
   /** Stores a new client; false (nothing written) when the app already has one of this id. */
-  create(appId: string, client: OAuthClient): Promise<boolean>;
+  createOAuthClient(client: OAuthClient): Promise<boolean>;
   /**
    * Replaces a client, on condition that it is still at `version`; false (nothing written) when it
    * changed or went meanwhile. The stored secret is kept when `client.clientSecret` is undefined.
    */
-  replace(appId: string, client: OAuthClient, version: number): Promise<boolean>;
+  replaceOAuthClient(client: OAuthClient, version: number): Promise<boolean>;
   /** Clients by id after `after` (exclusive), `limit` at most, only those named `clientName` when given. */
-  list(appId: string, page: { after?: string; limit: number; clientName?: string }): Promise<ClientPage>;
+  listOAuthClients(page: { after?: string; limit: number; clientName?: string }): Promise<ClientPage>;
   /** Deletes the client; whether there was one. */
-  remove(appId: string, clientId: string): Promise<boolean>;
+  removeOAuthClient(clientId: string): Promise<boolean>;
+}
+
+/** The OAuth2 clients of every app of a table; wiring binds it to the request's app (docs/architecture.md "Stores bound to their app"). */
+export interface OAuthClientStores {
+  forApp(appId: string): OAuthClientStore;
 }

@@ -99,7 +99,6 @@ export function parseCreateClient(body: Body): CreateClientInput {
  */
 export async function createClient(
   deps: OAuthClientDeps,
-  appId: string,
   input: CreateClientInput,
 ): Promise<Record<string, unknown> | OAuthError> {
   gate(deps);
@@ -117,7 +116,7 @@ export async function createClient(
     createdAt: now,
     updatedAt: now,
   };
-  if (!(await deps.store.create(appId, client))) return TAKEN;
+  if (!(await deps.store.createOAuthClient(client))) return TAKEN;
   return answer(client, false);
 }
 
@@ -129,9 +128,9 @@ export function parseClientIdQuery(query: Query): string {
 }
 
 /** One client with its secret; the provider's 404 as `OAUTH_ERROR` for an id the app does not have. */
-export async function getClient(deps: OAuthClientDeps, appId: string, clientId: string) {
+export async function getClient(deps: OAuthClientDeps, clientId: string) {
   gate(deps);
-  const found = await deps.store.get(appId, clientId);
+  const found = await deps.store.readOAuthClient(clientId);
   return found ? answer(found.client, true) : NOT_FOUND;
 }
 
@@ -171,10 +170,10 @@ const UPDATE = {
  * one is sent; the answer shows the client's secret either way. `CLIENT_NOT_FOUND_ERROR` for an id
  * the app does not have.
  */
-export async function updateClient(deps: OAuthClientDeps, appId: string, input: UpdateClientInput) {
+export async function updateClient(deps: OAuthClientDeps, input: UpdateClientInput) {
   gate(deps);
   return reread(UPDATE, async () => {
-    const found = await deps.store.get(appId, input.clientId);
+    const found = await deps.store.readOAuthClient(input.clientId);
     if (!found) return CLIENT_NOT_FOUND;
     const fields = decodeClientFields(input.body);
     if (isOAuthError(fields)) return fields;
@@ -188,7 +187,7 @@ export async function updateClient(deps: OAuthClientDeps, appId: string, input: 
       createdAt: found.client.createdAt,
       updatedAt: roundedToSecond(deps.now()),
     };
-    if (!(await deps.store.replace(appId, client, found.version))) return READ_AGAIN;
+    if (!(await deps.store.replaceOAuthClient(client, found.version))) return READ_AGAIN;
     return answer({ ...client, clientSecret: input.clientSecret ?? found.client.clientSecret }, false);
   });
 }
@@ -200,9 +199,9 @@ export function parseRemoveClient(body: Body): string {
   return clientId;
 }
 
-export async function removeClient(deps: OAuthClientDeps, appId: string, clientId: string) {
+export async function removeClient(deps: OAuthClientDeps, clientId: string) {
   gate(deps);
-  return { status: 'OK', didExist: await deps.store.remove(appId, clientId) };
+  return { status: 'OK', didExist: await deps.store.removeOAuthClient(clientId) };
 }
 
 /** The provider's page sizes: 250 unless given, at most 1,000, at least 1. */
@@ -241,9 +240,9 @@ export function parseListClients(query: Query): ListClientsInput {
 }
 
 /** A page of the app's clients by id, each with its secret, and `nextPaginationToken` when more follow. */
-export async function listClients(deps: OAuthClientDeps, appId: string, input: ListClientsInput) {
+export async function listClients(deps: OAuthClientDeps, input: ListClientsInput) {
   gate(deps);
-  const page = await deps.store.list(appId, {
+  const page = await deps.store.listOAuthClients({
     limit: input.pageSize,
     ...(input.after !== undefined ? { after: input.after } : {}),
     ...(input.clientName !== undefined ? { clientName: input.clientName } : {}),

@@ -40,7 +40,7 @@ export async function removeUserAndItsCodes(
       appId,
       removed.filter((lm) => lm.recipeId === 'passwordless'),
     );
-    await removeCredentialsOf({ store: deps.webauthn }, appId, removed);
+    await removeCredentialsOf({ store: deps.webauthn }, removed);
   }
   return removeUser(deps.users, appId, input);
 }

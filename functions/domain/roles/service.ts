@@ -91,14 +91,14 @@ function tooManyPermissions(): never {
  * would take the role's set beyond {@link MAX_ROLE_PERMISSIONS_BYTES} are refused (400) and
  * nothing is written.
  */
-export async function createRole(store: RoleStore, appId: string, input: CreateRoleInput) {
+export async function createRole(store: RoleStore, input: CreateRoleInput) {
   const added = new Set(input.permissions);
   if (permissionBytes(added) > MAX_ROLE_PERMISSIONS_BYTES) tooManyPermissions();
   if (added.size > 0) {
-    const current = (await store.getRolePermissions(appId, input.role)) ?? [];
+    const current = (await store.getRolePermissions(input.role)) ?? [];
     if (permissionBytes(new Set([...current, ...added])) > MAX_ROLE_PERMISSIONS_BYTES) tooManyPermissions();
   }
-  const createdNewRole = await store.createRoleOrAddPermissions(appId, input.role, input.permissions);
+  const createdNewRole = await store.createRoleOrAddPermissions(input.role, input.permissions);
   return { status: 'OK', createdNewRole };
 }
 
@@ -108,14 +108,14 @@ export function parseRemoveRole(body: Body): { role: string } {
 }
 
 /** Deletes the role and all its assignments (every tenant) → `{status:"OK", didRoleExist}`. */
-export async function removeRole(store: RoleStore, appId: string, input: { role: string }) {
-  const didRoleExist = await store.deleteRoleAndAssignments(appId, input.role);
+export async function removeRole(store: RoleStore, input: { role: string }) {
+  const didRoleExist = await store.deleteRoleAndAssignments(input.role);
   return { status: 'OK', didRoleExist };
 }
 
 /** `GET /recipe/roles` → `{status:"OK", roles}`. */
-export async function listRoles(store: RoleStore, appId: string) {
-  return { status: 'OK', roles: await store.listRoleNames(appId) };
+export async function listRoles(store: RoleStore) {
+  return { status: 'OK', roles: await store.listRoleNames() };
 }
 
 /** `GET /recipe/role/permissions?role=` query. */
@@ -124,16 +124,16 @@ export function parseRoleQuery(query: Query): { role: string } {
 }
 
 /** → `{status:"OK", permissions}` or `{status:"UNKNOWN_ROLE_ERROR"}`. */
-export async function getRolePermissions(store: RoleStore, appId: string, input: { role: string }) {
-  const permissions = await store.getRolePermissions(appId, input.role);
+export async function getRolePermissions(store: RoleStore, input: { role: string }) {
+  const permissions = await store.getRolePermissions(input.role);
   if (permissions === undefined) return { status: 'UNKNOWN_ROLE_ERROR' };
   return { status: 'OK', permissions };
 }
 
 /** `GET /<t>/recipe/role/users?role=` → `{status:"OK", users}` or `{status:"UNKNOWN_ROLE_ERROR"}`. */
-export async function getRoleUsers(store: RoleStore, appId: string, tenantId: string, input: { role: string }) {
-  if ((await store.getRolePermissions(appId, input.role)) === undefined) return { status: 'UNKNOWN_ROLE_ERROR' };
-  return { status: 'OK', users: await store.listRoleUsers(appId, tenantId, input.role) };
+export async function getRoleUsers(store: RoleStore, tenantId: string, input: { role: string }) {
+  if ((await store.getRolePermissions(input.role)) === undefined) return { status: 'UNKNOWN_ROLE_ERROR' };
+  return { status: 'OK', users: await store.listRoleUsers(tenantId, input.role) };
 }
 
 export interface UserRoleInput {
@@ -150,15 +150,15 @@ export function parseUserRole(body: Body): UserRoleInput {
 }
 
 /** → `{status:"OK", didUserAlreadyHaveRole}` or `{status:"UNKNOWN_ROLE_ERROR"}`. */
-export async function addRoleToUser(store: RoleStore, appId: string, tenantId: string, input: UserRoleInput) {
-  const outcome = await store.assignRole(appId, tenantId, input.userId, input.role);
+export async function addRoleToUser(store: RoleStore, tenantId: string, input: UserRoleInput) {
+  const outcome = await store.assignRole(tenantId, input.userId, input.role);
   if (outcome === 'UNKNOWN_ROLE') return { status: 'UNKNOWN_ROLE_ERROR' };
   return { status: 'OK', didUserAlreadyHaveRole: outcome === 'ALREADY_ASSIGNED' };
 }
 
 /** → `{status:"OK", didUserHaveRole}` or `{status:"UNKNOWN_ROLE_ERROR"}`. */
-export async function removeRoleFromUser(store: RoleStore, appId: string, tenantId: string, input: UserRoleInput) {
-  const outcome = await store.unassignRole(appId, tenantId, input.userId, input.role);
+export async function removeRoleFromUser(store: RoleStore, tenantId: string, input: UserRoleInput) {
+  const outcome = await store.unassignRole(tenantId, input.userId, input.role);
   if (outcome === 'UNKNOWN_ROLE') return { status: 'UNKNOWN_ROLE_ERROR' };
   return { status: 'OK', didUserHaveRole: outcome === 'REMOVED' };
 }
@@ -169,9 +169,9 @@ export function parseUserIdQuery(query: Query): { userId: string } {
 }
 
 /** → `{status:"OK", roles}` (empty for an unknown id). */
-export async function getRolesForUser(store: RoleStore, appId: string, tenantId: string, input: { userId: string }) {
+export async function getRolesForUser(store: RoleStore, tenantId: string, input: { userId: string }) {
   if (!fitsUserId(input.userId)) return { status: 'OK', roles: [] };
-  return { status: 'OK', roles: await store.listUserRoles(appId, tenantId, input.userId) };
+  return { status: 'OK', roles: await store.listUserRoles(tenantId, input.userId) };
 }
 
 /**
@@ -195,10 +195,9 @@ export function parseRemovePermissions(body: Body): { role: string; permissions?
 /** → `{status:"OK"}` or `{status:"UNKNOWN_ROLE_ERROR"}`; permissions the role does not have are no error. */
 export async function removePermissionsFromRole(
   store: RoleStore,
-  appId: string,
   input: { role: string; permissions?: readonly string[] },
 ) {
-  const existed = await store.removePermissions(appId, input.role, input.permissions);
+  const existed = await store.removeRolePermissions(input.role, input.permissions);
   return existed ? { status: 'OK' } : { status: 'UNKNOWN_ROLE_ERROR' };
 }
 
@@ -210,6 +209,6 @@ export function parsePermissionQuery(query: Query): { permission: string } {
 }
 
 /** → `{status:"OK", roles}`: the roles having the permission (none: an empty list). */
-export async function getRolesWithPermission(store: RoleStore, appId: string, input: { permission: string }) {
-  return { status: 'OK', roles: await store.rolesWithPermission(appId, input.permission) };
+export async function getRolesWithPermission(store: RoleStore, input: { permission: string }) {
+  return { status: 'OK', roles: await store.rolesWithPermission(input.permission) };
 }

@@ -26,48 +26,48 @@ export interface StoredAttempts {
   readonly version: number;
 }
 
-/** What the TOTP use cases need from storage (functions/storage/totp-store.ts). */
+/** What the TOTP use cases need from storage: the devices and attempt records of one app (functions/storage/totp-store.ts). */
 export interface TotpStore {
-  listTotpDevices(appId: string, userId: string): Promise<TotpDeviceView[]>;
+  listTotpDevices(userId: string): Promise<TotpDeviceView[]>;
   /**
    * The secret of a user id's device in clear (base32), for verifying a code; stored sealed,
    * opened only here. Undefined when the device does not exist. The route that calls it needs
    * `credentials: 'open'` in functions/routes.ts.
    */
-  deviceSecret(appId: string, userId: string, deviceName: string): Promise<string | undefined>;
+  openTotpDeviceSecret(userId: string, deviceName: string): Promise<string | undefined>;
   /**
    * A new unverified device holding `secret` (sealed; the route needs `credentials: 'seal'`), in
    * one conditional write: it replaces an unverified device of the same name, and `EXISTS` (nothing
    * written) when a verified one has the name.
    */
-  createDevice(
-    appId: string,
+  createTotpDevice(
     userId: string,
     device: { readonly name: string; readonly period: number; readonly skew: number },
     secret: string,
   ): Promise<'OK' | 'EXISTS'>;
   /** Marks a device verified; false when the device is gone. */
-  markDeviceVerified(appId: string, userId: string, deviceName: string): Promise<boolean>;
+  markTotpDeviceVerified(userId: string, deviceName: string): Promise<boolean>;
   /** Deletes a device; whether it existed. */
-  removeDevice(appId: string, userId: string, deviceName: string): Promise<boolean>;
+  removeTotpDevice(userId: string, deviceName: string): Promise<boolean>;
   /** Renames a device (its secret stays as it is); `EXISTS` when the new name is taken. */
-  renameDevice(appId: string, userId: string, from: string, to: string): Promise<'OK' | 'UNKNOWN_DEVICE' | 'EXISTS'>;
+  renameTotpDevice(userId: string, from: string, to: string): Promise<'OK' | 'UNKNOWN_DEVICE' | 'EXISTS'>;
   /**
    * The attempt record of a user id (consistent read): one per user of the app, whatever the
    * tenant of the attempt (docs/totp-and-mfa.md "Rate limiting").
    */
-  attempts(appId: string, userId: string): Promise<StoredAttempts>;
+  readTotpAttempts(userId: string): Promise<StoredAttempts>;
   /**
    * Replaces the record, on condition that its version is still `seenVersion` (false, nothing
-   * written, when another attempt saved first). `expiresAt` (epoch ms): when storage may drop it.
+   * written, when another attempt saved first). `expiresAt` (epoch ms): when storage may drop it
+   * (DynamoDB's TTL). A record is not read as empty past it: what it holds is judged by time in
+   * attempts.ts, and a tenant with a short cooldown must not reset another tenant's count.
    */
-  saveAttempts(
-    appId: string,
-    userId: string,
-    record: AttemptRecord,
-    seenVersion: number,
-    expiresAt: number,
-  ): Promise<boolean>;
+  saveTotpAttempts(userId: string, record: AttemptRecord, seenVersion: number, expiresAt: number): Promise<boolean>;
   /** Deletes the user id's attempt record (its last device was removed), and any kept per tenant before. */
-  removeAttempts(appId: string, userId: string): Promise<void>;
+  removeTotpAttempts(userId: string): Promise<void>;
+}
+
+/** The TOTP devices and attempt records of every app of a table; wiring binds it to the request's app (docs/architecture.md "Stores bound to their app"). */
+export interface TotpStores {
+  forApp(appId: string): TotpStore;
 }

@@ -53,11 +53,10 @@ export interface TotpDeps {
 }
 
 /**
- * Where a verification is made: the app (whose user's one attempt record counts it, whatever the
- * tenant), the path's tenant (whose limits apply), the CDI version of the caller.
+ * Where a verification is made (in the app of the store: its user's one attempt record counts it,
+ * whatever the tenant): the path's tenant (whose limits apply), the CDI version of the caller.
  */
 export interface TotpTarget {
-  readonly appId: string;
   readonly tenantId: string;
   readonly cdiVersion: string;
 }
@@ -85,8 +84,8 @@ export function parseListDevices(query: Readonly<Record<string, string | undefin
 }
 
 /** → `{status:"OK", devices:[{name, period, skew, verified}]}` (empty when the id has none). */
-export async function listDevices(store: TotpStore, appId: string, input: { userId: string }) {
-  const devices = fitsUserId(input.userId) ? await store.listTotpDevices(appId, input.userId) : [];
+export async function listDevices(store: TotpStore, input: { userId: string }) {
+  const devices = fitsUserId(input.userId) ? await store.listTotpDevices(input.userId) : [];
   return { status: 'OK', devices };
 }
 
@@ -98,23 +97,23 @@ export async function listDevices(store: TotpStore, appId: string, input: { user
  * number of the user's verified devices to the first name no verified device has. 402 when the
  * app has `mfa_enabled` off. Any user id is accepted (the SDK checks the user first).
  */
-export async function createDevice(deps: TotpDeps, appId: string, input: CreateDeviceInput) {
+export async function createDevice(deps: TotpDeps, input: CreateDeviceInput) {
   assertMfaEnabled(deps);
   const secret = secretText(deps.randomBytes(SECRET_BYTES));
   const shape = { period: input.period, skew: input.skew };
   if (input.deviceName !== undefined) {
-    const created = await deps.store.createDevice(appId, input.userId, { name: input.deviceName, ...shape }, secret);
+    const created = await deps.store.createTotpDevice(input.userId, { name: input.deviceName, ...shape }, secret);
     return created === 'OK'
       ? { status: 'OK', deviceName: input.deviceName, secret }
       : { status: 'DEVICE_ALREADY_EXISTS_ERROR' };
   }
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const devices = await deps.store.listTotpDevices(appId, input.userId);
+    const devices = await deps.store.listTotpDevices(input.userId);
     const verified = new Set(devices.filter((d) => d.verified).map((d) => d.name));
     let n = verified.size;
     while (verified.has(defaultTotpDeviceName(n))) n++;
     const name = defaultTotpDeviceName(n);
-    if ((await deps.store.createDevice(appId, input.userId, { name, ...shape }, secret)) === 'OK') {
+    if ((await deps.store.createTotpDevice(input.userId, { name, ...shape }, secret)) === 'OK') {
       return { status: 'OK', deviceName: name, secret };
     }
     // Verified meanwhile by another request: list again.
@@ -123,9 +122,9 @@ export async function createDevice(deps: TotpDeps, appId: string, input: CreateD
 }
 
 /** `PUT /recipe/totp/device`: `OK`, `UNKNOWN_DEVICE_ERROR` or `DEVICE_ALREADY_EXISTS_ERROR`. */
-export async function renameDevice(store: TotpStore, appId: string, input: RenameDeviceInput) {
+export async function renameDevice(store: TotpStore, input: RenameDeviceInput) {
   if (!fitsUserId(input.userId) || !fitsDeviceName(input.existingDeviceName)) return { status: 'UNKNOWN_DEVICE_ERROR' };
-  const result = await store.renameDevice(appId, input.userId, input.existingDeviceName, input.newDeviceName);
+  const result = await store.renameTotpDevice(input.userId, input.existingDeviceName, input.newDeviceName);
   if (result === 'OK') return { status: 'OK' };
   return { status: result === 'EXISTS' ? 'DEVICE_ALREADY_EXISTS_ERROR' : 'UNKNOWN_DEVICE_ERROR' };
 }
@@ -134,11 +133,11 @@ export async function renameDevice(store: TotpStore, appId: string, input: Renam
  * `POST /recipe/totp/device/remove` → `{status:"OK", didDeviceExist}`. Removing a user id's
  * last device also forgets its attempts (failures and used codes), as the reference does.
  */
-export async function removeDevice(store: TotpStore, appId: string, input: DeviceInput) {
+export async function removeDevice(store: TotpStore, input: DeviceInput) {
   if (!fitsUserId(input.userId) || !fitsDeviceName(input.deviceName)) return { status: 'OK', didDeviceExist: false };
-  const existed = await store.removeDevice(appId, input.userId, input.deviceName);
-  if (existed && (await store.listTotpDevices(appId, input.userId)).length === 0) {
-    await store.removeAttempts(appId, input.userId);
+  const existed = await store.removeTotpDevice(input.userId, input.deviceName);
+  if (existed && (await store.listTotpDevices(input.userId)).length === 0) {
+    await store.removeTotpAttempts(input.userId);
   }
   return { status: 'OK', didDeviceExist: existed };
 }
@@ -222,7 +221,7 @@ async function checkAndCount(
   const max = limits.maxAttempts;
   let match: { device: Candidate | undefined } | undefined;
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const { record, version } = await store.attempts(target.appId, userId);
+    const { record, version } = await store.readTotpAttempts(userId);
     const now = deps.now();
     const state = limitState(record, now, limits);
     if (state.limited) {
@@ -239,7 +238,7 @@ async function checkAndCount(
     } else {
       next = afterFailure(record, now, limits);
     }
-    if (await store.saveAttempts(target.appId, userId, next, version, recordExpiry(next, limits))) {
+    if (await store.saveTotpAttempts(userId, next, version, recordExpiry(next, limits))) {
       return accepted ? { status: 'OK' } : invalid(target, state.failed + 1, max);
     }
     // Another attempt of this user was counted first: read the record again.
@@ -247,11 +246,11 @@ async function checkAndCount(
   throw new BackpressureError('conflict', 'TOTP attempts of one user kept conflicting');
 }
 
-const candidateOf = (store: TotpStore, appId: string, userId: string, device: TotpDeviceView): Candidate => ({
+const candidateOf = (store: TotpStore, userId: string, device: TotpDeviceView): Candidate => ({
   name: device.name,
   period: device.period,
   skew: device.skew,
-  secret: () => store.deviceSecret(appId, userId, device.name),
+  secret: () => store.openTotpDeviceSecret(userId, device.name),
 });
 
 /**
@@ -262,7 +261,7 @@ const candidateOf = (store: TotpStore, appId: string, userId: string, device: To
  */
 export async function verifyDevice(deps: TotpDeps, target: TotpTarget, input: DeviceInput & { readonly totp: string }) {
   if (!fitsUserId(input.userId)) return { status: 'UNKNOWN_DEVICE_ERROR' };
-  const devices = await deps.store.listTotpDevices(target.appId, input.userId);
+  const devices = await deps.store.listTotpDevices(input.userId);
   const device = devices.find((d) => d.name === input.deviceName);
   if (!device) return { status: 'UNKNOWN_DEVICE_ERROR' };
   if (device.verified) return { status: 'OK', wasAlreadyVerified: true };
@@ -270,12 +269,12 @@ export async function verifyDevice(deps: TotpDeps, target: TotpTarget, input: De
     deps,
     target,
     input.userId,
-    [candidateOf(deps.store, target.appId, input.userId, device)],
+    [candidateOf(deps.store, input.userId, device)],
     input.totp,
   );
   if (answer.status !== 'OK') return answer;
   // Removed or renamed meanwhile: the code was right, but there is no device left to verify.
-  if (!(await deps.store.markDeviceVerified(target.appId, input.userId, input.deviceName))) {
+  if (!(await deps.store.markTotpDeviceVerified(input.userId, input.deviceName))) {
     return { status: 'UNKNOWN_DEVICE_ERROR' };
   }
   return { status: 'OK', wasAlreadyVerified: false };
@@ -290,10 +289,8 @@ export async function verifyDevice(deps: TotpDeps, target: TotpTarget, input: De
 export async function verifyCode(deps: TotpDeps, target: TotpTarget, input: { userId: string; totp: string }) {
   assertMfaEnabled(deps);
   if (!fitsUserId(input.userId)) return { status: 'UNKNOWN_USER_ID_ERROR' };
-  const devices = await deps.store.listTotpDevices(target.appId, input.userId);
+  const devices = await deps.store.listTotpDevices(input.userId);
   if (devices.length === 0) return { status: 'UNKNOWN_USER_ID_ERROR' };
-  const candidates = devices
-    .filter((d) => d.verified)
-    .map((d) => candidateOf(deps.store, target.appId, input.userId, d));
+  const candidates = devices.filter((d) => d.verified).map((d) => candidateOf(deps.store, input.userId, d));
   return checkAndCount(deps, target, input.userId, candidates, input.totp);
 }

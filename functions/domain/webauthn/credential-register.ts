@@ -27,15 +27,14 @@ const REGISTER_REREADS: RereadPolicy = {
  */
 export async function registerCredential(
   deps: WebauthnDeps,
-  appId: string,
   input: CredentialInput & { readonly recipeUserId: string },
 ) {
-  const options = await findOptions(deps, appId, input.optionsId);
+  const options = await findOptions(deps, input.optionsId);
   if (!options) return { status: 'OPTIONS_NOT_FOUND_ERROR' as const };
   const verified = await verifyRegistration(options, input.credential, deps.users.now());
   if (!('ok' in verified)) return verified;
   return reread(REGISTER_REREADS, async () => {
-    const found = await webauthnMethodOf(deps, appId, input.recipeUserId);
+    const found = await webauthnMethodOf(deps, input.recipeUserId);
     if (!found) return UNKNOWN_USER;
     const now = deps.users.now();
     const credential: StoredCredential = {
@@ -54,7 +53,7 @@ export async function registerCredential(
     }));
     const result = await writePlan(
       deps.users.store,
-      appId,
+      deps.appId,
       { changes: [{ before: found.user, after }] },
       { webauthn: { register: credential } },
     );

@@ -17,10 +17,9 @@ const CREDENTIAL_NOT_FOUND = { status: 'CREDENTIAL_NOT_FOUND_ERROR' } as const;
 /** The webauthn login method a recipe user id (or its external id) names, with its user and internal id. */
 export async function webauthnMethodOf(
   deps: WebauthnDeps,
-  appId: string,
   recipeUserId: string,
 ): Promise<{ user: UserRecord; method: LoginMethodRecord; ownerId: string } | undefined> {
-  const found = await resolveUser(deps.users, appId, recipeUserId);
+  const found = await resolveUser(deps.users, deps.appId, recipeUserId);
   if (!found) return undefined;
   const method = found.user.loginMethods.find(
     (lm) => lm.recipeUserId === found.superTokensId && lm.recipeId === 'webauthn',
@@ -29,20 +28,19 @@ export async function webauthnMethodOf(
 }
 
 /** The internal id a recipe user id stands for (itself when it names no user). */
-async function internalIdOf(deps: WebauthnDeps, appId: string, recipeUserId: string): Promise<string> {
-  return (await resolveUser(deps.users, appId, recipeUserId))?.superTokensId ?? recipeUserId;
+async function internalIdOf(deps: WebauthnDeps, recipeUserId: string): Promise<string> {
+  return (await resolveUser(deps.users, deps.appId, recipeUserId))?.superTokensId ?? recipeUserId;
 }
 
 /** `GET /recipe/webauthn/user/credential?recipeUserId=&webauthnCredentialId=`: one passkey of the login method. */
 export async function getCredential(
   deps: WebauthnDeps,
-  appId: string,
   input: { readonly recipeUserId: string; readonly credentialId: string },
 ) {
   if (!isCredentialIdShape(input.credentialId)) return CREDENTIAL_NOT_FOUND;
   const [ownerId, stored] = await Promise.all([
-    internalIdOf(deps, appId, input.recipeUserId),
-    deps.store.getCredential(appId, canonicalCredentialId(input.credentialId)),
+    internalIdOf(deps, input.recipeUserId),
+    deps.store.readPasskey(canonicalCredentialId(input.credentialId)),
   ]);
   if (!stored || stored.recipeUserId !== ownerId) return CREDENTIAL_NOT_FOUND;
   return {
@@ -56,10 +54,10 @@ export async function getCredential(
 }
 
 /** `GET /recipe/webauthn/user/credential/list?recipeUserId=`: the login method's passkeys, oldest first (none for an unknown id). */
-export async function listCredentials(deps: WebauthnDeps, appId: string, recipeUserId: string) {
-  const found = await webauthnMethodOf(deps, appId, recipeUserId);
+export async function listCredentials(deps: WebauthnDeps, recipeUserId: string) {
+  const found = await webauthnMethodOf(deps, recipeUserId);
   const ids = found?.method.webauthnCredentialIds ?? [];
-  const stored = found ? await deps.store.getCredentials(appId, ids) : [];
+  const stored = found ? await deps.store.readPasskeys(ids) : [];
   return {
     status: 'OK' as const,
     credentials: stored
@@ -85,13 +83,12 @@ const REMOVE_REREADS: RereadPolicy = {
  */
 export async function removeCredential(
   deps: WebauthnDeps,
-  appId: string,
   input: { readonly recipeUserId: string; readonly credentialId: string },
 ) {
   if (!isCredentialIdShape(input.credentialId)) return CREDENTIAL_NOT_FOUND;
   const credentialId = canonicalCredentialId(input.credentialId);
   return reread(REMOVE_REREADS, async () => {
-    const found = await webauthnMethodOf(deps, appId, input.recipeUserId);
+    const found = await webauthnMethodOf(deps, input.recipeUserId);
     if (!found || !(found.method.webauthnCredentialIds ?? []).includes(credentialId)) return CREDENTIAL_NOT_FOUND;
     const after = withMethod(found.user, found.ownerId, (lm) => ({
       ...lm,
@@ -99,7 +96,7 @@ export async function removeCredential(
     }));
     const result = await writePlan(
       deps.users.store,
-      appId,
+      deps.appId,
       { changes: [{ before: found.user, after }] },
       { webauthn: { remove: { credentialId, recipeUserId: found.ownerId } } },
     );

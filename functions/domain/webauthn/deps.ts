@@ -1,5 +1,5 @@
 /**
- * What the WebAuthn use cases are given (docs/passkeys.md): the app's users, its options and
+ * What the WebAuthn use cases are given (docs/passkeys.md), for one app: its users, its options and
  * passkeys, its one-time tokens (account recovery), the clock, new ids and the system's secure
  * randomness, and the tenant's recovery-token lifetime.
  */
@@ -8,6 +8,12 @@ import type { UsersDeps } from '../users/deps.js';
 import type { WebauthnStore } from './ports.js';
 
 export interface WebauthnDeps {
+  /**
+   * The app these dependencies serve: `store` and `tokens` are bound to it already; the users
+   * store is not yet (docs/architecture.md "Stores bound to their app"), and is given this id,
+   * never one from a caller.
+   */
+  readonly appId: string;
   readonly users: UsersDeps;
   readonly store: WebauthnStore;
   readonly tokens: AccountTokenStore;

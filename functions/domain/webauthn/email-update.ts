@@ -24,20 +24,19 @@ const UPDATE_REREADS: RereadPolicy = {
  */
 export async function updateWebauthnEmail(
   deps: WebauthnDeps,
-  appId: string,
   input: { readonly recipeUserId: string; readonly email: string },
 ) {
   return reread(UPDATE_REREADS, async () => {
-    const found = await resolveUser(deps.users, appId, input.recipeUserId);
+    const found = await resolveUser(deps.users, deps.appId, input.recipeUserId);
     const ownerId = found?.superTokensId;
     const method = found?.user.loginMethods.find((lm) => lm.recipeUserId === ownerId && lm.recipeId === 'webauthn');
     if (!found || !method || ownerId === undefined) return { status: 'UNKNOWN_USER_ID_ERROR' as const };
     if (method.email === input.email) return { status: 'OK' as const };
-    const move = await verificationMove(deps.tokens, appId, found.user, ownerId, input.email);
+    const move = await verificationMove(deps.tokens, found.user, ownerId, input.email);
     const after = withMethod(found.user, ownerId, (lm) => ({ ...lm, email: input.email, verified: move.newVerified }));
     const result = await writePlan(
       deps.users.store,
-      appId,
+      deps.appId,
       { changes: [{ before: found.user, after }] },
       { account: move.writes },
     );

@@ -8,7 +8,7 @@ import { isOptionsIdShape, type WebauthnDeps } from './deps.js';
 import type { GeneratedOptions, UserVerification } from './model.js';
 import type { CeremonySettings, RegisterOptionsInput } from './requests.js';
 
-type Target = { readonly appId: string; readonly tenantId: string };
+type Target = { readonly tenantId: string };
 
 const ANDROID_ORIGIN = 'android:apk-key-hash:';
 const BASE64URL_UNPADDED = /^[A-Za-z0-9_-]+$/;
@@ -95,7 +95,7 @@ async function storeOptions(
       createdAt,
       expiresAt: createdAt + settings.timeout,
     };
-    if (await deps.store.putOptions(target.appId, options)) return options;
+    if (await deps.store.storeWebauthnOptions(options)) return options;
   }
 }
 
@@ -107,7 +107,7 @@ async function storeOptions(
 export async function registerOptions(deps: WebauthnDeps, target: Target, input: RegisterOptionsInput) {
   const problem = settingsProblem(input, input);
   if (problem) return invalid(problem);
-  const [holders = []] = await deps.users.store.usersByAccountInfo(target.appId, target.tenantId, {
+  const [holders = []] = await deps.users.store.usersByAccountInfo(deps.appId, target.tenantId, {
     email: input.email,
   });
   const holder = [...holders].sort((a, b) => a.timeJoined - b.timeJoined || a.userId.localeCompare(b.userId))[0];
@@ -162,12 +162,12 @@ const OPTIONS_NOT_FOUND = { status: 'OPTIONS_NOT_FOUND_ERROR' } as const;
  * The options with this id in the app, wherever they were made (sign-up, sign-in and registering a
  * passkey find them so, as in the reference).
  */
-export const findOptions = (deps: WebauthnDeps, appId: string, optionsId: string) =>
-  isOptionsIdShape(optionsId) ? deps.store.getOptions(appId, optionsId) : Promise.resolve(undefined);
+export const findOptions = (deps: WebauthnDeps, optionsId: string) =>
+  isOptionsIdShape(optionsId) ? deps.store.readWebauthnOptions(optionsId) : Promise.resolve(undefined);
 
 /** `GET /<t>/recipe/webauthn/options?webauthnGeneratedOptionsId=`: the options, if made in this tenant. */
 export async function getOptions(deps: WebauthnDeps, target: Target, optionsId: string) {
-  const options = await findOptions(deps, target.appId, optionsId);
+  const options = await findOptions(deps, optionsId);
   if (!options || options.tenantId !== target.tenantId) return OPTIONS_NOT_FOUND;
   return {
     status: 'OK' as const,
@@ -188,6 +188,6 @@ export async function getOptions(deps: WebauthnDeps, target: Target, optionsId: 
 /** `DELETE /<t>/recipe/webauthn/options/remove?webauthnGeneratedOptionsId=`. */
 export async function removeOptions(deps: WebauthnDeps, target: Target, optionsId: string) {
   if (!isOptionsIdShape(optionsId)) return OPTIONS_NOT_FOUND;
-  const removed = await deps.store.removeOptions(target.appId, target.tenantId, optionsId);
+  const removed = await deps.store.removeWebauthnOptions(target.tenantId, optionsId);
   return removed ? { status: 'OK' as const } : OPTIONS_NOT_FOUND;
 }

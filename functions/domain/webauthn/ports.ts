@@ -24,23 +24,29 @@ interface SignInUse {
   readonly consumeOptions?: { readonly id: string };
 }
 
+/** The options and passkeys of one app. */
 export interface WebauthnStore {
   /** Stores new options; false (nothing written) when options with this id exist. */
-  putOptions(appId: string, options: GeneratedOptions): Promise<boolean>;
+  storeWebauthnOptions(options: GeneratedOptions): Promise<boolean>;
   /** The options with this id, in any tenant of the app (consistent read). */
-  getOptions(appId: string, optionsId: string): Promise<GeneratedOptions | undefined>;
+  readWebauthnOptions(optionsId: string): Promise<GeneratedOptions | undefined>;
   /** Deletes the options if they exist in this tenant; whether they did. */
-  removeOptions(appId: string, tenantId: string, optionsId: string): Promise<boolean>;
+  removeWebauthnOptions(tenantId: string, optionsId: string): Promise<boolean>;
   /** The passkey with this id in the app (consistent read). */
-  getCredential(appId: string, credentialId: string): Promise<StoredCredential | undefined>;
+  readPasskey(credentialId: string): Promise<StoredCredential | undefined>;
   /** These passkeys, in the order given (missing ones skipped). */
-  getCredentials(appId: string, credentialIds: readonly string[]): Promise<StoredCredential[]>;
+  readPasskeys(credentialIds: readonly string[]): Promise<StoredCredential[]>;
   /**
    * Records a verified sign-in: the passkey's new counter, only if its counter is still the one
    * seen, and the options consumed, only if they still exist — both or neither. 'CHANGED' when a
    * condition failed (a concurrent sign-in used the passkey or the options, or it was removed).
    */
-  recordSignIn(appId: string, use: SignInUse): Promise<'OK' | 'CHANGED'>;
+  recordPasskeySignIn(use: SignInUse): Promise<'OK' | 'CHANGED'>;
   /** Deletes these passkeys (batched; not atomic): a user removal, before the user goes. */
-  removeCredentials(appId: string, credentialIds: readonly string[]): Promise<void>;
+  removePasskeys(credentialIds: readonly string[]): Promise<void>;
+}
+
+/** The options and passkeys of every app of a table; wiring binds it to the request's app (docs/architecture.md "Stores bound to their app"). */
+export interface WebauthnStores {
+  forApp(appId: string): WebauthnStore;
 }

@@ -14,7 +14,7 @@ import { externalIdOf, toUserJson } from '../users/model.js';
 import { writePlan } from '../users/write.js';
 import type { WebauthnDeps } from './deps.js';
 
-type Target = { readonly appId: string; readonly tenantId: string };
+type Target = { readonly tenantId: string };
 
 const INVALID_TOKEN = { status: 'RECOVER_ACCOUNT_TOKEN_INVALID_ERROR' } as const;
 
@@ -28,10 +28,10 @@ export async function createRecoverAccountToken(
   target: Target,
   input: { readonly email: string; readonly userId: string },
 ) {
-  const found = await resolveUser(deps.users, target.appId, input.userId);
+  const found = await resolveUser(deps.users, deps.appId, input.userId);
   if (!found) return { status: 'UNKNOWN_USER_ID_ERROR' as const };
   const token = Buffer.from(deps.randomBytes(32)).toString('base64url');
-  await deps.tokens.putToken(target.appId, {
+  await deps.tokens.storeOneTimeToken({
     kind: 'webauthnRecovery',
     hash: hashOneTimeToken(token),
     ownerId: found.superTokensId,
@@ -48,7 +48,6 @@ function liveToken(deps: WebauthnDeps, target: Target, token: string) {
   const now = deps.users.now();
   return tokenWithGroup(
     deps.tokens,
-    target.appId,
     'webauthnRecovery',
     token,
     (found) => ({ kind: 'webauthnRecovery', ownerId: found.ownerId, tenantId: target.tenantId, email: found.email }),
@@ -72,7 +71,7 @@ export async function consumeRecoverAccountToken(deps: WebauthnDeps, target: Tar
   const { found, others } = live;
   const result = await writePlan(
     deps.users.store,
-    target.appId,
+    deps.appId,
     { changes: [] },
     { account: { consume: found, discard: others.slice(0, DISCARD_IN_WRITE) } },
   );
@@ -80,12 +79,12 @@ export async function consumeRecoverAccountToken(deps: WebauthnDeps, target: Tar
     if (result.failed.some((e) => e.kind === 'oneTimeToken')) return INVALID_TOKEN;
     throw new Error(`recovery token consumption failed: ${result.failed.map((e) => e.kind).join(', ')}`);
   }
-  if (others.length > DISCARD_IN_WRITE) await deps.tokens.removeTokens(target.appId, others.slice(DISCARD_IN_WRITE));
-  return { status: 'OK' as const, userId: await externalUserIdOf(deps, target.appId, found), email: found.email };
+  if (others.length > DISCARD_IN_WRITE) await deps.tokens.removeOneTimeTokens(others.slice(DISCARD_IN_WRITE));
+  return { status: 'OK' as const, userId: await externalUserIdOf(deps, found), email: found.email };
 }
 
-async function externalUserIdOf(deps: WebauthnDeps, appId: string, token: OneTimeToken): Promise<string> {
-  const user = await deps.users.store.getUserBySuperTokensId(appId, token.userId);
+async function externalUserIdOf(deps: WebauthnDeps, token: OneTimeToken): Promise<string> {
+  const user = await deps.users.store.getUserBySuperTokensId(deps.appId, token.userId);
   return user ? externalIdOf(user, token.userId) : token.userId;
 }
 
@@ -97,7 +96,7 @@ async function externalUserIdOf(deps: WebauthnDeps, appId: string, token: OneTim
 export async function userOfRecoverAccountToken(deps: WebauthnDeps, target: Target, token: string) {
   const live = await liveToken(deps, target, token);
   if (!live) return INVALID_TOKEN;
-  const user = await deps.users.store.getUserBySuperTokensId(target.appId, live.found.userId);
+  const user = await deps.users.store.getUserBySuperTokensId(deps.appId, live.found.userId);
   if (!user) return INVALID_TOKEN;
   const method = user.loginMethods.findLast(
     (lm) => lm.recipeId === 'webauthn' && lm.tenantIds.includes(target.tenantId),

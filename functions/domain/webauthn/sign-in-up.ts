@@ -14,7 +14,7 @@ import { findOptions } from './options.js';
 import type { CredentialInput } from './requests.js';
 import { checkCredentialIdAndType, verifyAssertion, verifyRegistration } from './verify.js';
 
-type Target = { readonly appId: string; readonly tenantId: string };
+type Target = { readonly tenantId: string };
 
 const OPTIONS_NOT_FOUND = { status: 'OPTIONS_NOT_FOUND_ERROR' } as const;
 
@@ -25,7 +25,7 @@ const OPTIONS_NOT_FOUND = { status: 'OPTIONS_NOT_FOUND_ERROR' } as const;
  * taken email (`EMAIL_ALREADY_EXISTS_ERROR`) or a passkey registered already stores nothing.
  */
 export async function signUp(deps: WebauthnDeps, target: Target, input: CredentialInput) {
-  const options = await findOptions(deps, target.appId, input.optionsId);
+  const options = await findOptions(deps, input.optionsId);
   if (!options) return OPTIONS_NOT_FOUND;
   const verified = await verifyRegistration(options, input.credential, deps.users.now());
   if (!('ok' in verified)) return verified;
@@ -52,7 +52,7 @@ export async function signUp(deps: WebauthnDeps, target: Target, input: Credenti
   });
   const result = await writePlan(
     deps.users.store,
-    target.appId,
+    deps.appId,
     { changes: [{ after: user }] },
     { webauthn: { register: credential } },
   );
@@ -88,18 +88,18 @@ const SIGN_IN_REREADS: RereadPolicy = {
  * options signs in once: a replay or a concurrent second use answers `OPTIONS_NOT_FOUND_ERROR`.
  * A failed sign-in consumes nothing.
  */
-export async function signIn(deps: WebauthnDeps, target: Target, input: CredentialInput, consumeOptions: boolean) {
+export async function signIn(deps: WebauthnDeps, input: CredentialInput, consumeOptions: boolean) {
   return reread(SIGN_IN_REREADS, async () => {
-    const options = await findOptions(deps, target.appId, input.optionsId);
+    const options = await findOptions(deps, input.optionsId);
     if (!options) return OPTIONS_NOT_FOUND;
     const credentialId = checkCredentialIdAndType(input.credential);
     if (typeof credentialId !== 'string') return credentialId;
-    const stored = await deps.store.getCredential(target.appId, credentialId);
+    const stored = await deps.store.readPasskey(credentialId);
     if (!stored) return { status: 'CREDENTIAL_NOT_FOUND_ERROR' as const };
     const now = deps.users.now();
     const verified = await verifyAssertion(options, input.credential, stored, now);
     if (!('ok' in verified)) return verified;
-    const recorded = await deps.store.recordSignIn(target.appId, {
+    const recorded = await deps.store.recordPasskeySignIn({
       credentialId,
       seenCounter: stored.counter,
       newCounter: verified.newCounter,
@@ -107,7 +107,7 @@ export async function signIn(deps: WebauthnDeps, target: Target, input: Credenti
       ...(consumeOptions ? { consumeOptions: { id: options.id } } : {}),
     });
     if (recorded === 'CHANGED') return READ_AGAIN;
-    const user = await deps.users.store.getUserBySuperTokensId(target.appId, stored.recipeUserId);
+    const user = await deps.users.store.getUserBySuperTokensId(deps.appId, stored.recipeUserId);
     const method = user?.loginMethods.find(
       (lm) => lm.recipeId === 'webauthn' && lm.recipeUserId === stored.recipeUserId,
     );

@@ -12,9 +12,8 @@ import type { WebauthnDeps } from './deps.js';
  */
 export async function removeCredentialsOf(
   deps: Pick<WebauthnDeps, 'store'>,
-  appId: string,
   methods: readonly LoginMethodRecord[],
 ): Promise<void> {
   const ids = methods.flatMap((lm) => (lm.recipeId === 'webauthn' ? (lm.webauthnCredentialIds ?? []) : []));
-  if (ids.length > 0) await deps.store.removeCredentials(appId, ids);
+  if (ids.length > 0) await deps.store.removePasskeys(ids);
 }

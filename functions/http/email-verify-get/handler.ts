@@ -7,5 +7,5 @@ import { accountsDeps } from '#functions/wiring/accounts.js';
 export const handler = httpHandler({
   route: { id: 'email-verify-get', scope: 'app', exists: 'after-input' },
   input: ({ query }) => parseIsVerifiedQuery(query),
-  run: async (input, { appId, config }) => ok(await isEmailVerified(accountsDeps(config), appId, input)),
+  run: async (input, { appId, config }) => ok(await isEmailVerified(accountsDeps(config, appId), input)),
 });

@@ -7,5 +7,5 @@ import { accountsDeps } from '#functions/wiring/accounts.js';
 export const handler = httpHandler({
   route: { id: 'email-verify-remove', scope: 'app', exists: 'after-input' },
   input: ({ body = {} }) => parseUserEmailBody(body),
-  run: async (input, { appId, config }) => ok(await unverifyEmail(accountsDeps(config), appId, input)),
+  run: async (input, { appId, config }) => ok(await unverifyEmail(accountsDeps(config, appId), input)),
 });

@@ -8,5 +8,5 @@ export const handler = httpHandler({
   route: { id: 'email-verify-token-remove', scope: 'tenant', exists: 'after-input' },
   input: ({ body = {} }) => parseUserEmailBody(body),
   run: async (input, { appId, tenantId, config }) =>
-    ok(await revokeEmailVerificationTokens(accountsDeps(config), { appId, tenantId }, input)),
+    ok(await revokeEmailVerificationTokens(accountsDeps(config, appId), { tenantId }, input)),
 });

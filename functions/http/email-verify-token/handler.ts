@@ -8,5 +8,5 @@ export const handler = httpHandler({
   route: { id: 'email-verify-token', scope: 'tenant', exists: 'after-input' },
   input: ({ body = {} }) => parseUserEmailBody(body),
   run: async (input, { appId, tenantId, config }) =>
-    ok(await createEmailVerificationToken(accountsDeps(config), { appId, tenantId }, input)),
+    ok(await createEmailVerificationToken(accountsDeps(config, appId), { tenantId }, input)),
 });

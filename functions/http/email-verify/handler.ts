@@ -8,5 +8,5 @@ export const handler = httpHandler({
   route: { id: 'email-verify', scope: 'tenant', exists: 'after-input' },
   input: ({ body = {} }) => parseVerifyEmailBody(body),
   run: async (token, { appId, tenantId, config }) =>
-    ok(await verifyEmail(accountsDeps(config), { appId, tenantId }, token)),
+    ok(await verifyEmail(accountsDeps(config, appId), { tenantId }, token)),
 });

@@ -6,5 +6,5 @@ import { metadataStore } from '#functions/wiring/app-data.js';
 export const handler = httpHandler({
   route: { id: 'metadata-get', scope: 'app', exists: 'after-input' },
   input: (request) => parseMetadataQuery(request.query),
-  run: async (input, request) => ok(await getUserMetadata(metadataStore(request.config), request.appId, input)),
+  run: async (input, request) => ok(await getUserMetadata(metadataStore(request.config, request.appId), input)),
 });

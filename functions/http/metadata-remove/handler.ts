@@ -6,5 +6,5 @@ import { metadataStore } from '#functions/wiring/app-data.js';
 export const handler = httpHandler({
   route: { id: 'metadata-remove', scope: 'app', exists: 'after-input' },
   input: (request) => parseRemoveMetadata(request.body ?? {}),
-  run: async (input, request) => ok(await removeUserMetadata(metadataStore(request.config), request.appId, input)),
+  run: async (input, request) => ok(await removeUserMetadata(metadataStore(request.config, request.appId), input)),
 });

@@ -6,5 +6,5 @@ import { oauthClientDeps } from '#functions/wiring/oauth-clients.js';
 export const handler = httpHandler({
   route: { id: 'oauth-client-create', scope: 'app', exists: 'after-input' },
   input: ({ body = {} }) => parseCreateClient(body),
-  run: async (input, { appId, config }) => ok(await createClient(oauthClientDeps(config), appId, input)),
+  run: async (input, { appId, config }) => ok(await createClient(oauthClientDeps(config, appId), input)),
 });

@@ -6,5 +6,5 @@ import { oauthClientDeps } from '#functions/wiring/oauth-clients.js';
 export const handler = httpHandler({
   route: { id: 'oauth-client-get', scope: 'app', exists: 'after-input' },
   input: ({ query }) => parseClientIdQuery(query),
-  run: async (clientId, { appId, config }) => ok(await getClient(oauthClientDeps(config), appId, clientId)),
+  run: async (clientId, { appId, config }) => ok(await getClient(oauthClientDeps(config, appId), clientId)),
 });

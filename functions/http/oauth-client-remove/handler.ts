@@ -6,5 +6,5 @@ import { oauthClientDeps } from '#functions/wiring/oauth-clients.js';
 export const handler = httpHandler({
   route: { id: 'oauth-client-remove', scope: 'app', exists: 'after-input' },
   input: ({ body = {} }) => parseRemoveClient(body),
-  run: async (clientId, { appId, config }) => ok(await removeClient(oauthClientDeps(config), appId, clientId)),
+  run: async (clientId, { appId, config }) => ok(await removeClient(oauthClientDeps(config, appId), clientId)),
 });

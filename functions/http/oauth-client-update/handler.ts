@@ -6,5 +6,5 @@ import { oauthClientDeps } from '#functions/wiring/oauth-clients.js';
 export const handler = httpHandler({
   route: { id: 'oauth-client-update', scope: 'app', exists: 'after-input' },
   input: ({ body = {} }) => parseUpdateClient(body),
-  run: async (input, { appId, config }) => ok(await updateClient(oauthClientDeps(config), appId, input)),
+  run: async (input, { appId, config }) => ok(await updateClient(oauthClientDeps(config, appId), input)),
 });

@@ -6,5 +6,5 @@ import { oauthClientDeps } from '#functions/wiring/oauth-clients.js';
 export const handler = httpHandler({
   route: { id: 'oauth-clients-list', scope: 'app' },
   input: ({ query }) => parseListClients(query),
-  run: async (input, { appId, config }) => ok(await listClients(oauthClientDeps(config), appId, input)),
+  run: async (input, { appId, config }) => ok(await listClients(oauthClientDeps(config, appId), input)),
 });

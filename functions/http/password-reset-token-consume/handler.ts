@@ -7,5 +7,5 @@ import { accountsDeps } from '#functions/wiring/accounts.js';
 export const handler = httpHandler({
   route: { id: 'password-reset-token-consume', scope: 'tenant', exists: 'after-input' },
   input: ({ body = {} }) => parseTokenBody(body),
-  run: async (token, { appId, config }) => ok(await consumePasswordResetToken(accountsDeps(config), appId, token)),
+  run: async (token, { appId, config }) => ok(await consumePasswordResetToken(accountsDeps(config, appId), token)),
 });

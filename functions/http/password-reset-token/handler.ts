@@ -8,6 +8,5 @@ import { accountsDeps } from '#functions/wiring/accounts.js';
 export const handler = httpHandler({
   route: { id: 'password-reset-token', scope: 'tenant', exists: 'after-input' },
   input: ({ body = {}, cdiVersion }) => parseResetTokenBody(body, cdiAtLeast(cdiVersion, '4.0')),
-  run: async (input, { appId, tenantId, config }) =>
-    ok(await createPasswordResetToken(accountsDeps(config), { appId, tenantId }, input)),
+  run: async (input, { appId, config }) => ok(await createPasswordResetToken(accountsDeps(config, appId), input)),
 });

@@ -6,5 +6,5 @@ import { roleStore } from '#functions/wiring/app-data.js';
 export const handler = httpHandler({
   route: { id: 'permission-roles', scope: 'app', exists: 'after-input' },
   input: (request) => parsePermissionQuery(request.query),
-  run: async (input, request) => ok(await getRolesWithPermission(roleStore(request.config), request.appId, input)),
+  run: async (input, request) => ok(await getRolesWithPermission(roleStore(request.config, request.appId), input)),
 });

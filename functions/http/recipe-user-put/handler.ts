@@ -21,6 +21,6 @@ export const handler = httpHandler({
       : ({ recipe: 'emailpassword', update: parseUpdateUserBody(body, cdiAtLeast(cdiVersion, '4.0')) } as const),
   run: async (input, { appId, config }) =>
     input.recipe === 'passwordless'
-      ? ok(await updatePasswordlessUser(userRemovalDeps(config), appId, input.update))
-      : ok(await updateEmailOrPassword(accountsDeps(config), passwordPorts(config), appId, input.update)),
+      ? ok(await updatePasswordlessUser(userRemovalDeps(config, appId), appId, input.update))
+      : ok(await updateEmailOrPassword(accountsDeps(config, appId), passwordPorts(config), input.update)),
 });

@@ -6,5 +6,5 @@ import { roleStore } from '#functions/wiring/app-data.js';
 export const handler = httpHandler({
   route: { id: 'role-permissions-remove', scope: 'app', exists: 'after-input' },
   input: (request) => parseRemovePermissions(request.body ?? {}),
-  run: async (input, request) => ok(await removePermissionsFromRole(roleStore(request.config), request.appId, input)),
+  run: async (input, request) => ok(await removePermissionsFromRole(roleStore(request.config, request.appId), input)),
 });

@@ -6,5 +6,5 @@ import { roleStore } from '#functions/wiring/app-data.js';
 export const handler = httpHandler({
   route: { id: 'role-permissions', scope: 'app', exists: 'after-input' },
   input: (request) => parseRoleQuery(request.query),
-  run: async (input, request) => ok(await getRolePermissions(roleStore(request.config), request.appId, input)),
+  run: async (input, request) => ok(await getRolePermissions(roleStore(request.config, request.appId), input)),
 });

@@ -6,5 +6,5 @@ import { roleStore } from '#functions/wiring/app-data.js';
 export const handler = httpHandler({
   route: { id: 'role-put', scope: 'app', exists: 'after-input' },
   input: (request) => parseCreateRole(request.body ?? {}),
-  run: async (input, request) => ok(await createRole(roleStore(request.config), request.appId, input)),
+  run: async (input, request) => ok(await createRole(roleStore(request.config, request.appId), input)),
 });

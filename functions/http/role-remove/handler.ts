@@ -6,5 +6,5 @@ import { roleStore } from '#functions/wiring/app-data.js';
 export const handler = httpHandler({
   route: { id: 'role-remove', scope: 'app', exists: 'after-input' },
   input: (request) => parseRemoveRole(request.body ?? {}),
-  run: async (input, request) => ok(await removeRole(roleStore(request.config), request.appId, input)),
+  run: async (input, request) => ok(await removeRole(roleStore(request.config, request.appId), input)),
 });

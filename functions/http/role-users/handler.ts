@@ -7,5 +7,5 @@ export const handler = httpHandler({
   route: { id: 'role-users', scope: 'tenant', exists: 'after-input' },
   input: (request) => parseRoleQuery(request.query),
   run: async (input, request) =>
-    ok(await getRoleUsers(roleStore(request.config), request.appId, request.tenantId, input)),
+    ok(await getRoleUsers(roleStore(request.config, request.appId), request.tenantId, input)),
 });

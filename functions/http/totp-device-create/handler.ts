@@ -7,5 +7,5 @@ import { totpDeps } from '#functions/wiring/totp.js';
 export const handler = httpHandler({
   route: { id: 'totp-device-create', scope: 'app', exists: 'after-input' },
   input: ({ body = {} }) => parseCreateDevice(body),
-  run: async (input, { appId, config }) => ok(await createDevice(totpDeps(config), appId, input)),
+  run: async (input, { appId, config }) => ok(await createDevice(totpDeps(config, appId), input)),
 });

@@ -7,5 +7,5 @@ import { totpStore } from '#functions/wiring/app-data.js';
 export const handler = httpHandler({
   route: { id: 'totp-device-remove', scope: 'app', exists: 'after-input' },
   input: ({ body = {} }) => parseRemoveDevice(body),
-  run: async (input, { appId, config }) => ok(await removeDevice(totpStore(config), appId, input)),
+  run: async (input, { appId, config }) => ok(await removeDevice(totpStore(config, appId), input)),
 });

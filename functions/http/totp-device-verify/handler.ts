@@ -8,5 +8,5 @@ export const handler = httpHandler({
   route: { id: 'totp-device-verify', scope: 'tenant', exists: 'after-input' },
   input: ({ body = {} }) => parseVerifyDevice(body),
   run: async (input, { appId, tenantId, cdiVersion, config }) =>
-    ok(await verifyDevice(totpDeps(config), { appId, tenantId, cdiVersion }, input)),
+    ok(await verifyDevice(totpDeps(config, appId), { tenantId, cdiVersion }, input)),
 });

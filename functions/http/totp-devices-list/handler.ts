@@ -6,5 +6,5 @@ import { totpStore } from '#functions/wiring/app-data.js';
 export const handler = httpHandler({
   route: { id: 'totp-devices-list', scope: 'app', exists: 'after-input' },
   input: (request) => parseListDevices(request.query),
-  run: async (input, request) => ok(await listDevices(totpStore(request.config), request.appId, input)),
+  run: async (input, request) => ok(await listDevices(totpStore(request.config, request.appId), input)),
 });

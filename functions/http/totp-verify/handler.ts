@@ -8,5 +8,5 @@ export const handler = httpHandler({
   route: { id: 'totp-verify', scope: 'tenant', exists: 'after-input' },
   input: ({ body = {} }) => parseVerifyCode(body),
   run: async (input, { appId, tenantId, cdiVersion, config }) =>
-    ok(await verifyCode(totpDeps(config), { appId, tenantId, cdiVersion }, input)),
+    ok(await verifyCode(totpDeps(config, appId), { tenantId, cdiVersion }, input)),
 });

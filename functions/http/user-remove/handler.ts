@@ -12,5 +12,6 @@ export const handler = httpHandler({
     checkIdLength('userId', userId);
     return { userId, removeAllLinkedAccounts: optionalBoolean(body, 'removeAllLinkedAccounts') ?? true };
   },
-  run: async (input, { appId, config }) => ok(await removeUserAndItsCodes(userRemovalDeps(config), appId, input)),
+  run: async (input, { appId, config }) =>
+    ok(await removeUserAndItsCodes(userRemovalDeps(config, appId), appId, input)),
 });

@@ -7,5 +7,5 @@ export const handler = httpHandler({
   route: { id: 'user-role-put', scope: 'tenant', exists: 'after-input' },
   input: (request) => parseUserRole(request.body ?? {}),
   run: async (input, request) =>
-    ok(await addRoleToUser(roleStore(request.config), request.appId, request.tenantId, input)),
+    ok(await addRoleToUser(roleStore(request.config, request.appId), request.tenantId, input)),
 });

@@ -7,5 +7,5 @@ export const handler = httpHandler({
   route: { id: 'user-role-remove', scope: 'tenant', exists: 'after-input' },
   input: (request) => parseUserRole(request.body ?? {}),
   run: async (input, request) =>
-    ok(await removeRoleFromUser(roleStore(request.config), request.appId, request.tenantId, input)),
+    ok(await removeRoleFromUser(roleStore(request.config, request.appId), request.tenantId, input)),
 });

@@ -7,5 +7,5 @@ export const handler = httpHandler({
   route: { id: 'user-roles-get', scope: 'tenant', exists: 'after-input' },
   input: (request) => parseUserIdQuery(request.query),
   run: async (input, request) =>
-    ok(await getRolesForUser(roleStore(request.config), request.appId, request.tenantId, input)),
+    ok(await getRolesForUser(roleStore(request.config, request.appId), request.tenantId, input)),
 });

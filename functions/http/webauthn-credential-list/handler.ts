@@ -8,5 +8,5 @@ export const handler = httpHandler({
   route: { id: 'webauthn-credential-list', scope: 'tenant' },
   input: ({ query }) => parseRecipeUserIdQuery(query),
   run: async ({ recipeUserId }, { appId, config }) =>
-    ok(await listCredentials(webauthnDeps(config), appId, recipeUserId)),
+    ok(await listCredentials(webauthnDeps(config, appId), recipeUserId)),
 });

@@ -10,5 +10,5 @@ import { webauthnDeps } from '#functions/wiring/webauthn.js';
 export const handler = httpHandler({
   route: { id: 'webauthn-credential-register', scope: 'tenant' },
   input: ({ body = {} }) => parseRegisterCredential(body),
-  run: async (input, { appId, config }) => ok(await registerCredential(webauthnDeps(config), appId, input)),
+  run: async (input, { appId, config }) => ok(await registerCredential(webauthnDeps(config, appId), input)),
 });

@@ -7,5 +7,5 @@ import { webauthnDeps } from '#functions/wiring/webauthn.js';
 export const handler = httpHandler({
   route: { id: 'webauthn-credential-remove', scope: 'tenant' },
   input: ({ query }) => parseCredentialQuery(query),
-  run: async (input, { appId, config }) => ok(await removeCredential(webauthnDeps(config), appId, input)),
+  run: async (input, { appId, config }) => ok(await removeCredential(webauthnDeps(config, appId), input)),
 });

@@ -11,5 +11,5 @@ export const handler = httpHandler({
   route: { id: 'webauthn-options-register', scope: 'tenant' },
   input: ({ body = {} }) => parseRegisterOptions(body),
   run: async (input, { appId, tenantId, config }) =>
-    ok(await registerOptions(webauthnDeps(config), { appId, tenantId }, input)),
+    ok(await registerOptions(webauthnDeps(config, appId), { tenantId }, input)),
 });

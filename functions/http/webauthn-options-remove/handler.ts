@@ -8,5 +8,5 @@ export const handler = httpHandler({
   route: { id: 'webauthn-options-remove', scope: 'tenant' },
   input: ({ query }) => parseOptionsIdQuery(query),
   run: async ({ optionsId }, { appId, tenantId, config }) =>
-    ok(await removeOptions(webauthnDeps(config), { appId, tenantId }, optionsId)),
+    ok(await removeOptions(webauthnDeps(config, appId), { tenantId }, optionsId)),
 });

@@ -11,5 +11,5 @@ export const handler = httpHandler({
   route: { id: 'webauthn-options-signin', scope: 'tenant' },
   input: ({ body = {} }) => parseSignInOptions(body),
   run: async (input, { appId, tenantId, config }) =>
-    ok(await signInOptions(webauthnDeps(config), { appId, tenantId }, input)),
+    ok(await signInOptions(webauthnDeps(config, appId), { tenantId }, input)),
 });

@@ -8,5 +8,5 @@ export const handler = httpHandler({
   route: { id: 'webauthn-recover-get', scope: 'tenant', exists: 'after-input' },
   input: ({ query }) => parseTokenQuery(query),
   run: async ({ token }, { appId, tenantId, config }) =>
-    ok(await userOfRecoverAccountToken(webauthnDeps(config), { appId, tenantId }, token)),
+    ok(await userOfRecoverAccountToken(webauthnDeps(config, appId), { tenantId }, token)),
 });

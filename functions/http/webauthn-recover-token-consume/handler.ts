@@ -8,5 +8,5 @@ export const handler = httpHandler({
   route: { id: 'webauthn-recover-token-consume', scope: 'tenant' },
   input: ({ body = {} }) => parseTokenBody(body),
   run: async ({ token }, { appId, tenantId, config }) =>
-    ok(await consumeRecoverAccountToken(webauthnDeps(config), { appId, tenantId }, token)),
+    ok(await consumeRecoverAccountToken(webauthnDeps(config, appId), { tenantId }, token)),
 });

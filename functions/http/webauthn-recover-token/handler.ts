@@ -8,5 +8,5 @@ export const handler = httpHandler({
   route: { id: 'webauthn-recover-token', scope: 'tenant', exists: 'after-input' },
   input: ({ body = {} }) => parseRecoverTokenRequest(body),
   run: async (input, { appId, tenantId, config }) =>
-    ok(await createRecoverAccountToken(webauthnDeps(config), { appId, tenantId }, input)),
+    ok(await createRecoverAccountToken(webauthnDeps(config, appId), { tenantId }, input)),
 });

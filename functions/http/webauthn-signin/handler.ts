@@ -12,6 +12,6 @@ import { webauthnDeps } from '#functions/wiring/webauthn.js';
 export const handler = httpHandler({
   route: { id: 'webauthn-signin', scope: 'tenant' },
   input: ({ body = {} }) => parseCredentialInput(body),
-  run: async (input, { appId, tenantId, cdiVersion, config }) =>
-    ok(await signIn(webauthnDeps(config), { appId, tenantId }, input, cdiAtLeast(cdiVersion, '5.5'))),
+  run: async (input, { appId, cdiVersion, config }) =>
+    ok(await signIn(webauthnDeps(config, appId), input, cdiAtLeast(cdiVersion, '5.5'))),
 });

@@ -10,5 +10,5 @@ import { webauthnDeps } from '#functions/wiring/webauthn.js';
 export const handler = httpHandler({
   route: { id: 'webauthn-signup', scope: 'tenant' },
   input: ({ body = {} }) => parseCredentialInput(body),
-  run: async (input, { appId, tenantId, config }) => ok(await signUp(webauthnDeps(config), { appId, tenantId }, input)),
+  run: async (input, { appId, tenantId, config }) => ok(await signUp(webauthnDeps(config, appId), { tenantId }, input)),
 });

@@ -7,5 +7,5 @@ import { webauthnDeps } from '#functions/wiring/webauthn.js';
 export const handler = httpHandler({
   route: { id: 'webauthn-user-email-put', scope: 'tenant' },
   input: ({ body = {} }) => parseEmailUpdate(body),
-  run: async (input, { appId, config }) => ok(await updateWebauthnEmail(webauthnDeps(config), appId, input)),
+  run: async (input, { appId, config }) => ok(await updateWebauthnEmail(webauthnDeps(config, appId), input)),
 });
