@@ -32,12 +32,27 @@ export interface QueryParameter {
   readonly extension?: string;
 }
 
+/**
+ * A query parameter of a route whose schema describes its query (bin/openapi/request-schemas.ts):
+ * only what a schema cannot say.
+ */
+export interface QueryNote {
+  readonly name: string;
+  readonly description?: string;
+  /** This project's own parameter (not the reference's): what it does. */
+  readonly extension?: string;
+}
+
 export interface OperationSpec {
   readonly tag: string;
   readonly summary: string;
   readonly description?: string;
-  readonly query?: readonly QueryParameter[];
-  /** The JSON request body (POST and PUT). */
+  /**
+   * The query parameters, for a route whose handler reads its input by hand; for a route with
+   * request schemas (bin/openapi/request-schemas.ts), notes on the parameters they describe.
+   */
+  readonly query?: readonly (QueryParameter | QueryNote)[];
+  /** The JSON request body (POST and PUT), for a route without request schemas. */
   readonly body?: Schema;
   /** The 200 answer's JSON body: alternatives become `oneOf`. */
   readonly ok: Schema | readonly Schema[];
@@ -645,13 +660,11 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'role-permissions-remove': {
     tag: 'Roles',
     summary: 'Remove permissions (none named: all) from a role',
-    body: obj({ role: str, permissions: nullable(strings) }, ['role']),
     ok: [okWith(), status('UNKNOWN_ROLE_ERROR')],
   },
   'permission-roles': {
     tag: 'Roles',
     summary: 'The roles that have a permission',
-    query: [{ name: 'permission', schema: str, required: true }],
     ok: okWith({ roles: strings }),
   },
 
@@ -1065,13 +1078,11 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'role-put': {
     tag: 'Roles',
     summary: 'Create a role or add permissions to it',
-    body: obj({ role: str, permissions: strings }, ['role']),
     ok: okWith({ createdNewRole: bool }),
   },
   'role-remove': {
     tag: 'Roles',
     summary: 'Remove a role and all its assignments',
-    body: obj({ role: str }, ['role']),
     ok: okWith({ didRoleExist: bool }),
   },
   'roles-list': {
@@ -1083,49 +1094,41 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'role-permissions': {
     tag: 'Roles',
     summary: 'The permissions of a role',
-    query: [{ name: 'role', schema: str, required: true }],
     ok: [okWith({ permissions: strings }), status('UNKNOWN_ROLE_ERROR')],
   },
   'role-users': {
     tag: 'Roles',
     summary: 'User ids with a role in the tenant',
-    query: [{ name: 'role', schema: str, required: true }],
     ok: [okWith({ users: strings }), status('UNKNOWN_ROLE_ERROR')],
   },
   'user-role-put': {
     tag: 'Roles',
     summary: 'Give a user id a role in the tenant',
-    body: obj({ userId: str, role: str }, ['userId', 'role']),
     ok: [okWith({ didUserAlreadyHaveRole: bool }), status('UNKNOWN_ROLE_ERROR')],
   },
   'user-role-remove': {
     tag: 'Roles',
     summary: 'Take a role from a user id in the tenant',
-    body: obj({ userId: str, role: str }, ['userId', 'role']),
     ok: [okWith({ didUserHaveRole: bool }), status('UNKNOWN_ROLE_ERROR')],
   },
   'user-roles-get': {
     tag: 'Roles',
     summary: 'The roles of a user id in the tenant',
-    query: [userId],
     ok: okWith({ roles: strings }),
   },
   'metadata-get': {
     tag: 'User metadata',
     summary: 'The metadata of a user id (`{}` when none)',
-    query: [userId],
     ok: okWith({ metadata: anyObject }),
   },
   'metadata-put': {
     tag: 'User metadata',
     summary: "Shallow-merge an update into a user id's metadata (`null` deletes a key)",
-    body: obj({ userId: str, metadataUpdate: anyObject }, ['userId', 'metadataUpdate']),
     ok: okWith({ metadata: anyObject }),
   },
   'metadata-remove': {
     tag: 'User metadata',
     summary: 'Remove the metadata of a user id',
-    body: obj({ userId: str }, ['userId']),
     ok: okWith(),
   },
   'totp-devices-list': {
