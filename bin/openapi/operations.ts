@@ -520,7 +520,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   signin: {
     tag: 'Email and password',
     summary: 'Sign in with email and password',
-    body: obj({ email: str, password: str }, ['email', 'password']),
     ok: [userAnswer(), status('WRONG_CREDENTIALS_ERROR')],
     difference:
       'A legacy or weaker hash is replaced with the app\'s algorithm after a successful sign-in; a failed sign-in takes at least a dummy verify\'s time (docs/security.md "Sign-in timing").',
@@ -528,38 +527,30 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   signup: {
     tag: 'Email and password',
     summary: 'Sign up with email and password',
-    body: obj({ email: str, password: str }, ['email', 'password']),
     ok: [userAnswer(), status('EMAIL_ALREADY_EXISTS_ERROR')],
   },
   'user-get': {
     tag: 'Users',
     summary: 'A user by recipe user id, primary user id or external id',
-    query: [userId],
     ok: [okWith({ user: USER }), status('UNKNOWN_USER_ID_ERROR')],
   },
   'user-remove': {
     tag: 'Users',
     summary: 'Remove a user (and its sessions)',
-    body: obj({ userId: str, removeAllLinkedAccounts: bool }, ['userId']),
     ok: okWith(),
   },
   'users-list': {
     tag: 'Users',
     summary: 'Users of the tenant, a page at a time',
     query: [
-      { name: 'timeJoinedOrder', schema: { enum: ['ASC', 'DESC'] } },
-      { name: 'limit', schema: { type: 'string', pattern: '^-?[0-9]+$' } },
-      { name: 'paginationToken', schema: str },
-      { name: 'includeRecipeIds', schema: str, description: 'Comma-separated recipe ids.' },
+      { name: 'includeRecipeIds', description: 'Comma-separated recipe ids.' },
       {
         name: 'email',
-        schema: str,
         description: 'Search: `;`-separated terms, each the start of an email or of its domain (docs/users.md).',
       },
-      { name: 'phone', schema: str, description: 'Search: `;`-separated terms, each the start of a phone number.' },
+      { name: 'phone', description: 'Search: `;`-separated terms, each the start of a phone number.' },
       {
         name: 'provider',
-        schema: str,
         description: 'Search: `;`-separated terms, each the start of `<thirdPartyId>::<thirdPartyUserId>`.',
       },
     ],
@@ -572,29 +563,17 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'users-count': {
     tag: 'Users',
     summary: 'How many users the tenant (or the app) has',
-    query: [
-      { name: 'includeRecipeIds', schema: str, description: 'Comma-separated recipe ids.' },
-      { name: 'includeAllTenants', schema: { enum: ['true', 'false'] } },
-    ],
+    query: [{ name: 'includeRecipeIds', description: 'Comma-separated recipe ids.' }],
     ok: okWith({ count: int }),
   },
   'users-by-accountinfo': {
     tag: 'Users',
     summary: 'Users with an email, phone number or third-party id',
-    query: [
-      { name: 'email', schema: str },
-      { name: 'phoneNumber', schema: str },
-      { name: 'thirdPartyId', schema: str },
-      { name: 'thirdPartyUserId', schema: str },
-      { name: 'webauthnCredentialId', schema: str },
-      { name: 'doUnionOfAccountInfo', schema: { enum: ['true', 'false'] }, required: true },
-    ],
     ok: okWith({ users: arr(USER) }),
   },
   'userid-map-get': {
     tag: 'Users',
     summary: 'The user id mapping of an id',
-    query: [userId, { name: 'userIdType', schema: { enum: ['SUPERTOKENS', 'EXTERNAL', 'ANY'] } }],
     ok: [
       okWith({ superTokensUserId: str, externalUserId: str, externalUserIdInfo: str }, ['externalUserIdInfo']),
       status('UNKNOWN_MAPPING_ERROR'),
@@ -603,10 +582,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'userid-map-create': {
     tag: 'Users',
     summary: 'Map a user id to an external id',
-    body: obj({ superTokensUserId: str, externalUserId: str, externalUserIdInfo: str, force: bool }, [
-      'superTokensUserId',
-      'externalUserId',
-    ]),
     ok: [
       okWith(),
       status('UNKNOWN_SUPERTOKENS_USER_ID_ERROR'),
@@ -643,7 +618,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'userid-map-remove': {
     tag: 'Users',
     summary: 'Remove the user id mapping of an id',
-    body: obj({ userId: str, userIdType: { enum: ['SUPERTOKENS', 'EXTERNAL', 'ANY'] }, force: bool }, ['userId']),
     description:
       'Without `force`, a mapping whose external id has data of its own (sessions, metadata, roles, email verification, TOTP devices) is refused with 400 `UserId is already in use in <recipe> recipe`.',
     ok: okWith({ didMappingExist: bool }),
@@ -651,10 +625,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'userid-external-info-put': {
     tag: 'Users',
     summary: 'Set or remove (`null`) the external user id info of a mapping',
-    body: obj(
-      { userId: str, userIdType: { enum: ['SUPERTOKENS', 'EXTERNAL', 'ANY'] }, externalUserIdInfo: nullable(str) },
-      ['userId', 'externalUserIdInfo'],
-    ),
     ok: [okWith(), status('UNKNOWN_MAPPING_ERROR')],
   },
   'role-permissions-remove': {
@@ -671,13 +641,11 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'password-reset-token': {
     tag: 'Email and password',
     summary: 'A password reset token',
-    body: obj({ userId: str, email: str }, ['userId', 'email']),
     ok: [okWith({ token: str }), unknownUser],
   },
   'password-reset-token-consume': {
     tag: 'Email and password',
     summary: 'Use a password reset token',
-    body: obj({ token: str, method: { const: 'token' } }, ['token']),
     ok: [okWith({ userId: str, email: str }), status('RESET_PASSWORD_INVALID_TOKEN_ERROR')],
   },
   'recipe-user-put': {
@@ -700,31 +668,26 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'email-verify-token': {
     tag: 'Email verification',
     summary: 'An email verification token',
-    body: obj({ userId: str, email: str }, ['userId', 'email']),
     ok: [okWith({ token: str }), status('EMAIL_ALREADY_VERIFIED_ERROR')],
   },
   'email-verify': {
     tag: 'Email verification',
     summary: 'Verify an email with a token',
-    body: obj({ method: { const: 'token' }, token: str }, ['method', 'token']),
     ok: [okWith({ userId: str, email: str }), status('EMAIL_VERIFICATION_INVALID_TOKEN_ERROR')],
   },
   'email-verify-get': {
     tag: 'Email verification',
     summary: 'Whether an email of a user id is verified',
-    query: [userId, { name: 'email', schema: str, required: true }],
     ok: okWith({ isVerified: bool }),
   },
   'email-verify-token-remove': {
     tag: 'Email verification',
     summary: 'Remove the verification tokens of a user id and email',
-    body: obj({ userId: str, email: str }, ['userId', 'email']),
     ok: okWith(),
   },
   'email-verify-remove': {
     tag: 'Email verification',
     summary: 'Mark an email of a user id as not verified',
-    body: obj({ userId: str, email: str }, ['userId', 'email']),
     ok: okWith(),
   },
 
@@ -743,14 +706,12 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     tag: 'Account linking',
     summary: 'Whether a recipe user could become a primary user',
     description: UNKNOWN_RECIPE_USER,
-    query: [recipeUserId],
     ok: [okWith({ wasAlreadyAPrimaryUser: bool }), linkedToPrimary, accountInfoConflict],
   },
   'accountlinking-primary': {
     tag: 'Account linking',
     summary: 'Make a recipe user a primary user',
     description: UNKNOWN_RECIPE_USER,
-    body: obj({ recipeUserId: str }, ['recipeUserId']),
     ok: [okWith({ wasAlreadyAPrimaryUser: bool, user: USER }), linkedToPrimary, accountInfoConflict],
     more: LINKING_OFF,
   },
@@ -758,7 +719,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     tag: 'Account linking',
     summary: 'Whether a recipe user could be linked to a primary user',
     description: UNKNOWN_RECIPE_USER,
-    query: [recipeUserId, { name: 'primaryUserId', schema: str, required: true }],
     ok: [
       okWith({ accountsAlreadyLinked: bool }),
       status('RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR', {
@@ -773,7 +733,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     tag: 'Account linking',
     summary: 'Link a recipe user to a primary user',
     description: UNKNOWN_RECIPE_USER,
-    body: obj({ recipeUserId: str, primaryUserId: str }, ['recipeUserId', 'primaryUserId']),
     ok: [
       okWith({ accountsAlreadyLinked: bool, user: USER }),
       status('RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR', {
@@ -790,7 +749,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     tag: 'Account linking',
     summary: 'Unlink a recipe user from its primary user',
     description: UNKNOWN_RECIPE_USER,
-    body: obj({ recipeUserId: str }, ['recipeUserId']),
     ok: okWith({ wasRecipeUserDeleted: bool, wasLinked: bool }),
   },
 
@@ -1134,7 +1092,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'totp-devices-list': {
     tag: 'TOTP',
     summary: 'The TOTP devices of a user id (never their secrets)',
-    query: [userId],
     ok: okWith({
       devices: arr(obj({ name: str, period: int, skew: int, verified: bool }, ['name', 'period', 'skew', 'verified'])),
     }),
@@ -1144,7 +1101,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     summary: 'A new unverified TOTP device; its secret is in this answer only',
     description:
       "Without `deviceName` the device is `TOTP Device <n>`. An unverified device of the name is replaced. 400: `userId cannot be empty`, `deviceName cannot be empty`, `skew must be >= 0`, `period must be > 0`, `skew must be <= 100` (this core's limit), an id too long.",
-    body: obj({ userId: str, deviceName: str, skew: int, period: int }, ['userId', 'skew', 'period']),
     ok: [okWith({ deviceName: str, secret: str }), status('DEVICE_ALREADY_EXISTS_ERROR')],
     more: MFA_OFF,
   },
@@ -1152,7 +1108,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     tag: 'TOTP',
     summary: "Verify a device with its first code (counted against the user's attempts in the tenant)",
     description: TOTP_COUNTS,
-    body: obj({ userId: str, deviceName: str, totp: str }, ['userId', 'deviceName', 'totp']),
     ok: [okWith({ wasAlreadyVerified: bool }), status('UNKNOWN_DEVICE_ERROR'), ...totpCodeErrors],
   },
   'totp-device-rename': {
@@ -1160,24 +1115,17 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     summary: 'Rename a TOTP device',
     description:
       '400: `userId cannot be empty`, `existingDeviceName cannot be empty`, `newDeviceName cannot be empty`, a new name too long.',
-    body: obj({ userId: str, existingDeviceName: str, newDeviceName: str }, [
-      'userId',
-      'existingDeviceName',
-      'newDeviceName',
-    ]),
     ok: [okWith(), status('UNKNOWN_DEVICE_ERROR'), status('DEVICE_ALREADY_EXISTS_ERROR')],
   },
   'totp-device-remove': {
     tag: 'TOTP',
     summary: "Remove a TOTP device (the last one also forgets the user's attempts)",
-    body: obj({ userId: str, deviceName: str }, ['userId', 'deviceName']),
     ok: okWith({ didDeviceExist: bool }),
   },
   'totp-verify': {
     tag: 'TOTP',
     summary: "Check a code against the user's verified devices (counted against the user's attempts in the tenant)",
     description: TOTP_COUNTS,
-    body: obj({ userId: str, totp: str }, ['userId', 'totp']),
     ok: [okWith(), unknownUser, ...totpCodeErrors],
     more: MFA_OFF,
   },
@@ -1193,10 +1141,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     description:
       '400: `max limit allowed is 500`, `limit must a positive integer with min value 1`, `invalid pagination token`.',
     extension: 'Cutover readiness of the password-migration hook (docs/password-migration-hook.md "Readiness").',
-    query: [
-      { name: 'limit', schema: int, description: '1 … 500, default 100.' },
-      { name: 'paginationToken', schema: str },
-    ],
+    query: [{ name: 'limit', description: '1 … 500, default 100.' }],
     ok: okWith(
       {
         users: arr(closed(obj({ userId: str, email: str, timeJoined: int }, ['userId', 'email', 'timeJoined']))),

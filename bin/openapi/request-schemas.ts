@@ -5,8 +5,12 @@
  * Only schema modules are imported here — no store, no AWS client — so the build stays cheap;
  * test/unit/request-schemas.test.ts holds every handler to its entry.
  */
+import * as accountlinking from '#functions/domain/accountlinking/input.js';
+import * as accounts from '#functions/domain/accounts/inputs.js';
 import * as metadata from '#functions/domain/metadata/input.js';
 import * as roles from '#functions/domain/roles/input.js';
+import * as totp from '#functions/domain/totp/requests.js';
+import * as users from '#functions/domain/users/input.js';
 import type { RequestSchemas } from '#functions/shared/request-schema.js';
 
 export const REQUEST_SCHEMAS: Readonly<Record<string, RequestSchemas>> = {
@@ -22,4 +26,34 @@ export const REQUEST_SCHEMAS: Readonly<Record<string, RequestSchemas>> = {
   'metadata-get': { query: metadata.metadataQuery },
   'metadata-put': { body: metadata.updateMetadataRequest },
   'metadata-remove': { body: metadata.removeMetadataRequest },
+  signin: { body: users.signInRequest },
+  signup: { body: users.signUpRequest },
+  'user-get': { query: users.userGetQuery },
+  'user-remove': { body: users.userRemoveRequest },
+  'userid-external-info-put': { body: users.updateMappingInfoRequest },
+  'userid-map-create': { body: users.createMappingRequest },
+  'userid-map-get': { query: users.mappingQuery },
+  'userid-map-remove': { body: users.removeMappingRequest },
+  'users-by-accountinfo': { query: users.usersByAccountInfoQuery },
+  'users-count': { query: users.usersCountQuery },
+  'users-list': { query: users.usersListQuery },
+  'password-migration-pending': { query: users.pendingPasswordsQuery },
+  'password-reset-token': { body: accounts.resetTokenRequest },
+  'password-reset-token-consume': { body: accounts.tokenRequest },
+  'email-verify': { body: accounts.verifyEmailRequest },
+  'email-verify-get': { query: accounts.isVerifiedQuery },
+  'email-verify-remove': { body: accounts.userEmailRequest },
+  'email-verify-token': { body: accounts.userEmailRequest },
+  'email-verify-token-remove': { body: accounts.userEmailRequest },
+  'totp-device-create': { body: totp.createDeviceRequest },
+  'totp-device-verify': { body: totp.verifyDeviceRequest },
+  'totp-verify': { body: totp.verifyCodeRequest },
+  'totp-device-remove': { body: totp.removeDeviceRequest },
+  'totp-device-rename': { body: totp.renameDeviceRequest },
+  'totp-devices-list': { query: totp.listDevicesQuery },
+  'accountlinking-link': { body: accountlinking.linkRequest },
+  'accountlinking-link-check': { query: accountlinking.linkQuery },
+  'accountlinking-primary': { body: accountlinking.recipeUserRequest },
+  'accountlinking-primary-check': { query: accountlinking.recipeUserQuery },
+  'accountlinking-unlink': { body: accountlinking.recipeUserRequest },
 };

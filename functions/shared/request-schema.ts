@@ -44,6 +44,13 @@ export interface RequestSchemas {
   readonly query?: RequestSchema;
 }
 
+/**
+ * Shows a field in the API description as `jsonSchema` says: the values a rule accepts (an enum),
+ * or the type callers send where the reader is more lenient.
+ */
+export const shownAs = <S extends z.ZodMiniType>(jsonSchema: Record<string, unknown>, schema: S): S =>
+  describedAs(schema, jsonSchema);
+
 // ---- Body fields (JSON): `Field name '<f>' is invalid in JSON input` ----
 
 /** A JSON string. Absent (when required), null or another type: invalid. */
@@ -102,6 +109,21 @@ export const javaInt = () =>
     { type: 'integer' },
   );
 
+/**
+ * A JSON string read only when it is one: any other value, null included, is read as absent (the
+ * reference reads such a field later, or not at all). Shown as a string.
+ */
+export const stringOrIgnored = () =>
+  z.optional(
+    describedAs(
+      z.pipe(
+        z.unknown(),
+        z.transform((value) => (typeof value === 'string' ? value : undefined)),
+      ),
+      { type: 'string' },
+    ),
+  );
+
 /** Absent → undefined; present, even null, must be the field's type. */
 export const optional = <S extends z.ZodMiniType>(schema: S) => z.optional(schema);
 
@@ -112,6 +134,9 @@ export const optionalOrNull = <S extends z.ZodMiniType>(schema: S) => z.optional
 
 /** A query parameter: `Field name '<f>' is missing in GET request` when absent. */
 export const queryString = () => z.string({ error: MISSING_IN_GET });
+
+/** An optional query parameter (any text). */
+export const optionalQuery = () => z.optional(z.string());
 
 /** An optional `int` query parameter: `Field name '<f>' must be an int in the GET request` otherwise. */
 export const queryInt = () =>
