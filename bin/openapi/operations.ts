@@ -71,7 +71,6 @@ export interface OperationSpec {
 }
 
 const userId = { name: 'userId', schema: str, required: true } as const;
-const recipeUserId = { name: 'recipeUserId', schema: str, required: true } as const;
 
 const USER = ref('User');
 const userAnswer = (extra: Record<string, Schema> = {}) => okWith({ user: USER, recipeUserId: str, ...extra });
@@ -121,8 +120,6 @@ const TOTP_COUNTS =
   'Attempts are counted per user id and tenant (`totp_max_attempts`, `totp_rate_limit_cooldown_sec`); the failure counts are in the answers from CDI 5.0 on (docs/totp-and-mfa.md).';
 const UNKNOWN_RECIPE_USER = 'An unknown recipe user id is 400 `Unknown user ID provided`.';
 const unknownUser = status('UNKNOWN_USER_ID_ERROR');
-const webauthnOptionsId = { name: 'webauthnGeneratedOptionsId', schema: str, required: true } as const;
-const webauthnCredentialId = { name: 'webauthnCredentialId', schema: str, required: true } as const;
 const webauthnOptionsNotFound = status('OPTIONS_NOT_FOUND_ERROR');
 const webauthnInvalidOptions = status('INVALID_OPTIONS_ERROR', { reason: str });
 const webauthnTokenInvalid = status('RECOVER_ACCOUNT_TOKEN_INVALID_ERROR');
@@ -132,11 +129,6 @@ const webauthnCeremonyErrors = [
   status('INVALID_CREDENTIALS_ERROR', { reason: str }),
   status('INVALID_AUTHENTICATOR_ERROR', { reason: str }),
 ];
-/** `{webauthnGeneratedOptionsId, credential}`: the credential is the browser's `PublicKeyCredential` as JSON. */
-const webauthnCredentialBody = obj({ webauthnGeneratedOptionsId: str, credential: anyObject }, [
-  'webauthnGeneratedOptionsId',
-  'credential',
-]);
 const tenantNotFound = status('TENANT_NOT_FOUND_ERROR');
 const sessionTokens = {
   accessToken: ref('Token'),
@@ -821,22 +813,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'webauthn-options-register': {
     tag: 'Passkeys',
     summary: 'Options for registering a passkey (navigator.credentials.create)',
-    body: obj(
-      {
-        email: str,
-        displayName: str,
-        relyingPartyId: str,
-        relyingPartyName: str,
-        origin: str,
-        timeout: { type: ['integer', 'string'] },
-        attestation: str,
-        residentKey: str,
-        userVerification: str,
-        userPresence: bool,
-        supportedAlgorithmIDs: arr(int),
-      },
-      ['email', 'relyingPartyId', 'relyingPartyName', 'origin'],
-    ),
     ok: [
       okWith({
         webauthnGeneratedOptionsId: str,
@@ -864,17 +840,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'webauthn-options-signin': {
     tag: 'Passkeys',
     summary: 'Options for signing in with a passkey (navigator.credentials.get)',
-    body: obj(
-      {
-        relyingPartyId: str,
-        relyingPartyName: str,
-        origin: str,
-        timeout: { type: ['integer', 'string'] },
-        userVerification: str,
-        userPresence: bool,
-      },
-      ['relyingPartyId', 'relyingPartyName', 'origin'],
-    ),
     ok: [
       okWith({
         webauthnGeneratedOptionsId: str,
@@ -892,7 +857,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'webauthn-options-get': {
     tag: 'Passkeys',
     summary: 'Options made in this tenant',
-    query: [webauthnOptionsId],
     ok: [
       okWith({
         webauthnGeneratedOptionsId: str,
@@ -913,7 +877,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'webauthn-options-remove': {
     tag: 'Passkeys',
     summary: 'Remove options made in this tenant',
-    query: [webauthnOptionsId],
     ok: [okWith(), webauthnOptionsNotFound],
   },
   'webauthn-signup': {
@@ -921,7 +884,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     summary: 'Sign up with a passkey (verifies the attestation)',
     description:
       "A new webauthn user of the options' email in the path's tenant, holding the passkey. The attestation is verified against the options (challenge, origin, relying party id, flags) with a maintained verifier.",
-    body: webauthnCredentialBody,
     ok: [
       okWith({
         user: USER,
@@ -942,7 +904,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     summary: 'Sign in with a passkey (verifies the assertion and its counter)',
     description:
       'From CDI 5.5 (and without a `cdi-version` header) the options are consumed by a successful sign-in; the SDKs of CDI 5.4 read them again afterwards, so they stay until they expire.',
-    body: webauthnCredentialBody,
     ok: [
       okWith({ user: USER, recipeUserId: str }),
       webauthnOptionsNotFound,
@@ -954,11 +915,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'webauthn-credential-register': {
     tag: 'Passkeys',
     summary: 'Register a further passkey for a webauthn login method',
-    body: obj({ recipeUserId: str, webauthnGeneratedOptionsId: str, credential: anyObject }, [
-      'recipeUserId',
-      'webauthnGeneratedOptionsId',
-      'credential',
-    ]),
     ok: [
       okWith({
         webauthnCredentialId: str,
@@ -978,7 +934,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'webauthn-credential-get': {
     tag: 'Passkeys',
     summary: 'One passkey of a webauthn login method',
-    query: [recipeUserId, webauthnCredentialId],
     ok: [
       okWith({ webauthnCredentialId: str, recipeUserId: str, relyingPartyId: str, createdAt: int, updatedAt: int }),
       status('CREDENTIAL_NOT_FOUND_ERROR'),
@@ -987,7 +942,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'webauthn-credential-list': {
     tag: 'Passkeys',
     summary: 'The passkeys of a webauthn login method',
-    query: [recipeUserId],
     ok: okWith({
       credentials: arr(
         closed(
@@ -1004,32 +958,27 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'webauthn-credential-remove': {
     tag: 'Passkeys',
     summary: 'Remove a passkey of a webauthn login method',
-    query: [recipeUserId, webauthnCredentialId],
     ok: [okWith(), status('CREDENTIAL_NOT_FOUND_ERROR')],
   },
   'webauthn-user-email-put': {
     tag: 'Passkeys',
     summary: 'Change the email of a webauthn login method',
-    body: obj({ recipeUserId: str, email: str }, ['recipeUserId', 'email']),
     ok: [okWith(), unknownUser, status('EMAIL_ALREADY_EXISTS_ERROR'), status('USER_WITH_EMAIL_ALREADY_EXISTS_ERROR')],
     difference: 'The new email is normalised (trimmed, lower-cased) as everywhere else in the core.',
   },
   'webauthn-recover-token': {
     tag: 'Passkeys',
     summary: 'An account-recovery token for a user and an email',
-    body: obj({ email: str, userId: str }, ['email', 'userId']),
     ok: [okWith({ token: str }), unknownUser],
   },
   'webauthn-recover-token-consume': {
     tag: 'Passkeys',
     summary: 'Use up an account-recovery token',
-    body: obj({ token: str }, ['token']),
     ok: [okWith({ userId: str, email: str }), webauthnTokenInvalid],
   },
   'webauthn-recover-get': {
     tag: 'Passkeys',
     summary: 'The user of an account-recovery token',
-    query: [{ name: 'token', schema: str, required: true }],
     ok: [okWith({ recipeUserId: nullable(str), user: USER }), webauthnTokenInvalid],
   },
 

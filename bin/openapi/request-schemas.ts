@@ -11,6 +11,7 @@ import * as metadata from '#functions/domain/metadata/input.js';
 import * as roles from '#functions/domain/roles/input.js';
 import * as totp from '#functions/domain/totp/requests.js';
 import * as users from '#functions/domain/users/input.js';
+import * as webauthn from '#functions/domain/webauthn/requests.js';
 import type { RequestSchemas } from '#functions/shared/request-schema.js';
 
 export const REQUEST_SCHEMAS: Readonly<Record<string, RequestSchemas>> = {
@@ -56,4 +57,18 @@ export const REQUEST_SCHEMAS: Readonly<Record<string, RequestSchemas>> = {
   'accountlinking-primary': { body: accountlinking.recipeUserRequest },
   'accountlinking-primary-check': { query: accountlinking.recipeUserQuery },
   'accountlinking-unlink': { body: accountlinking.recipeUserRequest },
+  'webauthn-credential-register': { body: webauthn.registerCredentialRequest },
+  'webauthn-options-register': { body: webauthn.registerOptionsRequest },
+  'webauthn-options-signin': { body: webauthn.signInOptionsRequest },
+  'webauthn-recover-token-consume': { body: webauthn.tokenRequest },
+  'webauthn-recover-token': { body: webauthn.recoverTokenRequest },
+  'webauthn-signin': { body: webauthn.credentialRequest },
+  'webauthn-signup': { body: webauthn.credentialRequest },
+  'webauthn-user-email-put': { body: webauthn.emailUpdateRequest },
+  'webauthn-credential-get': { query: webauthn.credentialQuery },
+  'webauthn-credential-list': { query: webauthn.recipeUserIdQuery },
+  'webauthn-credential-remove': { query: webauthn.credentialQuery },
+  'webauthn-options-get': { query: webauthn.optionsIdQuery },
+  'webauthn-options-remove': { query: webauthn.optionsIdQuery },
+  'webauthn-recover-get': { query: webauthn.tokenQuery },
 };

@@ -110,6 +110,29 @@ export const javaInt = () =>
   );
 
 /**
+ * A Java `long`: a JSON number (its fraction dropped) or a string of decimal digits; beyond ±2^53
+ * (what a number holds exactly) it is invalid. Shown as what it accepts.
+ */
+export const javaLong = () =>
+  describedAs(
+    z.pipe(
+      z.union([z.number(), z.string().check(z.regex(/^[+-]?\d+$/))], { error: INVALID_IN_JSON }),
+      z.transform((value, ctx) => {
+        const parsed = typeof value === 'number' ? Math.trunc(value) : Number(value);
+        if (!Number.isSafeInteger(parsed)) {
+          ctx.issues.push({ code: 'custom', message: INVALID_IN_JSON, input: value });
+          return z.NEVER;
+        }
+        return parsed === 0 ? 0 : parsed;
+      }),
+    ),
+    { type: ['integer', 'string'] },
+  );
+
+/** A JSON array of anything (its elements judged later). */
+export const jsonArray = () => z.array(z.unknown(), { error: INVALID_IN_JSON });
+
+/**
  * A JSON string read only when it is one: any other value, null included, is read as absent (the
  * reference reads such a field later, or not at all). Shown as a string.
  */
