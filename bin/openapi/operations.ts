@@ -1223,7 +1223,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     summary: 'One OAuth2 client of the app, with its secret',
     description:
       "An id the app does not have is the provider's 404 as `OAUTH_ERROR` (`Unable to locate the resource`).",
-    query: [{ name: 'clientId', schema: str, required: true }],
     ok: [oauthClientAnswer, OAUTH_ERROR],
     more: OAUTH_OFF,
     difference: OAUTH_DIFFERENCE,
@@ -1252,7 +1251,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'oauth-client-remove': {
     tag: 'OAuth2 clients',
     summary: 'Remove an OAuth2 client',
-    body: obj({ clientId: str }, ['clientId']),
     ok: okWith({ didExist: bool }),
     more: OAUTH_OFF,
   },

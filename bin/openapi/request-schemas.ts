@@ -8,6 +8,7 @@
 import * as accountlinking from '#functions/domain/accountlinking/input.js';
 import * as accounts from '#functions/domain/accounts/inputs.js';
 import * as metadata from '#functions/domain/metadata/input.js';
+import * as oauthClients from '#functions/domain/oauth-clients/input.js';
 import * as roles from '#functions/domain/roles/input.js';
 import * as totp from '#functions/domain/totp/requests.js';
 import * as users from '#functions/domain/users/input.js';
@@ -71,4 +72,6 @@ export const REQUEST_SCHEMAS: Readonly<Record<string, RequestSchemas>> = {
   'webauthn-options-get': { query: webauthn.optionsIdQuery },
   'webauthn-options-remove': { query: webauthn.optionsIdQuery },
   'webauthn-recover-get': { query: webauthn.tokenQuery },
+  'oauth-client-get': { query: oauthClients.clientIdQuery },
+  'oauth-client-remove': { body: oauthClients.removeClientRequest },
 };
