@@ -1,7 +1,8 @@
 /**
  * Builds the API description (OpenAPI 3.1) from the route manifest (functions/routes.ts), what each
- * handler declares (its `route: {…}` needs, read from functions/http/<id>/handler.ts) and the table
- * of what each route takes and answers (bin/openapi/operations.ts). `npm run openapi` writes it to
+ * handler declares (its `route: {…}` needs, read from functions/http/<id>/handler.ts), the request
+ * schemas it parses with (./request-schemas.ts) and the table of what each route answers
+ * (./operations.ts). `npm run openapi` writes it to
  * docs/openapi/openapi.yaml; test/unit/openapi-description.test.ts fails when the committed file is
  * not what this builds (docs/api-description.md).
  */

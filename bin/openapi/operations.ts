@@ -1,5 +1,6 @@
 /**
- * What each route of the manifest (functions/routes.ts) takes and answers, for the API description
+ * What each route of the manifest (functions/routes.ts) answers — and takes, where its request has
+ * no schemas (./request-schemas.ts generates the request side of the others) — for the API description
  * (bin/openapi/build.ts writes docs/openapi/openapi.yaml from the manifest and this table). The
  * answers are those of the handlers under functions/http/<id>/ and their domain code; the contract
  * test (test/e2e/openapi-contract.test.ts) holds them to what the running core sends.

@@ -81,9 +81,6 @@ export const jsonBoolean = () =>
 export const jsonObject = () =>
   describedAs(z.record(z.string(), z.unknown(), { error: INVALID_IN_JSON }), { type: 'object' });
 
-/** A JSON array of strings (any other element: invalid). */
-export const jsonStrings = () => z.array(z.string({ error: INVALID_IN_JSON }), { error: INVALID_IN_JSON });
-
 const JAVA_INT_MAX = 2_147_483_647;
 
 /**

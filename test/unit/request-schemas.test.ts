@@ -4,6 +4,7 @@
  * (docs/openapi/openapi.yaml: request body, required fields, query parameters) is exactly those
  * schemas' JSON Schema — the description restates nothing by hand for these routes.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_ROUTE_PATH, ROUTES } from '#functions/routes.js';
@@ -56,4 +57,67 @@ describe('request schemas', () => {
       }
     }
   });
+
+  it('are declared by every route that reads a body or query, but the routes still read by hand', () => {
+    const byHand = routes
+      .filter((route) => {
+        const source = readFileSync(join(REPO_ROOT, route.handler), 'utf8');
+        return /\n {2}input: /.test(source) && !/\n {2}request: \{/.test(source);
+      })
+      .map((route) => route.id)
+      .sort();
+    expect(byHand).toEqual([...STILL_READ_BY_HAND].sort());
+  });
 });
+
+/**
+ * Routes whose handlers still read their input by hand (functions/shared/input.ts and the features'
+ * readers), with operations.ts writing their request shapes: a request shaped by the CDI version
+ * or a header (recipe-user-put, jwt, sessions, tenants), an early answer between two fields
+ * (dashboard user create and update), a body passed through to the domain (OAuth2 client create and
+ * update, bulk import), or not converted yet. This list only shrinks.
+ */
+const STILL_READ_BY_HAND = [
+  'app-put',
+  'app-put-v2',
+  'app-remove',
+  'bulk-import-users-add',
+  'bulk-import-users-count',
+  'bulk-import-users-list',
+  'bulk-import-users-remove',
+  'dashboard-session-remove',
+  'dashboard-session-verify',
+  'dashboard-signin',
+  'dashboard-user-create',
+  'dashboard-user-remove',
+  'dashboard-user-sessions',
+  'dashboard-user-update',
+  'jwt-create',
+  'jwt-data-put',
+  'oauth-client-create',
+  'oauth-client-update',
+  'oauth-clients-list',
+  'passwordless-code-check',
+  'passwordless-code-consume',
+  'passwordless-code-create',
+  'passwordless-code-remove',
+  'passwordless-codes-list',
+  'passwordless-codes-remove',
+  'recipe-user-put',
+  'session-create',
+  'session-data-put',
+  'session-get',
+  'session-refresh',
+  'session-regenerate',
+  'session-remove',
+  'session-user',
+  'session-verify',
+  'tenant-put',
+  'tenant-put-v2',
+  'tenant-remove',
+  'tenant-user-add',
+  'tenant-user-remove',
+  'thirdparty-config-put',
+  'thirdparty-config-remove',
+  'thirdparty-signinup',
+];
