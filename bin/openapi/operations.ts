@@ -1105,7 +1105,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'dashboard-signin': {
     tag: 'Dashboard',
     summary: 'Sign a dashboard user in: a new 30-day dashboard session',
-    body: obj({ email: str, password: str }, ['email', 'password']),
     ok: [okWith({ sessionId: str }), status('INVALID_CREDENTIALS_ERROR')],
     description:
       'The email is trimmed and lower-cased; a failure takes no less time than a verify of a hash of the app algorithm.',
@@ -1114,13 +1113,11 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'dashboard-session-remove': {
     tag: 'Dashboard',
     summary: 'End a dashboard session (`OK` whether or not it existed)',
-    query: [{ name: 'sessionId', schema: str, required: true }],
     ok: okWith(),
   },
   'dashboard-session-verify': {
     tag: 'Dashboard',
     summary: 'Whether a dashboard session is live',
-    body: obj({ sessionId: str }, ['sessionId']),
     ok: [
       okWith({ email: described("The user's email, from CDI 3.0.", str) }, ['email']),
       status('INVALID_SESSION_ERROR'),
@@ -1154,10 +1151,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'dashboard-user-remove': {
     tag: 'Dashboard',
     summary: 'Remove a dashboard user (by `userId`, else `email`) and its sessions',
-    query: [
-      { name: 'userId', schema: str },
-      { name: 'email', schema: str },
-    ],
     ok: okWith({ didUserExist: bool }),
   },
   'dashboard-users-list': {
@@ -1168,7 +1161,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'dashboard-user-sessions': {
     tag: 'Dashboard',
     summary: "A dashboard user's live sessions",
-    query: [userId],
     ok: okWith({
       sessions: arr(closed(obj({ userId: str, timeCreated: int, expiry: int }, ['userId', 'timeCreated', 'expiry']))),
     }),

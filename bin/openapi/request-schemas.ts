@@ -7,6 +7,7 @@
  */
 import * as accountlinking from '#functions/domain/accountlinking/input.js';
 import * as accounts from '#functions/domain/accounts/inputs.js';
+import * as dashboard from '#functions/domain/dashboard/input.js';
 import * as metadata from '#functions/domain/metadata/input.js';
 import * as oauthClients from '#functions/domain/oauth-clients/input.js';
 import * as roles from '#functions/domain/roles/input.js';
@@ -74,4 +75,9 @@ export const REQUEST_SCHEMAS: Readonly<Record<string, RequestSchemas>> = {
   'webauthn-recover-get': { query: webauthn.tokenQuery },
   'oauth-client-get': { query: oauthClients.clientIdQuery },
   'oauth-client-remove': { body: oauthClients.removeClientRequest },
+  'dashboard-signin': { body: dashboard.signInRequest },
+  'dashboard-session-verify': { body: dashboard.sessionIdRequest },
+  'dashboard-session-remove': { query: dashboard.sessionIdQuery },
+  'dashboard-user-sessions': { query: dashboard.userIdQuery },
+  'dashboard-user-remove': { query: dashboard.deleteUserQuery },
 };

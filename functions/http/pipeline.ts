@@ -107,6 +107,11 @@ interface Parsed<S extends RequestSchemas> {
   readonly query: Output<S['query']>;
 }
 
+/** What a route without an `input` hands its use case: the parsed body, else the parsed query. */
+type ParsedInput<S extends RequestSchemas> = S['body'] extends RequestSchemas['body'] & object
+  ? Output<S['body']>
+  : Output<S['query']>;
+
 /** A route's declaration: what it needs, how it reads its input, its one domain call. */
 export interface Route<I = undefined, S extends RequestSchemas = RequestSchemas> {
   readonly route: RouteNeeds;
@@ -114,7 +119,8 @@ export interface Route<I = undefined, S extends RequestSchemas = RequestSchemas>
   readonly request?: S;
   /**
    * The route's input from what the schemas parsed (and the request: its CDI version, config…);
-   * throws the core's 4xx for what a schema cannot say.
+   * throws the core's 4xx for what a schema cannot say. Without it, the use case gets the parsed
+   * body, else the parsed query.
    */
   readonly input?: (request: CoreRequest, parsed: Parsed<S>) => I | Answer;
   /** The one domain call. */
@@ -272,7 +278,8 @@ const readInput: Step = (x) => {
     body: schemas?.body ? parseRequest(schemas.body, request.body ?? {}, 'body') : undefined,
     query: schemas?.query ? parseRequest(schemas.query, request.query, 'query') : undefined,
   };
-  const input = x.route.input?.(request, parsed);
+  // Without an `input`, the use case takes what the schemas parsed: the body's, else the query's.
+  const input = x.route.input ? x.route.input(request, parsed) : (parsed.body ?? parsed.query);
   if (input instanceof Answer) return input.response;
   x.input = input;
   return undefined;
@@ -350,7 +357,7 @@ function lowerCaseHeaders(headers: APIGatewayProxyEventV2['headers'] | undefined
  * to the manifest (functions/routes.ts) and the API description's registry
  * (bin/openapi/request-schemas.ts).
  */
-export function httpHandler<I = undefined, S extends RequestSchemas = RequestSchemas>(route: Route<I, S>) {
+export function httpHandler<S extends RequestSchemas = RequestSchemas, I = ParsedInput<S>>(route: Route<I, S>) {
   const handler = async (
     event: APIGatewayProxyEventV2,
     context?: Partial<Pick<Context, 'awsRequestId' | 'getRemainingTimeInMillis'>>,

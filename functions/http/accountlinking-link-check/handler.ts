@@ -8,7 +8,6 @@ import { usersDeps } from '#functions/wiring/users.js';
 export const handler = httpHandler({
   route: { id: 'accountlinking-link-check', scope: 'app', exists: 'after-input' },
   request: { query: linkQuery },
-  input: (_, { query }) => query,
   run: async (input, { appId, config }) =>
     ok(await canLinkAccounts(usersDeps(config), linkingTarget(appId, config), input)),
 });

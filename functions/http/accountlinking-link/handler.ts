@@ -7,7 +7,6 @@ import { linkingDeps, linkingTarget } from '#functions/wiring/accountlinking.js'
 export const handler = httpHandler({
   route: { id: 'accountlinking-link', scope: 'app', exists: 'after-input' },
   request: { body: linkRequest },
-  input: (_, { body }) => body,
   run: async (input, { appId, config }) =>
     ok(await linkAccounts(linkingDeps(config), linkingTarget(appId, config), input)),
 });

@@ -7,6 +7,5 @@ import { accountsDeps } from '#functions/wiring/accounts.js';
 export const handler = httpHandler({
   route: { id: 'email-verify-get', scope: 'app', exists: 'after-input' },
   request: { query: isVerifiedQuery },
-  input: (_, { query }) => query,
   run: async (input, { appId, config }) => ok(await isEmailVerified(accountsDeps(config), appId, input)),
 });

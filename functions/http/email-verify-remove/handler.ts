@@ -7,6 +7,5 @@ import { accountsDeps } from '#functions/wiring/accounts.js';
 export const handler = httpHandler({
   route: { id: 'email-verify-remove', scope: 'app', exists: 'after-input' },
   request: { body: userEmailRequest },
-  input: (_, { body }) => body,
   run: async (input, { appId, config }) => ok(await unverifyEmail(accountsDeps(config), appId, input)),
 });

@@ -7,7 +7,6 @@ import { accountsDeps } from '#functions/wiring/accounts.js';
 export const handler = httpHandler({
   route: { id: 'email-verify-token-remove', scope: 'tenant', exists: 'after-input' },
   request: { body: userEmailRequest },
-  input: (_, { body }) => body,
   run: async (input, { appId, tenantId, config }) =>
     ok(await revokeEmailVerificationTokens(accountsDeps(config), { appId, tenantId }, input)),
 });

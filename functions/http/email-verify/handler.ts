@@ -7,7 +7,6 @@ import { accountsDeps } from '#functions/wiring/accounts.js';
 export const handler = httpHandler({
   route: { id: 'email-verify', scope: 'tenant', exists: 'after-input' },
   request: { body: verifyEmailRequest },
-  input: (_, { body }) => body,
   run: async (token, { appId, tenantId, config }) =>
     ok(await verifyEmail(accountsDeps(config), { appId, tenantId }, token)),
 });

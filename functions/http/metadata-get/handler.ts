@@ -7,6 +7,5 @@ import { metadataStore } from '#functions/wiring/app-data.js';
 export const handler = httpHandler({
   route: { id: 'metadata-get', scope: 'app', exists: 'after-input' },
   request: { query: metadataQuery },
-  input: (_, { query }) => query,
   run: async (input, request) => ok(await getUserMetadata(metadataStore(request.config), request.appId, input)),
 });

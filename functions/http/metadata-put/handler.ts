@@ -7,6 +7,5 @@ import { metadataStore } from '#functions/wiring/app-data.js';
 export const handler = httpHandler({
   route: { id: 'metadata-put', scope: 'app', exists: 'after-input' },
   request: { body: updateMetadataRequest },
-  input: (_, { body }) => body,
   run: async (input, request) => ok(await updateUserMetadata(metadataStore(request.config), request.appId, input)),
 });

@@ -7,6 +7,5 @@ import { metadataStore } from '#functions/wiring/app-data.js';
 export const handler = httpHandler({
   route: { id: 'metadata-remove', scope: 'app', exists: 'after-input' },
   request: { body: removeMetadataRequest },
-  input: (_, { body }) => body,
   run: async (input, request) => ok(await removeUserMetadata(metadataStore(request.config), request.appId, input)),
 });

@@ -10,6 +10,5 @@ import { usersDeps } from '#functions/wiring/users.js';
 export const handler = httpHandler({
   route: { id: 'password-migration-pending', scope: 'app' },
   request: { query: pendingPasswordsQuery },
-  input: (_, { query }) => query,
   run: async (input, { appId, config }) => ok(await listPendingPasswords(usersDeps(config).store, appId, input)),
 });

@@ -7,6 +7,5 @@ import { roleStore } from '#functions/wiring/app-data.js';
 export const handler = httpHandler({
   route: { id: 'permission-roles', scope: 'app', exists: 'after-input' },
   request: { query: permissionQuery },
-  input: (_, { query }) => query,
   run: async (input, request) => ok(await getRolesWithPermission(roleStore(request.config), request.appId, input)),
 });

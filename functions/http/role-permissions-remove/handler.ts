@@ -7,6 +7,5 @@ import { roleStore } from '#functions/wiring/app-data.js';
 export const handler = httpHandler({
   route: { id: 'role-permissions-remove', scope: 'app', exists: 'after-input' },
   request: { body: removePermissionsRequest },
-  input: (_, { body }) => body,
   run: async (input, request) => ok(await removePermissionsFromRole(roleStore(request.config), request.appId, input)),
 });

@@ -7,6 +7,5 @@ import { roleStore } from '#functions/wiring/app-data.js';
 export const handler = httpHandler({
   route: { id: 'role-permissions', scope: 'app', exists: 'after-input' },
   request: { query: roleQuery },
-  input: (_, { query }) => query,
   run: async (input, request) => ok(await getRolePermissions(roleStore(request.config), request.appId, input)),
 });

@@ -7,6 +7,5 @@ import { roleStore } from '#functions/wiring/app-data.js';
 export const handler = httpHandler({
   route: { id: 'role-put', scope: 'app', exists: 'after-input' },
   request: { body: createRoleRequest },
-  input: (_, { body }) => body,
   run: async (input, request) => ok(await createRole(roleStore(request.config), request.appId, input)),
 });

@@ -7,6 +7,5 @@ import { roleStore } from '#functions/wiring/app-data.js';
 export const handler = httpHandler({
   route: { id: 'role-remove', scope: 'app', exists: 'after-input' },
   request: { body: removeRoleRequest },
-  input: (_, { body }) => body,
   run: async (input, request) => ok(await removeRole(roleStore(request.config), request.appId, input)),
 });

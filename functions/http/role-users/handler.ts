@@ -7,7 +7,6 @@ import { roleStore } from '#functions/wiring/app-data.js';
 export const handler = httpHandler({
   route: { id: 'role-users', scope: 'tenant', exists: 'after-input' },
   request: { query: roleQuery },
-  input: (_, { query }) => query,
   run: async (input, request) =>
     ok(await getRoleUsers(roleStore(request.config), request.appId, request.tenantId, input)),
 });

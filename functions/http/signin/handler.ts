@@ -9,7 +9,6 @@ import { usersDeps } from '#functions/wiring/users.js';
 export const handler = httpHandler({
   route: { id: 'signin', scope: 'tenant' },
   request: { body: signInRequest },
-  input: (_, { body }) => body,
   run: async (input, { appId, tenantId, config }) =>
     ok(
       await signIn(

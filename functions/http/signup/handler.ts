@@ -8,7 +8,6 @@ import { usersDeps } from '#functions/wiring/users.js';
 export const handler = httpHandler({
   route: { id: 'signup', scope: 'tenant' },
   request: { body: signUpRequest },
-  input: (_, { body }) => body,
   run: async (input, { appId, tenantId, config }) =>
     ok(await signUp(usersDeps(config), passwordPorts(config), { appId, tenantId }, input)),
 });

@@ -7,6 +7,5 @@ import { totpDeps } from '#functions/wiring/totp.js';
 export const handler = httpHandler({
   route: { id: 'totp-device-create', scope: 'app', exists: 'after-input' },
   request: { body: createDeviceRequest },
-  input: (_, { body }) => body,
   run: async (input, { appId, config }) => ok(await createDevice(totpDeps(config), appId, input)),
 });

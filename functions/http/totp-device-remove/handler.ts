@@ -7,6 +7,5 @@ import { totpStore } from '#functions/wiring/app-data.js';
 export const handler = httpHandler({
   route: { id: 'totp-device-remove', scope: 'app', exists: 'after-input' },
   request: { body: removeDeviceRequest },
-  input: (_, { body }) => body,
   run: async (input, { appId, config }) => ok(await removeDevice(totpStore(config), appId, input)),
 });

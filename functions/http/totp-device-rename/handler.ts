@@ -7,6 +7,5 @@ import { totpStore } from '#functions/wiring/app-data.js';
 export const handler = httpHandler({
   route: { id: 'totp-device-rename', scope: 'app', exists: 'after-input' },
   request: { body: renameDeviceRequest },
-  input: (_, { body }) => body,
   run: async (input, { appId, config }) => ok(await renameDevice(totpStore(config), appId, input)),
 });

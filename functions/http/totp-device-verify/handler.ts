@@ -7,7 +7,6 @@ import { totpDeps } from '#functions/wiring/totp.js';
 export const handler = httpHandler({
   route: { id: 'totp-device-verify', scope: 'tenant', exists: 'after-input' },
   request: { body: verifyDeviceRequest },
-  input: (_, { body }) => body,
   run: async (input, { appId, tenantId, cdiVersion, config }) =>
     ok(await verifyDevice(totpDeps(config), { appId, tenantId, cdiVersion }, input)),
 });

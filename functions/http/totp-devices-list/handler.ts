@@ -7,6 +7,5 @@ import { totpStore } from '#functions/wiring/app-data.js';
 export const handler = httpHandler({
   route: { id: 'totp-devices-list', scope: 'app', exists: 'after-input' },
   request: { query: listDevicesQuery },
-  input: (_, { query }) => query,
   run: async (input, request) => ok(await listDevices(totpStore(request.config), request.appId, input)),
 });

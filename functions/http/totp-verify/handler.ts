@@ -7,7 +7,6 @@ import { totpDeps } from '#functions/wiring/totp.js';
 export const handler = httpHandler({
   route: { id: 'totp-verify', scope: 'tenant', exists: 'after-input' },
   request: { body: verifyCodeRequest },
-  input: (_, { body }) => body,
   run: async (input, { appId, tenantId, cdiVersion, config }) =>
     ok(await verifyCode(totpDeps(config), { appId, tenantId, cdiVersion }, input)),
 });

@@ -7,6 +7,5 @@ import { userRemovalDeps } from '#functions/wiring/passwordless.js';
 export const handler = httpHandler({
   route: { id: 'user-remove', scope: 'app' },
   request: { body: userRemoveRequest },
-  input: (_, { body }) => body,
   run: async (input, { appId, config }) => ok(await removeUserAndItsCodes(userRemovalDeps(config), appId, input)),
 });

@@ -7,7 +7,6 @@ import { roleStore } from '#functions/wiring/app-data.js';
 export const handler = httpHandler({
   route: { id: 'user-role-put', scope: 'tenant', exists: 'after-input' },
   request: { body: userRoleRequest },
-  input: (_, { body }) => body,
   run: async (input, request) =>
     ok(await addRoleToUser(roleStore(request.config), request.appId, request.tenantId, input)),
 });

@@ -7,7 +7,6 @@ import { roleStore } from '#functions/wiring/app-data.js';
 export const handler = httpHandler({
   route: { id: 'user-roles-get', scope: 'tenant', exists: 'after-input' },
   request: { query: userIdQuery },
-  input: (_, { query }) => query,
   run: async (input, request) =>
     ok(await getRolesForUser(roleStore(request.config), request.appId, request.tenantId, input)),
 });

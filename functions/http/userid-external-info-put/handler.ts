@@ -10,6 +10,5 @@ import { usersDeps } from '#functions/wiring/users.js';
 export const handler = httpHandler({
   route: { id: 'userid-external-info-put', scope: 'app', exists: 'after-input' },
   request: { body: updateMappingInfoRequest },
-  input: (_, { body }) => body,
   run: async (input, { appId, config }) => ok(await updateExternalUserIdInfo(usersDeps(config), appId, input)),
 });

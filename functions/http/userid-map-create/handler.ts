@@ -7,7 +7,6 @@ import { usersDeps } from '#functions/wiring/users.js';
 export const handler = httpHandler({
   route: { id: 'userid-map-create', scope: 'app' },
   request: { body: createMappingRequest },
-  input: (_, { body }) => body,
   run: async (input, { appId, config, cdiVersion }) =>
     ok(await createUserIdMapping(usersDeps(config), appId, input, cdiVersion)),
 });

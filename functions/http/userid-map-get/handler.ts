@@ -7,6 +7,5 @@ import { usersDeps } from '#functions/wiring/users.js';
 export const handler = httpHandler({
   route: { id: 'userid-map-get', scope: 'app' },
   request: { query: mappingQuery },
-  input: (_, { query }) => query,
   run: async (input, { appId, config }) => ok(await getUserIdMapping(usersDeps(config), appId, input)),
 });

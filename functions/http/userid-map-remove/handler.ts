@@ -7,6 +7,5 @@ import { usersDeps } from '#functions/wiring/users.js';
 export const handler = httpHandler({
   route: { id: 'userid-map-remove', scope: 'app', exists: 'after-input' },
   request: { body: removeMappingRequest },
-  input: (_, { body }) => body,
   run: async (input, { appId, config }) => ok(await removeUserIdMapping(usersDeps(config), appId, input)),
 });

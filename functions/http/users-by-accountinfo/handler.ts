@@ -7,7 +7,6 @@ import { usersDeps } from '#functions/wiring/users.js';
 export const handler = httpHandler({
   route: { id: 'users-by-accountinfo', scope: 'tenant' },
   request: { query: usersByAccountInfoQuery },
-  input: (_, { query }) => query,
   run: async (input, { appId, tenantId, config }) =>
     ok(await usersByAccountInfo(usersDeps(config), { appId, tenantId }, input)),
 });

@@ -7,7 +7,6 @@ import { usersDeps } from '#functions/wiring/users.js';
 export const handler = httpHandler({
   route: { id: 'users-count', scope: 'tenant' },
   request: { query: usersCountQuery },
-  input: (_, { query }) => query,
   run: async (input, { appId, tenantId, config }) =>
     ok(await countUsers(usersDeps(config), { appId, tenantId }, input)),
 });

@@ -7,6 +7,5 @@ import { usersDeps } from '#functions/wiring/users.js';
 export const handler = httpHandler({
   route: { id: 'users-list', scope: 'tenant' },
   request: { query: usersListQuery },
-  input: (_, { query }) => query,
   run: async (input, { appId, tenantId, config }) => ok(await listUsers(usersDeps(config), { appId, tenantId }, input)),
 });

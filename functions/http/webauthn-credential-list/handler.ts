@@ -7,7 +7,6 @@ import { webauthnDeps } from '#functions/wiring/webauthn.js';
 export const handler = httpHandler({
   route: { id: 'webauthn-credential-list', scope: 'tenant' },
   request: { query: recipeUserIdQuery },
-  input: (_, { query }) => query,
   run: async ({ recipeUserId }, { appId, config }) =>
     ok(await listCredentials(webauthnDeps(config), appId, recipeUserId)),
 });

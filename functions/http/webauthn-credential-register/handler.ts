@@ -10,6 +10,5 @@ import { webauthnDeps } from '#functions/wiring/webauthn.js';
 export const handler = httpHandler({
   route: { id: 'webauthn-credential-register', scope: 'tenant' },
   request: { body: registerCredentialRequest },
-  input: (_, { body }) => body,
   run: async (input, { appId, config }) => ok(await registerCredential(webauthnDeps(config), appId, input)),
 });

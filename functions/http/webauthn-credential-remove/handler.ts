@@ -7,6 +7,5 @@ import { webauthnDeps } from '#functions/wiring/webauthn.js';
 export const handler = httpHandler({
   route: { id: 'webauthn-credential-remove', scope: 'tenant' },
   request: { query: credentialQuery },
-  input: (_, { query }) => query,
   run: async (input, { appId, config }) => ok(await removeCredential(webauthnDeps(config), appId, input)),
 });

@@ -10,7 +10,6 @@ import { webauthnDeps } from '#functions/wiring/webauthn.js';
 export const handler = httpHandler({
   route: { id: 'webauthn-options-register', scope: 'tenant' },
   request: { body: registerOptionsRequest },
-  input: (_, { body }) => body,
   run: async (input, { appId, tenantId, config }) =>
     ok(await registerOptions(webauthnDeps(config), { appId, tenantId }, input)),
 });

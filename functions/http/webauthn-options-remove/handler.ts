@@ -7,7 +7,6 @@ import { webauthnDeps } from '#functions/wiring/webauthn.js';
 export const handler = httpHandler({
   route: { id: 'webauthn-options-remove', scope: 'tenant' },
   request: { query: optionsIdQuery },
-  input: (_, { query }) => query,
   run: async ({ optionsId }, { appId, tenantId, config }) =>
     ok(await removeOptions(webauthnDeps(config), { appId, tenantId }, optionsId)),
 });

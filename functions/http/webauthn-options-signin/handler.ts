@@ -10,7 +10,6 @@ import { webauthnDeps } from '#functions/wiring/webauthn.js';
 export const handler = httpHandler({
   route: { id: 'webauthn-options-signin', scope: 'tenant' },
   request: { body: signInOptionsRequest },
-  input: (_, { body }) => body,
   run: async (input, { appId, tenantId, config }) =>
     ok(await signInOptions(webauthnDeps(config), { appId, tenantId }, input)),
 });

@@ -7,7 +7,6 @@ import { webauthnDeps } from '#functions/wiring/webauthn.js';
 export const handler = httpHandler({
   route: { id: 'webauthn-recover-get', scope: 'tenant', exists: 'after-input' },
   request: { query: tokenQuery },
-  input: (_, { query }) => query,
   run: async ({ token }, { appId, tenantId, config }) =>
     ok(await userOfRecoverAccountToken(webauthnDeps(config), { appId, tenantId }, token)),
 });

@@ -7,7 +7,6 @@ import { webauthnDeps } from '#functions/wiring/webauthn.js';
 export const handler = httpHandler({
   route: { id: 'webauthn-recover-token-consume', scope: 'tenant' },
   request: { body: tokenRequest },
-  input: (_, { body }) => body,
   run: async ({ token }, { appId, tenantId, config }) =>
     ok(await consumeRecoverAccountToken(webauthnDeps(config), { appId, tenantId }, token)),
 });

@@ -7,7 +7,6 @@ import { webauthnDeps } from '#functions/wiring/webauthn.js';
 export const handler = httpHandler({
   route: { id: 'webauthn-recover-token', scope: 'tenant', exists: 'after-input' },
   request: { body: recoverTokenRequest },
-  input: (_, { body }) => body,
   run: async (input, { appId, tenantId, config }) =>
     ok(await createRecoverAccountToken(webauthnDeps(config), { appId, tenantId }, input)),
 });

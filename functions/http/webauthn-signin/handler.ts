@@ -12,7 +12,6 @@ import { webauthnDeps } from '#functions/wiring/webauthn.js';
 export const handler = httpHandler({
   route: { id: 'webauthn-signin', scope: 'tenant' },
   request: { body: credentialRequest },
-  input: (_, { body }) => body,
   run: async (input, { appId, tenantId, cdiVersion, config }) =>
     ok(await signIn(webauthnDeps(config), { appId, tenantId }, input, cdiAtLeast(cdiVersion, '5.5'))),
 });

@@ -10,6 +10,5 @@ import { webauthnDeps } from '#functions/wiring/webauthn.js';
 export const handler = httpHandler({
   route: { id: 'webauthn-signup', scope: 'tenant' },
   request: { body: credentialRequest },
-  input: (_, { body }) => body,
   run: async (input, { appId, tenantId, config }) => ok(await signUp(webauthnDeps(config), { appId, tenantId }, input)),
 });

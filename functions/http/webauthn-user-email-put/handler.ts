@@ -7,6 +7,5 @@ import { webauthnDeps } from '#functions/wiring/webauthn.js';
 export const handler = httpHandler({
   route: { id: 'webauthn-user-email-put', scope: 'tenant' },
   request: { body: emailUpdateRequest },
-  input: (_, { body }) => body,
   run: async (input, { appId, config }) => ok(await updateWebauthnEmail(webauthnDeps(config), appId, input)),
 });
