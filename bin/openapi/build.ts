@@ -1,7 +1,8 @@
 /**
  * Builds the API description (OpenAPI 3.1) from the route manifest (functions/routes.ts), what each
- * handler declares (its `route: {…}` needs, read from functions/http/<id>/handler.ts) and the table
- * of what each route takes and answers (bin/openapi/operations.ts). `npm run openapi` writes it to
+ * handler declares (its `route: {…}` needs, read from functions/http/<id>/handler.ts), the request
+ * schemas it parses with (./request-schemas.ts) and the table of what each route answers
+ * (./operations.ts). `npm run openapi` writes it to
  * docs/openapi/openapi.yaml; test/unit/openapi-description.test.ts fails when the committed file is
  * not what this builds (docs/api-description.md).
  */
@@ -11,9 +12,11 @@ import { stringify } from 'yaml';
 import { DEFAULT_ROUTE_PATH, ROUTES, type RouteDefinition } from '#functions/routes.js';
 import { LATEST_CDI_VERSION } from '#functions/shared/cdi.js';
 import { ID_LIMITS } from '#functions/shared/id-limits.js';
+import { requestJsonSchema } from '#functions/shared/request-schema.js';
 import { REPO_ROOT } from '../../lib/constants.js';
 import { DESCRIPTION_FILE, LOCAL_PATHS } from '../local/openapi.js';
-import { OPERATIONS, type OperationSpec, SCHEMAS } from './operations.js';
+import { OPERATIONS, type OperationSpec, type QueryNote, type QueryParameter, SCHEMAS } from './operations.js';
+import { REQUEST_SCHEMAS } from './request-schemas.js';
 import type { Schema } from './schema.js';
 import { anyObject, obj, str } from './schema.js';
 
@@ -151,7 +154,47 @@ function components(): Record<string, unknown> {
 
 const refTo = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
-function queryParameters(spec: OperationSpec): Record<string, unknown>[] {
+/** A route's request as the description shows it. */
+interface Request {
+  readonly body?: Schema;
+  readonly query?: readonly QueryParameter[];
+}
+
+/**
+ * What a route takes: its request body's schema and its query parameters, generated from the
+ * handler's request schemas (bin/openapi/request-schemas.ts), else as the table writes them
+ * (routes whose handlers read their input by hand). A route is described one way, never both.
+ */
+export function requestOf(route: RouteDefinition, spec: OperationSpec): Request {
+  const schemas = REQUEST_SCHEMAS[route.id];
+  if (schemas === undefined) {
+    const notes = (spec.query ?? []).filter((q) => !('schema' in q)).map((q) => q.name);
+    if (notes.length > 0) throw new Error(`${route.id}: query parameters without a schema: ${notes}`);
+    return { body: spec.body, query: spec.query as readonly QueryParameter[] | undefined };
+  }
+  if (spec.body !== undefined || spec.query?.some((q) => 'schema' in q)) {
+    throw new Error(`bin/openapi/operations.ts restates the request of ${route.id}, which its schemas describe`);
+  }
+  const notes = new Map((spec.query ?? []).map((q) => [q.name, q]));
+  const query = schemas.query ? queryFrom(requestJsonSchema(schemas.query), notes) : undefined;
+  for (const name of notes.keys()) {
+    if (!query?.some((q) => q.name === name)) throw new Error(`${route.id}: no query parameter ${name} in its schema`);
+  }
+  return { body: schemas.body ? requestJsonSchema(schemas.body) : undefined, query };
+}
+
+/** An object schema's properties as query parameters, with the table's descriptions and extensions. */
+function queryFrom(schema: Schema, notes: ReadonlyMap<string, QueryNote>): QueryParameter[] {
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  return Object.entries((schema.properties as Record<string, Schema> | undefined) ?? {}).map(([name, property]) => ({
+    ...notes.get(name),
+    name,
+    schema: property,
+    ...(required.has(name) ? { required: true } : {}),
+  }));
+}
+
+function queryParameters(spec: Request): Record<string, unknown>[] {
   return (spec.query ?? []).map((q) => ({
     name: q.name,
     in: 'query',
@@ -196,11 +239,12 @@ function forbidden(messages: readonly string[]): Record<string, unknown> {
 function operation(
   route: RouteDefinition,
   spec: OperationSpec,
+  request: Request,
   needs: RouteNeeds,
   form: (typeof PREFIX_FORMS)[number],
 ): Record<string, unknown> {
-  if (needs.scope === 'app' && form.name === 'app-tenant') return refusedForm(route, spec, form);
-  const hasBody = spec.body !== undefined;
+  if (needs.scope === 'app' && form.name === 'app-tenant') return refusedForm(route, spec, request, form);
+  const hasBody = request.body !== undefined;
   const inTenant = form.name === 'tenant' || form.name === 'app-tenant';
   const forbiddenMessages = [
     ...(inTenant && (needs.scope === 'app' || needs.publicTenantOnly) ? [ONLY_PUBLIC_TENANT] : []),
@@ -245,9 +289,9 @@ function operation(
       ...(needs.skipCdiCheck && needs.noApiKey ? [] : [refTo('parameters', 'cdiVersion')]),
       ...(hasBody ? [refTo('parameters', 'contentEncoding')] : []),
       ...headerParameters(spec),
-      ...queryParameters(spec),
+      ...queryParameters(request),
     ],
-    ...(hasBody ? { requestBody: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
+    ...(hasBody ? { requestBody: { required: true, content: { 'application/json': { schema: request.body } } } } : {}),
     responses,
     'x-route-id': route.id,
     ...(spec.extension ? { 'x-auth-core-extension': spec.extension } : {}),
@@ -263,9 +307,10 @@ function operation(
 function refusedForm(
   route: RouteDefinition,
   spec: OperationSpec,
+  request: Request,
   form: (typeof PREFIX_FORMS)[number],
 ): Record<string, unknown> {
-  const hasBody = spec.body !== undefined;
+  const hasBody = request.body !== undefined;
   return {
     operationId: `${camel(route.id)}${form.suffix}`,
     tags: [spec.tag],
@@ -280,9 +325,9 @@ function refusedForm(
       refTo('parameters', 'cdiVersion'),
       ...(hasBody ? [refTo('parameters', 'contentEncoding')] : []),
       ...headerParameters(spec),
-      ...queryParameters(spec),
+      ...queryParameters(request),
     ],
-    ...(hasBody ? { requestBody: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
+    ...(hasBody ? { requestBody: { required: true, content: { 'application/json': { schema: request.body } } } } : {}),
     responses: {
       '400': refTo('responses', 'BadRequest'),
       '401': refTo('responses', 'Unauthorized'),
@@ -409,11 +454,18 @@ export function buildDescription(): Record<string, unknown> {
     const spec = OPERATIONS[route.id];
     if (!spec) throw new Error(`bin/openapi/operations.ts describes no route ${route.id}`);
     const needs = routeNeedsOf(route);
+    const request = requestOf(route, spec);
     okResponses[`${pascal(route.id)}Ok`] = okResponse(route, spec);
     for (const form of PREFIX_FORMS) {
       const template = `${form.prefix}${route.path}`;
       paths[template] ??= {};
-      (paths[template] as Record<string, unknown>)[route.method.toLowerCase()] = operation(route, spec, needs, form);
+      (paths[template] as Record<string, unknown>)[route.method.toLowerCase()] = operation(
+        route,
+        spec,
+        request,
+        needs,
+        form,
+      );
     }
   }
   for (const path of DEFAULT_PATHS) {

@@ -1,5 +1,6 @@
 /**
- * What each route of the manifest (functions/routes.ts) takes and answers, for the API description
+ * What each route of the manifest (functions/routes.ts) answers — and takes, where its request has
+ * no schemas (./request-schemas.ts generates the request side of the others) — for the API description
  * (bin/openapi/build.ts writes docs/openapi/openapi.yaml from the manifest and this table). The
  * answers are those of the handlers under functions/http/<id>/ and their domain code; the contract
  * test (test/e2e/openapi-contract.test.ts) holds them to what the running core sends.
@@ -32,12 +33,27 @@ export interface QueryParameter {
   readonly extension?: string;
 }
 
+/**
+ * A query parameter of a route whose schema describes its query (bin/openapi/request-schemas.ts):
+ * only what a schema cannot say.
+ */
+export interface QueryNote {
+  readonly name: string;
+  readonly description?: string;
+  /** This project's own parameter (not the reference's): what it does. */
+  readonly extension?: string;
+}
+
 export interface OperationSpec {
   readonly tag: string;
   readonly summary: string;
   readonly description?: string;
-  readonly query?: readonly QueryParameter[];
-  /** The JSON request body (POST and PUT). */
+  /**
+   * The query parameters, for a route whose handler reads its input by hand; for a route with
+   * request schemas (bin/openapi/request-schemas.ts), notes on the parameters they describe.
+   */
+  readonly query?: readonly (QueryParameter | QueryNote)[];
+  /** The JSON request body (POST and PUT), for a route without request schemas. */
   readonly body?: Schema;
   /** The 200 answer's JSON body: alternatives become `oneOf`. */
   readonly ok: Schema | readonly Schema[];
@@ -56,7 +72,6 @@ export interface OperationSpec {
 }
 
 const userId = { name: 'userId', schema: str, required: true } as const;
-const recipeUserId = { name: 'recipeUserId', schema: str, required: true } as const;
 
 const USER = ref('User');
 const userAnswer = (extra: Record<string, Schema> = {}) => okWith({ user: USER, recipeUserId: str, ...extra });
@@ -106,8 +121,6 @@ const TOTP_COUNTS =
   'Attempts are counted per user id and tenant (`totp_max_attempts`, `totp_rate_limit_cooldown_sec`); the failure counts are in the answers from CDI 5.0 on (docs/totp-and-mfa.md).';
 const UNKNOWN_RECIPE_USER = 'An unknown recipe user id is 400 `Unknown user ID provided`.';
 const unknownUser = status('UNKNOWN_USER_ID_ERROR');
-const webauthnOptionsId = { name: 'webauthnGeneratedOptionsId', schema: str, required: true } as const;
-const webauthnCredentialId = { name: 'webauthnCredentialId', schema: str, required: true } as const;
 const webauthnOptionsNotFound = status('OPTIONS_NOT_FOUND_ERROR');
 const webauthnInvalidOptions = status('INVALID_OPTIONS_ERROR', { reason: str });
 const webauthnTokenInvalid = status('RECOVER_ACCOUNT_TOKEN_INVALID_ERROR');
@@ -117,11 +130,6 @@ const webauthnCeremonyErrors = [
   status('INVALID_CREDENTIALS_ERROR', { reason: str }),
   status('INVALID_AUTHENTICATOR_ERROR', { reason: str }),
 ];
-/** `{webauthnGeneratedOptionsId, credential}`: the credential is the browser's `PublicKeyCredential` as JSON. */
-const webauthnCredentialBody = obj({ webauthnGeneratedOptionsId: str, credential: anyObject }, [
-  'webauthnGeneratedOptionsId',
-  'credential',
-]);
 const tenantNotFound = status('TENANT_NOT_FOUND_ERROR');
 const sessionTokens = {
   accessToken: ref('Token'),
@@ -505,7 +513,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   signin: {
     tag: 'Email and password',
     summary: 'Sign in with email and password',
-    body: obj({ email: str, password: str }, ['email', 'password']),
     ok: [userAnswer(), status('WRONG_CREDENTIALS_ERROR')],
     difference:
       'A legacy or weaker hash is replaced with the app\'s algorithm after a successful sign-in; a failed sign-in takes at least a dummy verify\'s time (docs/security.md "Sign-in timing").',
@@ -513,38 +520,30 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   signup: {
     tag: 'Email and password',
     summary: 'Sign up with email and password',
-    body: obj({ email: str, password: str }, ['email', 'password']),
     ok: [userAnswer(), status('EMAIL_ALREADY_EXISTS_ERROR')],
   },
   'user-get': {
     tag: 'Users',
     summary: 'A user by recipe user id, primary user id or external id',
-    query: [userId],
     ok: [okWith({ user: USER }), status('UNKNOWN_USER_ID_ERROR')],
   },
   'user-remove': {
     tag: 'Users',
     summary: 'Remove a user (and its sessions)',
-    body: obj({ userId: str, removeAllLinkedAccounts: bool }, ['userId']),
     ok: okWith(),
   },
   'users-list': {
     tag: 'Users',
     summary: 'Users of the tenant, a page at a time',
     query: [
-      { name: 'timeJoinedOrder', schema: { enum: ['ASC', 'DESC'] } },
-      { name: 'limit', schema: { type: 'string', pattern: '^-?[0-9]+$' } },
-      { name: 'paginationToken', schema: str },
-      { name: 'includeRecipeIds', schema: str, description: 'Comma-separated recipe ids.' },
+      { name: 'includeRecipeIds', description: 'Comma-separated recipe ids.' },
       {
         name: 'email',
-        schema: str,
         description: 'Search: `;`-separated terms, each the start of an email or of its domain (docs/users.md).',
       },
-      { name: 'phone', schema: str, description: 'Search: `;`-separated terms, each the start of a phone number.' },
+      { name: 'phone', description: 'Search: `;`-separated terms, each the start of a phone number.' },
       {
         name: 'provider',
-        schema: str,
         description: 'Search: `;`-separated terms, each the start of `<thirdPartyId>::<thirdPartyUserId>`.',
       },
     ],
@@ -557,29 +556,17 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'users-count': {
     tag: 'Users',
     summary: 'How many users the tenant (or the app) has',
-    query: [
-      { name: 'includeRecipeIds', schema: str, description: 'Comma-separated recipe ids.' },
-      { name: 'includeAllTenants', schema: { enum: ['true', 'false'] } },
-    ],
+    query: [{ name: 'includeRecipeIds', description: 'Comma-separated recipe ids.' }],
     ok: okWith({ count: int }),
   },
   'users-by-accountinfo': {
     tag: 'Users',
     summary: 'Users with an email, phone number or third-party id',
-    query: [
-      { name: 'email', schema: str },
-      { name: 'phoneNumber', schema: str },
-      { name: 'thirdPartyId', schema: str },
-      { name: 'thirdPartyUserId', schema: str },
-      { name: 'webauthnCredentialId', schema: str },
-      { name: 'doUnionOfAccountInfo', schema: { enum: ['true', 'false'] }, required: true },
-    ],
     ok: okWith({ users: arr(USER) }),
   },
   'userid-map-get': {
     tag: 'Users',
     summary: 'The user id mapping of an id',
-    query: [userId, { name: 'userIdType', schema: { enum: ['SUPERTOKENS', 'EXTERNAL', 'ANY'] } }],
     ok: [
       okWith({ superTokensUserId: str, externalUserId: str, externalUserIdInfo: str }, ['externalUserIdInfo']),
       status('UNKNOWN_MAPPING_ERROR'),
@@ -588,10 +575,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'userid-map-create': {
     tag: 'Users',
     summary: 'Map a user id to an external id',
-    body: obj({ superTokensUserId: str, externalUserId: str, externalUserIdInfo: str, force: bool }, [
-      'superTokensUserId',
-      'externalUserId',
-    ]),
     ok: [
       okWith(),
       status('UNKNOWN_SUPERTOKENS_USER_ID_ERROR'),
@@ -628,7 +611,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'userid-map-remove': {
     tag: 'Users',
     summary: 'Remove the user id mapping of an id',
-    body: obj({ userId: str, userIdType: { enum: ['SUPERTOKENS', 'EXTERNAL', 'ANY'] }, force: bool }, ['userId']),
     description:
       'Without `force`, a mapping whose external id has data of its own (sessions, metadata, roles, email verification, TOTP devices) is refused with 400 `UserId is already in use in <recipe> recipe`.',
     ok: okWith({ didMappingExist: bool }),
@@ -636,35 +618,27 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'userid-external-info-put': {
     tag: 'Users',
     summary: 'Set or remove (`null`) the external user id info of a mapping',
-    body: obj(
-      { userId: str, userIdType: { enum: ['SUPERTOKENS', 'EXTERNAL', 'ANY'] }, externalUserIdInfo: nullable(str) },
-      ['userId', 'externalUserIdInfo'],
-    ),
     ok: [okWith(), status('UNKNOWN_MAPPING_ERROR')],
   },
   'role-permissions-remove': {
     tag: 'Roles',
     summary: 'Remove permissions (none named: all) from a role',
-    body: obj({ role: str, permissions: nullable(strings) }, ['role']),
     ok: [okWith(), status('UNKNOWN_ROLE_ERROR')],
   },
   'permission-roles': {
     tag: 'Roles',
     summary: 'The roles that have a permission',
-    query: [{ name: 'permission', schema: str, required: true }],
     ok: okWith({ roles: strings }),
   },
 
   'password-reset-token': {
     tag: 'Email and password',
     summary: 'A password reset token',
-    body: obj({ userId: str, email: str }, ['userId', 'email']),
     ok: [okWith({ token: str }), unknownUser],
   },
   'password-reset-token-consume': {
     tag: 'Email and password',
     summary: 'Use a password reset token',
-    body: obj({ token: str, method: { const: 'token' } }, ['token']),
     ok: [okWith({ userId: str, email: str }), status('RESET_PASSWORD_INVALID_TOKEN_ERROR')],
   },
   'recipe-user-put': {
@@ -687,31 +661,26 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'email-verify-token': {
     tag: 'Email verification',
     summary: 'An email verification token',
-    body: obj({ userId: str, email: str }, ['userId', 'email']),
     ok: [okWith({ token: str }), status('EMAIL_ALREADY_VERIFIED_ERROR')],
   },
   'email-verify': {
     tag: 'Email verification',
     summary: 'Verify an email with a token',
-    body: obj({ method: { const: 'token' }, token: str }, ['method', 'token']),
     ok: [okWith({ userId: str, email: str }), status('EMAIL_VERIFICATION_INVALID_TOKEN_ERROR')],
   },
   'email-verify-get': {
     tag: 'Email verification',
     summary: 'Whether an email of a user id is verified',
-    query: [userId, { name: 'email', schema: str, required: true }],
     ok: okWith({ isVerified: bool }),
   },
   'email-verify-token-remove': {
     tag: 'Email verification',
     summary: 'Remove the verification tokens of a user id and email',
-    body: obj({ userId: str, email: str }, ['userId', 'email']),
     ok: okWith(),
   },
   'email-verify-remove': {
     tag: 'Email verification',
     summary: 'Mark an email of a user id as not verified',
-    body: obj({ userId: str, email: str }, ['userId', 'email']),
     ok: okWith(),
   },
 
@@ -730,14 +699,12 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     tag: 'Account linking',
     summary: 'Whether a recipe user could become a primary user',
     description: UNKNOWN_RECIPE_USER,
-    query: [recipeUserId],
     ok: [okWith({ wasAlreadyAPrimaryUser: bool }), linkedToPrimary, accountInfoConflict],
   },
   'accountlinking-primary': {
     tag: 'Account linking',
     summary: 'Make a recipe user a primary user',
     description: UNKNOWN_RECIPE_USER,
-    body: obj({ recipeUserId: str }, ['recipeUserId']),
     ok: [okWith({ wasAlreadyAPrimaryUser: bool, user: USER }), linkedToPrimary, accountInfoConflict],
     more: LINKING_OFF,
   },
@@ -745,7 +712,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     tag: 'Account linking',
     summary: 'Whether a recipe user could be linked to a primary user',
     description: UNKNOWN_RECIPE_USER,
-    query: [recipeUserId, { name: 'primaryUserId', schema: str, required: true }],
     ok: [
       okWith({ accountsAlreadyLinked: bool }),
       status('RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR', {
@@ -760,7 +726,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     tag: 'Account linking',
     summary: 'Link a recipe user to a primary user',
     description: UNKNOWN_RECIPE_USER,
-    body: obj({ recipeUserId: str, primaryUserId: str }, ['recipeUserId', 'primaryUserId']),
     ok: [
       okWith({ accountsAlreadyLinked: bool, user: USER }),
       status('RECIPE_USER_ID_ALREADY_LINKED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR', {
@@ -777,7 +742,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     tag: 'Account linking',
     summary: 'Unlink a recipe user from its primary user',
     description: UNKNOWN_RECIPE_USER,
-    body: obj({ recipeUserId: str }, ['recipeUserId']),
     ok: okWith({ wasRecipeUserDeleted: bool, wasLinked: bool }),
   },
 
@@ -850,22 +814,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'webauthn-options-register': {
     tag: 'Passkeys',
     summary: 'Options for registering a passkey (navigator.credentials.create)',
-    body: obj(
-      {
-        email: str,
-        displayName: str,
-        relyingPartyId: str,
-        relyingPartyName: str,
-        origin: str,
-        timeout: { type: ['integer', 'string'] },
-        attestation: str,
-        residentKey: str,
-        userVerification: str,
-        userPresence: bool,
-        supportedAlgorithmIDs: arr(int),
-      },
-      ['email', 'relyingPartyId', 'relyingPartyName', 'origin'],
-    ),
     ok: [
       okWith({
         webauthnGeneratedOptionsId: str,
@@ -893,17 +841,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'webauthn-options-signin': {
     tag: 'Passkeys',
     summary: 'Options for signing in with a passkey (navigator.credentials.get)',
-    body: obj(
-      {
-        relyingPartyId: str,
-        relyingPartyName: str,
-        origin: str,
-        timeout: { type: ['integer', 'string'] },
-        userVerification: str,
-        userPresence: bool,
-      },
-      ['relyingPartyId', 'relyingPartyName', 'origin'],
-    ),
     ok: [
       okWith({
         webauthnGeneratedOptionsId: str,
@@ -921,7 +858,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'webauthn-options-get': {
     tag: 'Passkeys',
     summary: 'Options made in this tenant',
-    query: [webauthnOptionsId],
     ok: [
       okWith({
         webauthnGeneratedOptionsId: str,
@@ -942,7 +878,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'webauthn-options-remove': {
     tag: 'Passkeys',
     summary: 'Remove options made in this tenant',
-    query: [webauthnOptionsId],
     ok: [okWith(), webauthnOptionsNotFound],
   },
   'webauthn-signup': {
@@ -950,7 +885,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     summary: 'Sign up with a passkey (verifies the attestation)',
     description:
       "A new webauthn user of the options' email in the path's tenant, holding the passkey. The attestation is verified against the options (challenge, origin, relying party id, flags) with a maintained verifier.",
-    body: webauthnCredentialBody,
     ok: [
       okWith({
         user: USER,
@@ -971,7 +905,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     summary: 'Sign in with a passkey (verifies the assertion and its counter)',
     description:
       'From CDI 5.5 (and without a `cdi-version` header) the options are consumed by a successful sign-in; the SDKs of CDI 5.4 read them again afterwards, so they stay until they expire.',
-    body: webauthnCredentialBody,
     ok: [
       okWith({ user: USER, recipeUserId: str }),
       webauthnOptionsNotFound,
@@ -983,11 +916,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'webauthn-credential-register': {
     tag: 'Passkeys',
     summary: 'Register a further passkey for a webauthn login method',
-    body: obj({ recipeUserId: str, webauthnGeneratedOptionsId: str, credential: anyObject }, [
-      'recipeUserId',
-      'webauthnGeneratedOptionsId',
-      'credential',
-    ]),
     ok: [
       okWith({
         webauthnCredentialId: str,
@@ -1007,7 +935,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'webauthn-credential-get': {
     tag: 'Passkeys',
     summary: 'One passkey of a webauthn login method',
-    query: [recipeUserId, webauthnCredentialId],
     ok: [
       okWith({ webauthnCredentialId: str, recipeUserId: str, relyingPartyId: str, createdAt: int, updatedAt: int }),
       status('CREDENTIAL_NOT_FOUND_ERROR'),
@@ -1016,7 +943,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'webauthn-credential-list': {
     tag: 'Passkeys',
     summary: 'The passkeys of a webauthn login method',
-    query: [recipeUserId],
     ok: okWith({
       credentials: arr(
         closed(
@@ -1033,45 +959,38 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'webauthn-credential-remove': {
     tag: 'Passkeys',
     summary: 'Remove a passkey of a webauthn login method',
-    query: [recipeUserId, webauthnCredentialId],
     ok: [okWith(), status('CREDENTIAL_NOT_FOUND_ERROR')],
   },
   'webauthn-user-email-put': {
     tag: 'Passkeys',
     summary: 'Change the email of a webauthn login method',
-    body: obj({ recipeUserId: str, email: str }, ['recipeUserId', 'email']),
     ok: [okWith(), unknownUser, status('EMAIL_ALREADY_EXISTS_ERROR'), status('USER_WITH_EMAIL_ALREADY_EXISTS_ERROR')],
     difference: 'The new email is normalised (trimmed, lower-cased) as everywhere else in the core.',
   },
   'webauthn-recover-token': {
     tag: 'Passkeys',
     summary: 'An account-recovery token for a user and an email',
-    body: obj({ email: str, userId: str }, ['email', 'userId']),
     ok: [okWith({ token: str }), unknownUser],
   },
   'webauthn-recover-token-consume': {
     tag: 'Passkeys',
     summary: 'Use up an account-recovery token',
-    body: obj({ token: str }, ['token']),
     ok: [okWith({ userId: str, email: str }), webauthnTokenInvalid],
   },
   'webauthn-recover-get': {
     tag: 'Passkeys',
     summary: 'The user of an account-recovery token',
-    query: [{ name: 'token', schema: str, required: true }],
     ok: [okWith({ recipeUserId: nullable(str), user: USER }), webauthnTokenInvalid],
   },
 
   'role-put': {
     tag: 'Roles',
     summary: 'Create a role or add permissions to it',
-    body: obj({ role: str, permissions: strings }, ['role']),
     ok: okWith({ createdNewRole: bool }),
   },
   'role-remove': {
     tag: 'Roles',
     summary: 'Remove a role and all its assignments',
-    body: obj({ role: str }, ['role']),
     ok: okWith({ didRoleExist: bool }),
   },
   'roles-list': {
@@ -1083,55 +1002,46 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'role-permissions': {
     tag: 'Roles',
     summary: 'The permissions of a role',
-    query: [{ name: 'role', schema: str, required: true }],
     ok: [okWith({ permissions: strings }), status('UNKNOWN_ROLE_ERROR')],
   },
   'role-users': {
     tag: 'Roles',
     summary: 'User ids with a role in the tenant',
-    query: [{ name: 'role', schema: str, required: true }],
     ok: [okWith({ users: strings }), status('UNKNOWN_ROLE_ERROR')],
   },
   'user-role-put': {
     tag: 'Roles',
     summary: 'Give a user id a role in the tenant',
-    body: obj({ userId: str, role: str }, ['userId', 'role']),
     ok: [okWith({ didUserAlreadyHaveRole: bool }), status('UNKNOWN_ROLE_ERROR')],
   },
   'user-role-remove': {
     tag: 'Roles',
     summary: 'Take a role from a user id in the tenant',
-    body: obj({ userId: str, role: str }, ['userId', 'role']),
     ok: [okWith({ didUserHaveRole: bool }), status('UNKNOWN_ROLE_ERROR')],
   },
   'user-roles-get': {
     tag: 'Roles',
     summary: 'The roles of a user id in the tenant',
-    query: [userId],
     ok: okWith({ roles: strings }),
   },
   'metadata-get': {
     tag: 'User metadata',
     summary: 'The metadata of a user id (`{}` when none)',
-    query: [userId],
     ok: okWith({ metadata: anyObject }),
   },
   'metadata-put': {
     tag: 'User metadata',
     summary: "Shallow-merge an update into a user id's metadata (`null` deletes a key)",
-    body: obj({ userId: str, metadataUpdate: anyObject }, ['userId', 'metadataUpdate']),
     ok: okWith({ metadata: anyObject }),
   },
   'metadata-remove': {
     tag: 'User metadata',
     summary: 'Remove the metadata of a user id',
-    body: obj({ userId: str }, ['userId']),
     ok: okWith(),
   },
   'totp-devices-list': {
     tag: 'TOTP',
     summary: 'The TOTP devices of a user id (never their secrets)',
-    query: [userId],
     ok: okWith({
       devices: arr(obj({ name: str, period: int, skew: int, verified: bool }, ['name', 'period', 'skew', 'verified'])),
     }),
@@ -1141,7 +1051,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     summary: 'A new unverified TOTP device; its secret is in this answer only',
     description:
       "Without `deviceName` the device is `TOTP Device <n>`. An unverified device of the name is replaced. 400: `userId cannot be empty`, `deviceName cannot be empty`, `skew must be >= 0`, `period must be > 0`, `skew must be <= 100` (this core's limit), an id too long.",
-    body: obj({ userId: str, deviceName: str, skew: int, period: int }, ['userId', 'skew', 'period']),
     ok: [okWith({ deviceName: str, secret: str }), status('DEVICE_ALREADY_EXISTS_ERROR')],
     more: MFA_OFF,
   },
@@ -1149,7 +1058,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     tag: 'TOTP',
     summary: "Verify a device with its first code (counted against the user's attempts in the tenant)",
     description: TOTP_COUNTS,
-    body: obj({ userId: str, deviceName: str, totp: str }, ['userId', 'deviceName', 'totp']),
     ok: [okWith({ wasAlreadyVerified: bool }), status('UNKNOWN_DEVICE_ERROR'), ...totpCodeErrors],
   },
   'totp-device-rename': {
@@ -1157,24 +1065,17 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     summary: 'Rename a TOTP device',
     description:
       '400: `userId cannot be empty`, `existingDeviceName cannot be empty`, `newDeviceName cannot be empty`, a new name too long.',
-    body: obj({ userId: str, existingDeviceName: str, newDeviceName: str }, [
-      'userId',
-      'existingDeviceName',
-      'newDeviceName',
-    ]),
     ok: [okWith(), status('UNKNOWN_DEVICE_ERROR'), status('DEVICE_ALREADY_EXISTS_ERROR')],
   },
   'totp-device-remove': {
     tag: 'TOTP',
     summary: "Remove a TOTP device (the last one also forgets the user's attempts)",
-    body: obj({ userId: str, deviceName: str }, ['userId', 'deviceName']),
     ok: okWith({ didDeviceExist: bool }),
   },
   'totp-verify': {
     tag: 'TOTP',
     summary: "Check a code against the user's verified devices (counted against the user's attempts in the tenant)",
     description: TOTP_COUNTS,
-    body: obj({ userId: str, totp: str }, ['userId', 'totp']),
     ok: [okWith(), unknownUser, ...totpCodeErrors],
     more: MFA_OFF,
   },
@@ -1190,10 +1091,7 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     description:
       '400: `max limit allowed is 500`, `limit must a positive integer with min value 1`, `invalid pagination token`.',
     extension: 'Cutover readiness of the password-migration hook (docs/password-migration-hook.md "Readiness").',
-    query: [
-      { name: 'limit', schema: int, description: '1 … 500, default 100.' },
-      { name: 'paginationToken', schema: str },
-    ],
+    query: [{ name: 'limit', description: '1 … 500, default 100.' }],
     ok: okWith(
       {
         users: arr(closed(obj({ userId: str, email: str, timeJoined: int }, ['userId', 'email', 'timeJoined']))),
@@ -1207,7 +1105,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'dashboard-signin': {
     tag: 'Dashboard',
     summary: 'Sign a dashboard user in: a new 30-day dashboard session',
-    body: obj({ email: str, password: str }, ['email', 'password']),
     ok: [okWith({ sessionId: str }), status('INVALID_CREDENTIALS_ERROR')],
     description:
       'The email is trimmed and lower-cased; a failure takes no less time than a verify of a hash of the app algorithm.',
@@ -1216,13 +1113,11 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'dashboard-session-remove': {
     tag: 'Dashboard',
     summary: 'End a dashboard session (`OK` whether or not it existed)',
-    query: [{ name: 'sessionId', schema: str, required: true }],
     ok: okWith(),
   },
   'dashboard-session-verify': {
     tag: 'Dashboard',
     summary: 'Whether a dashboard session is live',
-    body: obj({ sessionId: str }, ['sessionId']),
     ok: [
       okWith({ email: described("The user's email, from CDI 3.0.", str) }, ['email']),
       status('INVALID_SESSION_ERROR'),
@@ -1256,10 +1151,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'dashboard-user-remove': {
     tag: 'Dashboard',
     summary: 'Remove a dashboard user (by `userId`, else `email`) and its sessions',
-    query: [
-      { name: 'userId', schema: str },
-      { name: 'email', schema: str },
-    ],
     ok: okWith({ didUserExist: bool }),
   },
   'dashboard-users-list': {
@@ -1270,7 +1161,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'dashboard-user-sessions': {
     tag: 'Dashboard',
     summary: "A dashboard user's live sessions",
-    query: [userId],
     ok: okWith({
       sessions: arr(closed(obj({ userId: str, timeCreated: int, expiry: int }, ['userId', 'timeCreated', 'expiry']))),
     }),
@@ -1326,7 +1216,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     summary: 'One OAuth2 client of the app, with its secret',
     description:
       "An id the app does not have is the provider's 404 as `OAUTH_ERROR` (`Unable to locate the resource`).",
-    query: [{ name: 'clientId', schema: str, required: true }],
     ok: [oauthClientAnswer, OAUTH_ERROR],
     more: OAUTH_OFF,
     difference: OAUTH_DIFFERENCE,
@@ -1355,7 +1244,6 @@ export const OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'oauth-client-remove': {
     tag: 'OAuth2 clients',
     summary: 'Remove an OAuth2 client',
-    body: obj({ clientId: str }, ['clientId']),
     ok: okWith({ didExist: bool }),
     more: OAUTH_OFF,
   },

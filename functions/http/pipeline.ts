@@ -21,6 +21,7 @@ import {
 } from '#functions/shared/errors.js';
 import { logger } from '#functions/shared/logger.js';
 import { type ResolvedPrefix, resolvePrefix } from '#functions/shared/prefix.js';
+import { parseRequest, type RequestSchemas } from '#functions/shared/request-schema.js';
 import { type RequestBudget, requestBudget, withinBudget } from '#functions/wiring/budget.js';
 import { loadRequestTenants, type RequestTenants } from '#functions/wiring/request.js';
 import { decodeBody as decodeTransport, LAMBDA_PAYLOAD_BYTES, MAX_STAGING_BODY_BYTES } from './body.js';
@@ -99,11 +100,29 @@ interface RouteNeeds {
   readonly digestBody?: (bytes: Uint8Array) => string;
 }
 
+type Output<S> = S extends { _zod: { output: infer O } } ? O : undefined;
+/** What the request's schemas made of the body and the query. */
+interface Parsed<S extends RequestSchemas> {
+  readonly body: Output<S['body']>;
+  readonly query: Output<S['query']>;
+}
+
+/** What a route without an `input` hands its use case: the parsed body, else the parsed query. */
+type ParsedInput<S extends RequestSchemas> = S['body'] extends RequestSchemas['body'] & object
+  ? Output<S['body']>
+  : Output<S['query']>;
+
 /** A route's declaration: what it needs, how it reads its input, its one domain call. */
-export interface Route<I = undefined> {
+export interface Route<I = undefined, S extends RequestSchemas = RequestSchemas> {
   readonly route: RouteNeeds;
-  /** Reads and validates the route's input from the body/query (throws the core's 4xx). */
-  readonly input?: (request: CoreRequest) => I | Answer;
+  /** The request's schemas, parsed before `input` runs. */
+  readonly request?: S;
+  /**
+   * The route's input from what the schemas parsed (and the request: its CDI version, config…);
+   * throws the core's 4xx for what a schema cannot say. Without it, the use case gets the parsed
+   * body, else the parsed query.
+   */
+  readonly input?: (request: CoreRequest, parsed: Parsed<S>) => I | Answer;
   /** The one domain call. */
   readonly run: (input: I, request: CoreRequest) => Promise<CoreResponse> | CoreResponse;
 }
@@ -117,7 +136,7 @@ const ONLY_PUBLIC_TENANT = 'Only public tenantId can call this app specific API'
 
 /** One request on its way through the steps. */
 interface Exchange {
-  readonly route: Route<unknown>;
+  readonly route: Route<unknown, RequestSchemas>;
   readonly event: APIGatewayProxyEventV2;
   readonly method: string;
   readonly headers: Readonly<Record<string, string | undefined>>;
@@ -253,7 +272,14 @@ const existenceAt =
   };
 
 const readInput: Step = (x) => {
-  const input = x.route.input?.(need(x.request, 'request'));
+  const request = need(x.request, 'request');
+  const schemas = x.route.request;
+  const parsed = {
+    body: schemas?.body ? parseRequest(schemas.body, request.body ?? {}, 'body') : undefined,
+    query: schemas?.query ? parseRequest(schemas.query, request.query, 'query') : undefined,
+  };
+  // Without an `input`, the use case takes what the schemas parsed: the body's, else the query's.
+  const input = x.route.input ? x.route.input(request, parsed) : (parsed.body ?? parsed.query);
   if (input instanceof Answer) return input.response;
   x.input = input;
   return undefined;
@@ -327,9 +353,11 @@ function lowerCaseHeaders(headers: APIGatewayProxyEventV2['headers'] | undefined
 /**
  * Builds the Lambda handler of one route: the steps run inside the request's time budget, and any
  * error becomes the core's status and text (docs/request-pipeline.md). The handler carries its
- * route's needs (`handler.route`), so a test can hold them to the manifest (functions/routes.ts).
+ * route's needs (`handler.route`) and request schemas (`handler.request`), so a test can hold them
+ * to the manifest (functions/routes.ts) and the API description's registry
+ * (bin/openapi/request-schemas.ts).
  */
-export function httpHandler<I = undefined>(route: Route<I>) {
+export function httpHandler<S extends RequestSchemas = RequestSchemas, I = ParsedInput<S>>(route: Route<I, S>) {
   const handler = async (
     event: APIGatewayProxyEventV2,
     context?: Partial<Pick<Context, 'awsRequestId' | 'getRemainingTimeInMillis'>>,
@@ -340,7 +368,7 @@ export function httpHandler<I = undefined>(route: Route<I>) {
     let status = 500;
     try {
       const exchange: Exchange = {
-        route: route as Route<unknown>,
+        route: route as unknown as Route<unknown, RequestSchemas>,
         event,
         method,
         headers: lowerCaseHeaders(event.headers),
@@ -365,5 +393,5 @@ export function httpHandler<I = undefined>(route: Route<I>) {
       logger.info('request', { route: route.route.id, method, status, ms: Date.now() - started, requestId });
     }
   };
-  return Object.assign(handler, { route: route.route as Readonly<RouteNeeds> });
+  return Object.assign(handler, { route: route.route as Readonly<RouteNeeds>, request: route.request });
 }

@@ -52,25 +52,6 @@ export function optionalStringArrayOrNull(body: Body, name: string): string[] | 
   return value as string[];
 }
 
-const JAVA_INT_MAX = 2_147_483_647;
-
-/**
- * A required Java `int` body field, read as the reference's parser reads one: a JSON number (its
- * fraction dropped) or a string of decimal digits. Anything else — absent, null, a boolean, other
- * text — and, unlike the reference (which wraps it around), a value beyond the `int` range is
- * `Field name '<f>' is invalid in JSON input`.
- */
-export function requiredInt(body: Body, name: string): number {
-  const value = body[name];
-  let parsed: number | undefined;
-  if (typeof value === 'number' && Number.isFinite(value)) parsed = Math.trunc(value);
-  else if (typeof value === 'string' && /^[+-]?\d+$/.test(value)) parsed = Number(value);
-  if (parsed === undefined || !has(body, name) || Math.abs(parsed) > JAVA_INT_MAX) {
-    throw new BadRequestError(invalidFieldMessage(name));
-  }
-  return parsed === 0 ? 0 : parsed;
-}
-
 type Query = Readonly<Record<string, string | undefined>>;
 
 export function requiredQuery(query: Query, name: string): string {

@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { deleteUserQuery, signInRequest } from '#functions/domain/dashboard/input.js';
 import type { DashboardSession, DashboardStore, DashboardUser } from '#functions/domain/dashboard/ports.js';
 import {
   createDashboardUser,
@@ -13,8 +14,6 @@ import {
   deleteDashboardUser,
   listDashboardUserSessions,
   parseCreateDashboardUser,
-  parseDashboardSignIn,
-  parseDeleteDashboardUser,
   parseUpdateDashboardUser,
   signInDashboardUser,
   updateDashboardUser,
@@ -23,6 +22,7 @@ import {
 import type { PasswordPorts } from '#functions/domain/users/deps.js';
 import { BadRequestError } from '#functions/shared/errors.js';
 import { logger, setLogSink } from '#functions/shared/logger.js';
+import { parseRequest } from '#functions/shared/request-schema.js';
 
 const APP = 'shop';
 
@@ -115,6 +115,10 @@ async function withUser(s: ReturnType<typeof setup>) {
   if (created.status !== 'OK') throw new Error(created.status);
   return created.user;
 }
+
+// The routes' schemas, read as the pipeline reads a body or a query.
+const parseDashboardSignIn = (body: unknown) => parseRequest(signInRequest, body);
+const parseDeleteDashboardUser = (query: unknown) => parseRequest(deleteUserQuery, query, 'query');
 
 describe('dashboard sign-in', () => {
   it('an unknown email costs one dummy verify; a wrong password is held to the dummy verify duration', async () => {

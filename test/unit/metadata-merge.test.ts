@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { updateMetadataRequest } from '#functions/domain/metadata/input.js';
 import type { Metadata } from '#functions/domain/metadata/merge.js';
 import { shallowMergeMetadata } from '#functions/domain/metadata/merge.js';
-import { getUserMetadata, parseUpdateMetadata, updateUserMetadata } from '#functions/domain/metadata/service.js';
+import { getUserMetadata, updateUserMetadata } from '#functions/domain/metadata/service.js';
+import { parseRequest } from '#functions/shared/request-schema.js';
 import { memoryMetadataStores } from '../helpers/memory-metadata-store.js';
+
+// The route's schema, read as the pipeline reads a body.
+const parseUpdateMetadata = (body: unknown) => parseRequest(updateMetadataRequest, body);
 
 describe('shallowMergeMetadata', () => {
   it('replaces top-level keys, deletes null ones, keeps the rest, and does not mutate its inputs', () => {

@@ -1,18 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import {
+  createRoleRequest,
+  normaliseRole,
+  permissionQuery,
+  removePermissionsRequest,
+  userRoleRequest,
+} from '#functions/domain/roles/input.js';
+import {
   addRoleToUser,
   getRolePermissions,
   getRolesWithPermission,
   getRoleUsers,
-  normaliseRole,
-  parseCreateRole,
-  parsePermissionQuery,
-  parseRemovePermissions,
-  parseUserRole,
   removePermissionsFromRole,
   removeRole,
   removeRoleFromUser,
 } from '#functions/domain/roles/service.js';
+import { parseRequest } from '#functions/shared/request-schema.js';
 import { USER_DATA_SHARDS, userDataIndexPartitionOf } from '#functions/storage/keys/metadata.js';
 import {
   ROLE_MEMBER_SHARDS,
@@ -25,6 +28,12 @@ import {
 } from '#functions/storage/keys/roles.js';
 import { shardOf } from '#functions/storage/kit/shard.js';
 import { memoryRoleStores } from '../helpers/memory-role-store.js';
+
+// The routes' schemas, read as the pipeline reads a body or a query.
+const parseCreateRole = (body: unknown) => parseRequest(createRoleRequest, body);
+const parseUserRole = (body: unknown) => parseRequest(userRoleRequest, body);
+const parseRemovePermissions = (body: unknown) => parseRequest(removePermissionsRequest, body);
+const parsePermissionQuery = (query: unknown) => parseRequest(permissionQuery, query, 'query');
 
 describe('role keys', () => {
   it('builds the exact key strings', () => {

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { assignTotpDeviceNames, defaultTotpDeviceName } from '#functions/domain/totp/names.js';
-import { listDevices, parseListDevices } from '#functions/domain/totp/service.js';
+import { listDevicesQuery } from '#functions/domain/totp/requests.js';
+import { listDevices } from '#functions/domain/totp/service.js';
+import { parseRequest } from '#functions/shared/request-schema.js';
 import { memoryTotpStore } from '../helpers/memory-totp-store.js';
+
+// The route's schema, read as the pipeline reads a query.
+const parseListDevices = (query: unknown) => parseRequest(listDevicesQuery, query, 'query');
 
 describe('assignTotpDeviceNames', () => {
   it('names nameless devices "TOTP Device <n>" counting verified devices, skipping names in use', () => {

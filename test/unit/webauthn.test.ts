@@ -10,9 +10,14 @@ import { describe, expect, it } from 'vitest';
 import type { WebauthnDeps } from '#functions/domain/webauthn/deps.js';
 import type { GeneratedOptions, StoredCredential } from '#functions/domain/webauthn/model.js';
 import { registerOptions, signInOptions } from '#functions/domain/webauthn/options.js';
-import { parseCredentialInput, parseRegisterOptions, parseSignInOptions } from '#functions/domain/webauthn/requests.js';
+import {
+  credentialRequest,
+  registerOptionsRequest,
+  signInOptionsRequest,
+} from '#functions/domain/webauthn/requests.js';
 import { verifyAssertion, verifyRegistration } from '#functions/domain/webauthn/verify.js';
 import { BadRequestError } from '#functions/shared/errors.js';
+import { parseRequest } from '#functions/shared/request-schema.js';
 import { FLAGS, SoftwareAuthenticator } from '../helpers/webauthn-authenticator.js';
 import { RP } from '../helpers/webauthn-flows.js';
 
@@ -52,6 +57,11 @@ async function registered(auth = new SoftwareAuthenticator()) {
   };
   return { auth, attestation, stored };
 }
+
+// The routes' schemas, read as the pipeline reads a body.
+const parseCredentialInput = (body: unknown) => parseRequest(credentialRequest, body);
+const parseRegisterOptions = (body: unknown) => parseRequest(registerOptionsRequest, body);
+const parseSignInOptions = (body: unknown) => parseRequest(signInOptionsRequest, body);
 
 describe('verifying an attestation', () => {
   it('accepts a real one and gives the passkey to store', async () => {

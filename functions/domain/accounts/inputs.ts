@@ -1,18 +1,20 @@
 /**
  * The request bodies and queries of the password-reset, account-update and email-verification
- * endpoints, read with the reference's parser rules and messages, in its order (a field is read
- * where the reference reads it), plus this core's id length limits.
+ * endpoints, with the reference's parser rules and messages, in its order (a field is read where
+ * the reference reads it), plus this core's id length limits: schemas
+ * (functions/shared/request-schema.ts) the handlers parse and the API description shows, and the
+ * account update's reader (its field is named by the CDI version).
  */
 
+import * as z from 'zod/mini';
 import { normaliseEmail } from '#functions/contract/emails.js';
 import { BadRequestError } from '#functions/shared/errors.js';
 import { checkIdLength } from '#functions/shared/id-limits.js';
-import { has, optionalString, requiredQuery, requiredString } from '#functions/shared/input.js';
-import type { CreateResetTokenInput } from './password-reset.js';
+import { optionalString, requiredString } from '#functions/shared/input.js';
+import { jsonString, queryString, rule, shownAs, stringOrIgnored } from '#functions/shared/request-schema.js';
 import type { UpdateUserInput } from './update-user.js';
 
 type Body = Readonly<Record<string, unknown>>;
-type Query = Readonly<Record<string, string | undefined>>;
 
 /** A user id of any kind (SuperTokens or external): both share the limit of 128. */
 function userIdField(body: Body, name: string): string {
@@ -26,21 +28,27 @@ function emailWithin(email: string): string {
   return email;
 }
 
+/** A body's user id (SuperTokens or external), within the limit of 128. */
+const userIdSchema = () =>
+  rule(jsonString(), (userId) => {
+    checkIdLength('userId', userId);
+    return userId;
+  });
+
 /**
  * `POST /<t>/recipe/user/password/reset/token`: `userId`; `email` (CDI ≥ 4.0) is read only once
  * the user is found, so a missing email of an unknown user answers `UNKNOWN_USER_ID_ERROR`.
  */
-export function parseResetTokenBody(body: Body, cdiAtLeast4: boolean): CreateResetTokenInput {
-  const userId = userIdField(body, 'userId');
-  const raw = has(body, 'email') ? body.email : undefined;
-  const email = typeof raw === 'string' ? emailWithin(raw) : undefined;
-  return { userId, email, legacy: !cdiAtLeast4 };
-}
+export const resetTokenRequest = z.object({
+  userId: userIdSchema(),
+  email: rule(stringOrIgnored(), (email) => (email === undefined ? undefined : emailWithin(email))),
+});
 
-/** `POST /<t>/recipe/user/password/reset/token/consume` `{token}`. */
-export function parseTokenBody(body: Body): string {
-  return requiredString(body, 'token');
-}
+/** `POST /<t>/recipe/user/password/reset/token/consume` `{token}`; the `method` the SDK sends is not read. */
+export const tokenRequest = z.object({
+  token: jsonString(),
+  method: z.optional(shownAs({ const: 'token' }, z.unknown())),
+});
 
 /**
  * `PUT /recipe/user`: `recipeUserId` (`userId` before CDI 4.0), optional `email` and `password`
@@ -61,25 +69,23 @@ export function parseUpdateUserBody(body: Body, cdiAtLeast4: boolean): UpdateUse
 }
 
 /** `{userId, email}` of the email-verification token, revoke and unverify bodies; the email normalised. */
-export function parseUserEmailBody(body: Body): { userId: string; email: string } {
-  const userId = userIdField(body, 'userId');
-  const email = emailWithin(requiredString(body, 'email'));
-  return { userId, email: normaliseEmail(email) };
-}
+export const userEmailRequest = rule(
+  z.object({ userId: userIdSchema(), email: rule(jsonString(), emailWithin) }),
+  ({ userId, email }) => ({ userId, email: normaliseEmail(email) }),
+);
 
-/** `POST /<t>/recipe/user/email/verify` `{method:"token", token}`. */
-export function parseVerifyEmailBody(body: Body): string {
-  const method = requiredString(body, 'method');
-  const token = requiredString(body, 'token');
-  if (method !== 'token') throw new BadRequestError('Unsupported method for email verification');
-  return token;
-}
+/** `POST /<t>/recipe/user/email/verify` `{method:"token", token}`: the method is checked once both are read. */
+export const verifyEmailRequest = rule(
+  z.object({ method: shownAs({ const: 'token' }, jsonString()), token: jsonString() }),
+  ({ method, token }) => {
+    if (method !== 'token') throw new BadRequestError('Unsupported method for email verification');
+    return token;
+  },
+);
 
 /** `GET /recipe/user/email/verify?userId=&email=`: the email as given (the reference does not normalise it here). */
-export function parseIsVerifiedQuery(query: Query): { userId: string; email: string } {
-  const userId = requiredQuery(query, 'userId');
-  const email = requiredQuery(query, 'email');
-  checkIdLength('userId', userId);
-  checkIdLength('email', email);
-  return { userId, email };
-}
+export const isVerifiedQuery = rule(z.object({ userId: queryString(), email: queryString() }), (query) => {
+  checkIdLength('userId', query.userId);
+  checkIdLength('email', query.email);
+  return query;
+});

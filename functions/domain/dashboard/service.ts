@@ -5,22 +5,22 @@
  * the SDK's `Dashboard` recipe sends back on every dashboard API call to have it verified here.
  * Only the session id's SHA-256 digest is stored.
  *
- * Each route comes as a `parse…` (the request's fields, the reference's messages and order,
- * before the app is looked up) and its use case.
+ * The requests are read before the app is looked up, with the reference's messages and order: by
+ * the schemas of ./input.ts, and by the `parse…` readers below for user creation and update (whose
+ * early answers come between two fields).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { normaliseEmail } from '#functions/contract/emails.js';
 import { BadRequestError } from '#functions/shared/errors.js';
 import { ID_LIMITS } from '#functions/shared/id-limits.js';
-import { optionalString, requiredQuery, requiredString } from '#functions/shared/input.js';
+import { optionalString, requiredString } from '#functions/shared/input.js';
 import { READ_AGAIN, reread } from '#functions/shared/rereads.js';
 import type { PasswordPorts } from '../users/deps.js';
 import { holdFailureToFloor } from '../users/sign-in.js';
+import { EITHER, emailOf, nonEmpty } from './input.js';
 import type { DashboardSession, DashboardStore, DashboardUser } from './ports.js';
-import { dashboardPasswordProblem, isValidDashboardEmail, javaTrim } from './rules.js';
+import { dashboardPasswordProblem, isValidDashboardEmail } from './rules.js';
 
 type Body = Readonly<Record<string, unknown>>;
-type Query = Readonly<Record<string, string | undefined>>;
 
 /** How long a dashboard session lasts: 30 days, as in the reference. */
 export const DASHBOARD_SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
@@ -57,15 +57,6 @@ const nowOf = (deps: DashboardDeps) => (deps.now ?? Date.now)();
 /** The stored form of a session id. */
 const sessionDigest = (sessionId: string) => createHash('sha256').update(sessionId, 'utf8').digest('base64url');
 
-/** The reference's `normalizeAndValidateStringParam`: trimmed, and 400 when nothing is left. */
-function nonEmpty(value: string, field: string): string {
-  const trimmed = javaTrim(value);
-  if (trimmed === '') throw new BadRequestError(`Field name '${field}' cannot be an empty String`);
-  return trimmed;
-}
-
-const emailOf = (value: string, field: string) => normaliseEmail(nonEmpty(value, field));
-
 /** 400 for an email too long to be stored (the reference's column would refuse it). */
 function checkEmailLength(email: string, field: string): void {
   if (email.length > DASHBOARD_EMAIL_MAX_LENGTH) {
@@ -89,13 +80,6 @@ const weakPassword = (message: string): EarlyAnswer => ({ early: { status: 'PASS
 export interface SignInInput {
   readonly email: string;
   readonly password: string;
-}
-
-/** `POST /recipe/dashboard/signin` body: `email`, `password` (strings, not blank). */
-export function parseDashboardSignIn(body: Body): SignInInput {
-  const email = emailOf(requiredString(body, 'email'), 'email');
-  const password = nonEmpty(requiredString(body, 'password'), 'password');
-  return { email, password };
 }
 
 /**
@@ -128,16 +112,6 @@ export async function signInDashboardUser(
   return { status: 'INVALID_CREDENTIALS_ERROR' };
 }
 
-/** `POST /recipe/dashboard/session/verify` body: `sessionId`. */
-export function parseSessionIdBody(body: Body): { sessionId: string } {
-  return { sessionId: nonEmpty(requiredString(body, 'sessionId'), 'sessionId') };
-}
-
-/** `DELETE /recipe/dashboard/session?sessionId=`. */
-export function parseSessionIdQuery(query: Query): { sessionId: string } {
-  return { sessionId: nonEmpty(requiredQuery(query, 'sessionId'), 'sessionId') };
-}
-
 /** A session that exists and has not expired. */
 async function liveSession(deps: DashboardDeps, appId: string, sessionId: string) {
   const session = await deps.store.getSession(appId, sessionDigest(sessionId));
@@ -163,11 +137,6 @@ export async function verifyDashboardSession(
 export async function revokeDashboardSession(deps: DashboardDeps, appId: string, input: { sessionId: string }) {
   await deps.store.deleteSession(appId, sessionDigest(input.sessionId));
   return { status: 'OK' as const };
-}
-
-/** `GET /recipe/dashboard/user/sessions?userId=`. */
-export function parseUserIdQuery(query: Query): { userId: string } {
-  return { userId: nonEmpty(requiredQuery(query, 'userId'), 'userId') };
 }
 
 /** → `{status:"OK", sessions:[{userId, timeCreated, expiry}]}`: the user's live sessions, oldest first. */
@@ -232,8 +201,6 @@ export interface UpdateUserInput {
   readonly newPassword?: string;
 }
 
-const EITHER = "Either field 'email' or 'userId' must be present";
-
 /**
  * `PUT /recipe/dashboard/user` body: `newEmail` and `newPassword` (optional, checked as at
  * creation, `INVALID_EMAIL_ERROR` / `PASSWORD_WEAK_ERROR`), and the user by `userId`, else by
@@ -256,13 +223,6 @@ export function parseUpdateDashboardUser(body: Body): UpdateUserInput | EarlyAns
   if (userId !== undefined) return { user: { userId: nonEmpty(userId, 'userId') }, ...change };
   const email = optionalString(body, 'email');
   if (email !== undefined) return { user: { email: emailOf(email, 'email') }, ...change };
-  throw new BadRequestError(EITHER);
-}
-
-/** `DELETE /recipe/dashboard/user?userId=` or `?email=`. */
-export function parseDeleteDashboardUser(query: Query): { user: UserRef } {
-  if (query.userId !== undefined) return { user: { userId: nonEmpty(query.userId, 'userId') } };
-  if (query.email !== undefined) return { user: { email: emailOf(query.email, 'email') } };
   throw new BadRequestError(EITHER);
 }
 

@@ -1,48 +1,21 @@
 /**
  * User metadata: one JSON object per user id (a user or not), updated by a top-level shallow
- * merge where `null` deletes a key. Each use case comes as a `parse…` (request validation,
- * before the app existence check, as the reference orders it) and the use case.
+ * merge where `null` deletes a key. The requests are parsed by the schemas of ./input.ts (before
+ * the app existence check, as the reference orders it).
  */
-import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.js';
-import { optionalObject, requiredQuery, requiredString } from '#functions/shared/input.js';
-import { jsonDepthExceeds } from '#functions/shared/storable.js';
-import { MAX_METADATA_DEPTH, metadataProblem, metadataProblemMessage } from './limits.js';
-import { type Metadata, shallowMergeMetadata } from './merge.js';
+import { BadRequestError } from '#functions/shared/errors.js';
+import type { UpdateMetadataInput } from './input.js';
+import { metadataProblem, metadataProblemMessage } from './limits.js';
+import { shallowMergeMetadata } from './merge.js';
 import type { MetadataStore } from './ports.js';
-import { checkUserIdLength, fitsUserId } from './user-id.js';
-
-type Body = Readonly<Record<string, unknown>>;
-type Query = Readonly<Record<string, string | undefined>>;
+import { fitsUserId } from './user-id.js';
 
 const MAX_ATTEMPTS = 10;
-
-/** `GET /recipe/user/metadata?userId=` query. */
-export function parseMetadataQuery(query: Query): { userId: string } {
-  return { userId: requiredQuery(query, 'userId') };
-}
 
 /** → `{status:"OK", metadata}` (`{}` when nothing is stored). */
 export async function getUserMetadata(store: MetadataStore, input: { userId: string }) {
   const stored = fitsUserId(input.userId) ? await store.readUserMetadata(input.userId) : undefined;
   return { status: 'OK', metadata: stored?.metadata ?? {} };
-}
-
-export interface UpdateMetadataInput {
-  readonly userId: string;
-  readonly update: Metadata;
-}
-
-/** `PUT /recipe/user/metadata` body: `userId` string, `metadataUpdate` object (both required). */
-export function parseUpdateMetadata(body: Body): UpdateMetadataInput {
-  const userId = requiredString(body, 'userId');
-  const update = optionalObject(body, 'metadataUpdate');
-  if (update === undefined) throw new BadRequestError(invalidFieldMessage('metadataUpdate'));
-  checkUserIdLength(userId);
-  // The merge keeps the stored metadata's depth and takes the update's, so the update's suffices.
-  if (jsonDepthExceeds(update, MAX_METADATA_DEPTH)) {
-    throw new BadRequestError(metadataProblemMessage('depth', 'User metadata'));
-  }
-  return { userId, update };
 }
 
 /**
@@ -61,11 +34,6 @@ export async function updateUserMetadata(store: MetadataStore, input: UpdateMeta
     }
   }
   throw new Error('metadata update kept conflicting with concurrent writes');
-}
-
-/** `POST /recipe/user/metadata/remove` body: `userId`. */
-export function parseRemoveMetadata(body: Body): { userId: string } {
-  return { userId: requiredString(body, 'userId') };
 }
 
 /** Deletes the id's metadata (if any) → `{status:"OK"}`. */

@@ -8,7 +8,7 @@
  */
 import { BackpressureError, CoreHttpError } from '#functions/shared/errors.js';
 import { checkIdLength } from '#functions/shared/id-limits.js';
-import { has, optionalBoolean, requiredQuery, requiredString } from '#functions/shared/input.js';
+import { has, optionalBoolean, requiredString } from '#functions/shared/input.js';
 import { READ_AGAIN, reread } from '#functions/shared/rereads.js';
 import {
   checkClient,
@@ -120,13 +120,6 @@ export async function createClient(
   return answer(client, false);
 }
 
-/** `GET /recipe/oauth/clients?clientId=`. */
-export function parseClientIdQuery(query: Query): string {
-  const clientId = requiredQuery(query, 'clientId');
-  checkClientId(clientId);
-  return clientId;
-}
-
 /** One client with its secret; the provider's 404 as `OAUTH_ERROR` for an id the app does not have. */
 export async function getClient(deps: OAuthClientDeps, clientId: string) {
   gate(deps);
@@ -190,13 +183,6 @@ export async function updateClient(deps: OAuthClientDeps, input: UpdateClientInp
     if (!(await deps.store.replaceOAuthClient(client, found.version))) return READ_AGAIN;
     return answer({ ...client, clientSecret: input.clientSecret ?? found.client.clientSecret }, false);
   });
-}
-
-/** `POST /recipe/oauth/clients/remove` `{clientId}`. */
-export function parseRemoveClient(body: Body): string {
-  const clientId = requiredString(body, 'clientId');
-  checkClientId(clientId);
-  return clientId;
 }
 
 export async function removeClient(deps: OAuthClientDeps, clientId: string) {

@@ -4,31 +4,30 @@
  * This core's own limits come last: ids longer than anything can be stored under
  * (functions/shared/id-limits.ts) and a skew above {@link MAX_SKEW}.
  */
+import * as z from 'zod/mini';
 import { BadRequestError } from '#functions/shared/errors.js';
 import { checkIdLength } from '#functions/shared/id-limits.js';
-import { optionalString, requiredInt, requiredString } from '#functions/shared/input.js';
+import { javaInt, jsonString, optional, queryString, rule } from '#functions/shared/request-schema.js';
 import { checkUserIdLength } from '../metadata/user-id.js';
 import { MAX_SKEW } from './codes.js';
-
-type Body = Readonly<Record<string, unknown>>;
 
 const nonEmpty = (value: string, field: string) => {
   if (value === '') throw new BadRequestError(`${field} cannot be empty`);
 };
 
 /**
- * The required string `fields`, each parsed in order first, then those of `nonEmptyFields` checked
- * in order (`<field> cannot be empty`).
+ * An object of the required string `fields`, each parsed in order first, then those of
+ * `nonEmptyFields` checked in order (`<field> cannot be empty`).
  */
-function requiredStrings<F extends string>(
-  body: Body,
-  fields: readonly F[],
-  nonEmptyFields: readonly NoInfer<F>[],
-): { readonly [K in F]: string } {
-  const values = {} as Record<F, string>;
-  for (const field of fields) values[field] = requiredString(body, field);
-  for (const field of nonEmptyFields) nonEmpty(values[field], field);
-  return values;
+function requiredStrings<F extends string>(fields: readonly F[], nonEmptyFields: readonly NoInfer<F>[]) {
+  const shape = Object.fromEntries(fields.map((field) => [field, jsonString()])) as {
+    [K in F]: ReturnType<typeof jsonString>;
+  };
+  return rule(z.object(shape), (parsed) => {
+    const values = parsed as Record<F, string>;
+    for (const field of nonEmptyFields) nonEmpty(values[field], field);
+    return values as { readonly [K in F]: string };
+  });
 }
 
 export interface CreateDeviceInput {
@@ -40,20 +39,19 @@ export interface CreateDeviceInput {
 }
 
 /** `POST /recipe/totp/device` `{userId, deviceName?, skew, period}`. */
-export function parseCreateDevice(body: Body): CreateDeviceInput {
-  const userId = requiredString(body, 'userId');
-  const deviceName = optionalString(body, 'deviceName');
-  const skew = requiredInt(body, 'skew');
-  const period = requiredInt(body, 'period');
-  nonEmpty(userId, 'userId');
-  if (deviceName !== undefined) nonEmpty(deviceName, 'deviceName');
-  if (skew < 0) throw new BadRequestError('skew must be >= 0');
-  if (period <= 0) throw new BadRequestError('period must be > 0');
-  checkUserIdLength(userId);
-  if (deviceName !== undefined) checkIdLength('totpDeviceName', deviceName, 'deviceName');
-  if (skew > MAX_SKEW) throw new BadRequestError(`skew must be <= ${MAX_SKEW}`);
-  return { userId, ...(deviceName !== undefined ? { deviceName } : {}), skew, period };
-}
+export const createDeviceRequest = rule(
+  z.object({ userId: jsonString(), deviceName: optional(jsonString()), skew: javaInt(), period: javaInt() }),
+  ({ userId, deviceName, skew, period }): CreateDeviceInput => {
+    nonEmpty(userId, 'userId');
+    if (deviceName !== undefined) nonEmpty(deviceName, 'deviceName');
+    if (skew < 0) throw new BadRequestError('skew must be >= 0');
+    if (period <= 0) throw new BadRequestError('period must be > 0');
+    checkUserIdLength(userId);
+    if (deviceName !== undefined) checkIdLength('totpDeviceName', deviceName, 'deviceName');
+    if (skew > MAX_SKEW) throw new BadRequestError(`skew must be <= ${MAX_SKEW}`);
+    return { userId, ...(deviceName !== undefined ? { deviceName } : {}), skew, period };
+  },
+);
 
 export interface DeviceInput {
   readonly userId: string;
@@ -61,19 +59,13 @@ export interface DeviceInput {
 }
 
 /** `POST /<t>/recipe/totp/device/verify` `{userId, deviceName, totp}`. */
-export function parseVerifyDevice(body: Body): DeviceInput & { readonly totp: string } {
-  return requiredStrings(body, ['userId', 'deviceName', 'totp'], ['userId', 'deviceName']);
-}
+export const verifyDeviceRequest = requiredStrings(['userId', 'deviceName', 'totp'], ['userId', 'deviceName']);
 
 /** `POST /<t>/recipe/totp/verify` `{userId, totp}`. */
-export function parseVerifyCode(body: Body): { readonly userId: string; readonly totp: string } {
-  return requiredStrings(body, ['userId', 'totp'], ['userId']);
-}
+export const verifyCodeRequest = requiredStrings(['userId', 'totp'], ['userId']);
 
 /** `POST /recipe/totp/device/remove` `{userId, deviceName}`. */
-export function parseRemoveDevice(body: Body): DeviceInput {
-  return requiredStrings(body, ['userId', 'deviceName'], ['userId', 'deviceName']);
-}
+export const removeDeviceRequest = requiredStrings(['userId', 'deviceName'], ['userId', 'deviceName']);
 
 export interface RenameDeviceInput {
   readonly userId: string;
@@ -82,9 +74,18 @@ export interface RenameDeviceInput {
 }
 
 /** `PUT /recipe/totp/device` `{userId, existingDeviceName, newDeviceName}`. */
-export function parseRenameDevice(body: Body): RenameDeviceInput {
-  const fields = ['userId', 'existingDeviceName', 'newDeviceName'] as const;
-  const input = requiredStrings(body, fields, fields);
-  checkIdLength('totpDeviceName', input.newDeviceName, 'newDeviceName');
-  return input;
-}
+export const renameDeviceRequest = rule(
+  requiredStrings(['userId', 'existingDeviceName', 'newDeviceName'], ['userId', 'existingDeviceName', 'newDeviceName']),
+  (input): RenameDeviceInput => {
+    checkIdLength('totpDeviceName', input.newDeviceName, 'newDeviceName');
+    return input;
+  },
+);
+
+/** `GET /recipe/totp/device/list?userId=` query; an empty id → 400 `userId cannot be empty`. */
+export const listDevicesQuery = z.object({
+  userId: rule(queryString(), (userId) => {
+    nonEmpty(userId, 'userId');
+    return userId;
+  }),
+});

@@ -9,9 +9,8 @@
 import { createHash } from 'node:crypto';
 import { UnreadableSecretError } from '#functions/domain/credentials/ports.js';
 import { cdiAtLeast } from '#functions/shared/cdi.js';
-import { BackpressureError, BadRequestError, CoreHttpError } from '#functions/shared/errors.js';
+import { BackpressureError, CoreHttpError } from '#functions/shared/errors.js';
 import { ID_LIMITS } from '#functions/shared/id-limits.js';
-import { requiredQuery } from '#functions/shared/input.js';
 import { logger } from '#functions/shared/logger.js';
 import { fitsUserId } from '../metadata/user-id.js';
 import {
@@ -75,13 +74,6 @@ function assertMfaEnabled(deps: TotpDeps): void {
 
 // ------------------------------------------------------------------------------------------------
 // Devices
-
-/** `GET /recipe/totp/device/list?userId=` query; an empty id → 400 `userId cannot be empty`. */
-export function parseListDevices(query: Readonly<Record<string, string | undefined>>): { userId: string } {
-  const userId = requiredQuery(query, 'userId');
-  if (userId === '') throw new BadRequestError('userId cannot be empty');
-  return { userId };
-}
 
 /** → `{status:"OK", devices:[{name, period, skew, verified}]}` (empty when the id has none). */
 export async function listDevices(store: TotpStore, input: { userId: string }) {

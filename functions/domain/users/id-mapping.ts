@@ -5,8 +5,7 @@
  */
 
 import { cdiAtLeast } from '#functions/shared/cdi.js';
-import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.js';
-import { has, optionalBoolean, optionalString, requiredString } from '#functions/shared/input.js';
+import { BadRequestError } from '#functions/shared/errors.js';
 import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
 import type { UsersDeps } from './deps.js';
 import type { UserRecord } from './model.js';
@@ -14,13 +13,6 @@ import type { UserIdDataKind, UserIdMapping } from './ports.js';
 import { writePlan } from './write.js';
 
 export type UserIdType = 'SUPERTOKENS' | 'EXTERNAL' | 'ANY';
-
-export function parseUserIdType(raw: string | undefined): UserIdType {
-  if (raw === undefined) return 'ANY';
-  const value = raw.trim();
-  if (value === 'SUPERTOKENS' || value === 'EXTERNAL' || value === 'ANY') return value;
-  throw new BadRequestError("Field name 'userIdType' should be one of 'SUPERTOKENS', 'EXTERNAL' or 'ANY'");
-}
 
 function mappingJson(mapping: UserIdMapping) {
   return {
@@ -54,25 +46,6 @@ export interface CreateMappingInput {
   readonly externalUserId: string;
   readonly externalUserIdInfo?: string;
   readonly force: boolean;
-}
-
-/** A string or JSON null (→ undefined) field, as the reference's `parseStringOrJSONNullOrThrowError`. */
-function optionalStringOrNull(body: Readonly<Record<string, unknown>>, name: string): string | undefined {
-  if (!has(body, name) || body[name] === null) return undefined;
-  const value = body[name];
-  if (typeof value !== 'string') throw new BadRequestError(invalidFieldMessage(name));
-  return value;
-}
-
-/** The body of `POST /recipe/userid/map`. */
-export function parseCreateMapping(body: Readonly<Record<string, unknown>>): CreateMappingInput {
-  const info = optionalStringOrNull(body, 'externalUserIdInfo');
-  return {
-    superTokensUserId: requiredString(body, 'superTokensUserId'),
-    externalUserId: requiredString(body, 'externalUserId'),
-    ...(info !== undefined ? { externalUserIdInfo: info } : {}),
-    force: optionalBoolean(body, 'force') ?? false,
-  };
 }
 
 const MAPPING_REREADS: RereadPolicy = {
@@ -221,17 +194,6 @@ export interface RemoveMappingInput {
   readonly force: boolean;
 }
 
-/** The body of `POST /recipe/userid/map/remove`: `userId`, optional `userIdType` and `force`. */
-export function parseRemoveMapping(body: Readonly<Record<string, unknown>>): RemoveMappingInput {
-  const userId = requiredString(body, 'userId').trim();
-  if (userId === '') throw new BadRequestError("Field name 'userId' cannot be an empty String");
-  return {
-    userId,
-    userIdType: parseUserIdType(optionalString(body, 'userIdType')),
-    force: optionalBoolean(body, 'force') ?? false,
-  };
-}
-
 /**
  * `POST /recipe/userid/map/remove` → `{status:"OK", didMappingExist}`. The mapping the id names
  * (for `ANY`, as a SuperTokens id first, else as an external id) is removed. Without `force`, data
@@ -262,17 +224,6 @@ export interface UpdateMappingInfoInput {
   readonly userIdType: UserIdType;
   /** The new info; `undefined` (JSON null) removes it. */
   readonly externalUserIdInfo?: string;
-}
-
-/** The body of `PUT /recipe/userid/external-user-id-info`: `userId`, optional `userIdType`, `externalUserIdInfo` (string or null). */
-export function parseUpdateMappingInfo(body: Readonly<Record<string, unknown>>): UpdateMappingInfoInput {
-  const userId = requiredString(body, 'userId').trim();
-  if (userId === '') throw new BadRequestError("Field name 'userId' cannot be an empty String");
-  const userIdType = parseUserIdType(optionalString(body, 'userIdType'));
-  if (!has(body, 'externalUserIdInfo')) throw new BadRequestError(invalidFieldMessage('externalUserIdInfo'));
-  const info = optionalStringOrNull(body, 'externalUserIdInfo')?.trim();
-  if (info === '') throw new BadRequestError("Field name 'externalUserIdInfo' cannot be an empty String");
-  return { userId, userIdType, ...(info !== undefined ? { externalUserIdInfo: info } : {}) };
 }
 
 /**

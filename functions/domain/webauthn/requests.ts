@@ -4,55 +4,43 @@
  * values the reference judges afterwards (options settings) are checked in options.ts, with its
  * 200 `INVALID_OPTIONS_ERROR` answers.
  */
+import * as z from 'zod/mini';
 import { normaliseEmail } from '#functions/contract/emails.js';
-import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.js';
-import { checkIdLength } from '#functions/shared/id-limits.js';
-import { has, optionalBoolean, optionalString, requiredQuery, requiredString } from '#functions/shared/input.js';
-
-type Body = Readonly<Record<string, unknown>>;
-type Query = Readonly<Record<string, string | undefined>>;
+import { BadRequestError } from '#functions/shared/errors.js';
+import { checkIdLength, type IdKind } from '#functions/shared/id-limits.js';
+import {
+  javaLong,
+  jsonArray,
+  jsonBoolean,
+  jsonObject,
+  jsonString,
+  optional,
+  queryString,
+  rule,
+  shownAs,
+} from '#functions/shared/request-schema.js';
 
 /** Fields the reference keeps in 256-character columns; longer ones are refused here rather than failing later. */
 const STORED_TEXT_MAX = 256;
 
-function storedText(body: Body, name: string): string {
-  const value = requiredString(body, name);
-  if (value.length > STORED_TEXT_MAX) {
-    throw new BadRequestError(`Field name '${name}' is too long. Max length is ${STORED_TEXT_MAX}.`);
-  }
-  return value;
-}
+const storedText = (name: string) =>
+  rule(jsonString(), (value) => {
+    if (value.length > STORED_TEXT_MAX) {
+      throw new BadRequestError(`Field name '${name}' is too long. Max length is ${STORED_TEXT_MAX}.`);
+    }
+    return value;
+  });
 
-/**
- * An optional Java `long` body field: a JSON number (its fraction dropped) or a string of decimal
- * digits; absent → undefined. Anything else, and a value beyond ±2^53, is an invalid field.
- */
-function optionalLong(body: Body, name: string): number | undefined {
-  if (!has(body, name)) return undefined;
-  const value = body[name];
-  let parsed: number | undefined;
-  if (typeof value === 'number' && Number.isFinite(value)) parsed = Math.trunc(value);
-  else if (typeof value === 'string' && /^[+-]?\d+$/.test(value)) parsed = Number(value);
-  if (parsed === undefined || !Number.isSafeInteger(parsed)) throw new BadRequestError(invalidFieldMessage(name));
-  return parsed === 0 ? 0 : parsed;
-}
+/** An id within its kind's length limit (`field` names it in the message). */
+const within =
+  (kind: IdKind, field: string = kind) =>
+  (value: string) => {
+    checkIdLength(kind, value, field);
+    return value;
+  };
 
-/** An optional JSON array field (absent → undefined; anything else but an array is invalid). */
-function optionalArray(body: Body, name: string): readonly unknown[] | undefined {
-  if (!has(body, name)) return undefined;
-  const value = body[name];
-  if (!Array.isArray(value)) throw new BadRequestError(invalidFieldMessage(name));
-  return value;
-}
-
-/** A required JSON object field. */
-function requiredObject(body: Body, name: string): Record<string, unknown> {
-  const value = body[name];
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new BadRequestError(invalidFieldMessage(name));
-  }
-  return value as Record<string, unknown>;
-}
+/** An email, normalised (trimmed, lower-cased), within its length limit. */
+const normalisedEmail = () => rule(jsonString(), (email) => within('email')(normaliseEmail(email)));
 
 /** An optional string whose empty value means "the default" (as the reference reads them). */
 const orDefault = (value: string | undefined, fallback: string) =>
@@ -83,45 +71,55 @@ const DEFAULT_TIMEOUT_MS = 6_000;
 const DEFAULT_ALGORITHMS = [-8, -7, -257];
 
 /** `POST /<t>/recipe/webauthn/options/register`, fields in the reference's order. */
-export function parseRegisterOptions(body: Body): RegisterOptionsInput {
-  const email = normaliseEmail(requiredString(body, 'email'));
-  checkIdLength('email', email);
-  const displayName = orDefault(optionalString(body, 'displayName'), email);
-  const relyingPartyName = storedText(body, 'relyingPartyName');
-  const relyingPartyId = storedText(body, 'relyingPartyId');
-  const origin = storedText(body, 'origin');
-  const timeout = optionalLong(body, 'timeout') ?? DEFAULT_TIMEOUT_MS;
-  const attestation = orDefault(optionalString(body, 'attestation'), 'none');
-  const residentKey = orDefault(optionalString(body, 'residentKey'), 'required');
-  const userVerification = orDefault(optionalString(body, 'userVerification'), 'preferred');
-  const userPresence = optionalBoolean(body, 'userPresence') ?? false;
-  // The reference reads `supportedAlgorithmIDs` (the SDK sends `supportedAlgorithmIds`, which it ignores).
-  const supportedAlgorithmIds = optionalArray(body, 'supportedAlgorithmIDs') ?? DEFAULT_ALGORITHMS;
-  return {
-    email,
-    displayName,
-    relyingPartyName,
-    relyingPartyId,
-    origin,
-    timeout,
-    attestation,
-    residentKey,
-    userVerification,
-    userPresence,
-    supportedAlgorithmIds,
-  };
-}
+export const registerOptionsRequest = rule(
+  z.object({
+    email: normalisedEmail(),
+    displayName: optional(jsonString()),
+    relyingPartyName: storedText('relyingPartyName'),
+    relyingPartyId: storedText('relyingPartyId'),
+    origin: storedText('origin'),
+    timeout: optional(javaLong()),
+    attestation: optional(jsonString()),
+    residentKey: optional(jsonString()),
+    userVerification: optional(jsonString()),
+    userPresence: optional(jsonBoolean()),
+    // The reference reads `supportedAlgorithmIDs` (the SDK sends `supportedAlgorithmIds`, which it ignores).
+    supportedAlgorithmIDs: optional(shownAs({ type: 'array', items: { type: 'integer' } }, jsonArray())),
+  }),
+  (body): RegisterOptionsInput => ({
+    email: body.email,
+    displayName: orDefault(body.displayName, body.email),
+    relyingPartyName: body.relyingPartyName,
+    relyingPartyId: body.relyingPartyId,
+    origin: body.origin,
+    timeout: body.timeout ?? DEFAULT_TIMEOUT_MS,
+    attestation: orDefault(body.attestation, 'none'),
+    residentKey: orDefault(body.residentKey, 'required'),
+    userVerification: orDefault(body.userVerification, 'preferred'),
+    userPresence: body.userPresence ?? false,
+    supportedAlgorithmIds: body.supportedAlgorithmIDs ?? DEFAULT_ALGORITHMS,
+  }),
+);
 
 /** `POST /<t>/recipe/webauthn/options/signin`, fields in the reference's order. */
-export function parseSignInOptions(body: Body): CeremonySettings {
-  const relyingPartyId = storedText(body, 'relyingPartyId');
-  const relyingPartyName = storedText(body, 'relyingPartyName');
-  const origin = storedText(body, 'origin');
-  const timeout = optionalLong(body, 'timeout') ?? DEFAULT_TIMEOUT_MS;
-  const userVerification = orDefault(optionalString(body, 'userVerification'), 'preferred');
-  const userPresence = optionalBoolean(body, 'userPresence') ?? false;
-  return { relyingPartyId, relyingPartyName, origin, timeout, userVerification, userPresence };
-}
+export const signInOptionsRequest = rule(
+  z.object({
+    relyingPartyId: storedText('relyingPartyId'),
+    relyingPartyName: storedText('relyingPartyName'),
+    origin: storedText('origin'),
+    timeout: optional(javaLong()),
+    userVerification: optional(jsonString()),
+    userPresence: optional(jsonBoolean()),
+  }),
+  (body): CeremonySettings => ({
+    relyingPartyId: body.relyingPartyId,
+    relyingPartyName: body.relyingPartyName,
+    origin: body.origin,
+    timeout: body.timeout ?? DEFAULT_TIMEOUT_MS,
+    userVerification: orDefault(body.userVerification, 'preferred'),
+    userPresence: body.userPresence ?? false,
+  }),
+);
 
 export interface CredentialInput {
   readonly optionsId: string;
@@ -129,59 +127,63 @@ export interface CredentialInput {
   readonly credential: Record<string, unknown>;
 }
 
+const credentialFields = {
+  webauthnGeneratedOptionsId: jsonString(),
+  /** The browser's `PublicKeyCredential` as JSON. */
+  credential: jsonObject(),
+};
+
 /** `POST /<t>/recipe/webauthn/signup` and `…/signin`: `{webauthnGeneratedOptionsId, credential}`. */
-export function parseCredentialInput(body: Body): CredentialInput {
-  const optionsId = requiredString(body, 'webauthnGeneratedOptionsId');
-  const credential = requiredObject(body, 'credential');
-  return { optionsId, credential };
-}
+export const credentialRequest = rule(
+  z.object(credentialFields),
+  (body): CredentialInput => ({ optionsId: body.webauthnGeneratedOptionsId, credential: body.credential }),
+);
 
 /** `POST /recipe/webauthn/user/credential/register`: `{recipeUserId, webauthnGeneratedOptionsId, credential}`. */
-export function parseRegisterCredential(body: Body): CredentialInput & { readonly recipeUserId: string } {
-  const recipeUserId = requiredString(body, 'recipeUserId');
-  checkIdLength('userId', recipeUserId, 'recipeUserId');
-  return { recipeUserId, ...parseCredentialInput(body) };
-}
+export const registerCredentialRequest = rule(
+  z.object({ recipeUserId: rule(jsonString(), within('userId', 'recipeUserId')), ...credentialFields }),
+  (body): CredentialInput & { readonly recipeUserId: string } => ({
+    recipeUserId: body.recipeUserId,
+    optionsId: body.webauthnGeneratedOptionsId,
+    credential: body.credential,
+  }),
+);
 
 /** The `webauthnGeneratedOptionsId` query parameter (GET and DELETE of options). */
-export const parseOptionsIdQuery = (query: Query) => ({
-  optionsId: requiredQuery(query, 'webauthnGeneratedOptionsId'),
-});
+export const optionsIdQuery = rule(z.object({ webauthnGeneratedOptionsId: queryString() }), (query) => ({
+  optionsId: query.webauthnGeneratedOptionsId,
+}));
 
-/** `recipeUserId` (and `webauthnCredentialId`) query parameters of the credential routes. */
-export function parseCredentialQuery(query: Query): { recipeUserId: string; credentialId: string } {
-  const recipeUserId = requiredQuery(query, 'recipeUserId');
-  const credentialId = requiredQuery(query, 'webauthnCredentialId');
-  checkIdLength('userId', recipeUserId, 'recipeUserId');
-  return { recipeUserId, credentialId };
-}
+/** `recipeUserId` and `webauthnCredentialId` query parameters of the credential routes. */
+export const credentialQuery = rule(
+  z.object({ recipeUserId: queryString(), webauthnCredentialId: queryString() }),
+  (query) => ({
+    recipeUserId: within('userId', 'recipeUserId')(query.recipeUserId),
+    credentialId: query.webauthnCredentialId,
+  }),
+);
 
-export function parseRecipeUserIdQuery(query: Query): { recipeUserId: string } {
-  const recipeUserId = requiredQuery(query, 'recipeUserId');
-  checkIdLength('userId', recipeUserId, 'recipeUserId');
-  return { recipeUserId };
-}
+/** The `recipeUserId` query parameter of the credential list. */
+export const recipeUserIdQuery = z.object({ recipeUserId: rule(queryString(), within('userId', 'recipeUserId')) });
 
 /** `PUT /<t>/recipe/webauthn/user/email`: `{recipeUserId, email}`; the email normalised. */
-export function parseEmailUpdate(body: Body): { recipeUserId: string; email: string } {
-  const recipeUserId = requiredString(body, 'recipeUserId');
-  checkIdLength('userId', recipeUserId, 'recipeUserId');
-  const email = normaliseEmail(requiredString(body, 'email'));
-  checkIdLength('email', email);
-  return { recipeUserId, email };
-}
+export const emailUpdateRequest = z.object({
+  recipeUserId: rule(jsonString(), within('userId', 'recipeUserId')),
+  email: normalisedEmail(),
+});
 
 /** `POST /<t>/recipe/webauthn/user/recover/token`: `{email, userId}`, read before the tenant is looked up. */
-export function parseRecoverTokenRequest(body: Body): { email: string; userId: string } {
-  const email = normaliseEmail(requiredString(body, 'email'));
-  const userId = requiredString(body, 'userId');
-  checkIdLength('email', email);
-  checkIdLength('userId', userId);
-  return { email, userId };
-}
+export const recoverTokenRequest = rule(
+  z.object({ email: rule(jsonString(), normaliseEmail), userId: jsonString() }),
+  (body) => {
+    checkIdLength('email', body.email);
+    checkIdLength('userId', body.userId);
+    return body;
+  },
+);
 
 /** `POST /<t>/recipe/webauthn/user/recover/token/consume`: `{token}`. */
-export const parseTokenBody = (body: Body) => ({ token: requiredString(body, 'token') });
+export const tokenRequest = z.object({ token: jsonString() });
 
 /** `GET /<t>/recipe/webauthn/user/recover?token=`, read before the tenant is looked up. */
-export const parseTokenQuery = (query: Query) => ({ token: requiredQuery(query, 'token') });
+export const tokenQuery = z.object({ token: queryString() });

@@ -1,6 +1,6 @@
 import { listPendingPasswords } from '#functions/domain/password-hook/readiness.js';
+import { pendingPasswordsQuery } from '#functions/domain/users/input.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
-import { optionalIntQuery } from '#functions/shared/input.js';
 import { usersDeps } from '#functions/wiring/users.js';
 
 /**
@@ -9,6 +9,6 @@ import { usersDeps } from '#functions/wiring/users.js';
  */
 export const handler = httpHandler({
   route: { id: 'password-migration-pending', scope: 'app' },
-  input: ({ query }) => ({ limit: optionalIntQuery(query, 'limit'), paginationToken: query.paginationToken }),
+  request: { query: pendingPasswordsQuery },
   run: async (input, { appId, config }) => ok(await listPendingPasswords(usersDeps(config).store, appId, input)),
 });

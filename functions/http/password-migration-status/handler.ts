@@ -5,6 +5,5 @@ import { usersDeps } from '#functions/wiring/users.js';
 /** `GET /appid-<a>/password-migration/status` → `{status:"OK", pending, migrated}` (docs/password-migration-hook.md). */
 export const handler = httpHandler({
   route: { id: 'password-migration-status', scope: 'app' },
-  input: () => ({}),
   run: async (_input, { appId, config }) => ok(await passwordMigrationStatus(usersDeps(config).store, appId)),
 });

@@ -1,6 +1,6 @@
+import { signInRequest } from '#functions/domain/users/input.js';
 import { signIn } from '#functions/domain/users/sign-in.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
-import { requiredString } from '#functions/shared/input.js';
 import { passwordHookPorts } from '#functions/wiring/password-hook.js';
 import { passwordPorts } from '#functions/wiring/passwords.js';
 import { usersDeps } from '#functions/wiring/users.js';
@@ -8,7 +8,7 @@ import { usersDeps } from '#functions/wiring/users.js';
 /** `POST /<t>/recipe/signin`: `OK` with user and recipeUserId, or `WRONG_CREDENTIALS_ERROR`. */
 export const handler = httpHandler({
   route: { id: 'signin', scope: 'tenant' },
-  input: ({ body = {} }) => ({ email: requiredString(body, 'email'), password: requiredString(body, 'password') }),
+  request: { body: signInRequest },
   run: async (input, { appId, tenantId, config }) =>
     ok(
       await signIn(

@@ -1,18 +1,13 @@
+import { signUpRequest } from '#functions/domain/users/input.js';
 import { signUp } from '#functions/domain/users/sign-up.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
-import { checkIdLength } from '#functions/shared/id-limits.js';
-import { requiredString } from '#functions/shared/input.js';
 import { passwordPorts } from '#functions/wiring/passwords.js';
 import { usersDeps } from '#functions/wiring/users.js';
 
 /** `POST /<t>/recipe/signup`: `OK` with user and recipeUserId, or `EMAIL_ALREADY_EXISTS_ERROR`. */
 export const handler = httpHandler({
   route: { id: 'signup', scope: 'tenant' },
-  input: ({ body = {} }) => {
-    const input = { email: requiredString(body, 'email'), password: requiredString(body, 'password') };
-    checkIdLength('email', input.email.trim());
-    return input;
-  },
+  request: { body: signUpRequest },
   run: async (input, { appId, tenantId, config }) =>
     ok(await signUp(usersDeps(config), passwordPorts(config), { appId, tenantId }, input)),
 });

@@ -1,6 +1,6 @@
-import { parseUpdateMappingInfo, updateExternalUserIdInfo } from '#functions/domain/users/id-mapping.js';
+import { updateExternalUserIdInfo } from '#functions/domain/users/id-mapping.js';
+import { updateMappingInfoRequest } from '#functions/domain/users/input.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
-import { checkIdLength } from '#functions/shared/id-limits.js';
 import { usersDeps } from '#functions/wiring/users.js';
 
 /**
@@ -9,11 +9,6 @@ import { usersDeps } from '#functions/wiring/users.js';
  */
 export const handler = httpHandler({
   route: { id: 'userid-external-info-put', scope: 'app', exists: 'after-input' },
-  input: ({ body = {} }) => {
-    const input = parseUpdateMappingInfo(body);
-    checkIdLength('userId', input.userId);
-    if (input.externalUserIdInfo !== undefined) checkIdLength('externalUserIdInfo', input.externalUserIdInfo);
-    return input;
-  },
+  request: { body: updateMappingInfoRequest },
   run: async (input, { appId, config }) => ok(await updateExternalUserIdInfo(usersDeps(config), appId, input)),
 });

@@ -1,5 +1,5 @@
 import { registerCredential } from '#functions/domain/webauthn/credential-register.js';
-import { parseRegisterCredential } from '#functions/domain/webauthn/requests.js';
+import { registerCredentialRequest } from '#functions/domain/webauthn/requests.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { webauthnDeps } from '#functions/wiring/webauthn.js';
 
@@ -9,6 +9,6 @@ import { webauthnDeps } from '#functions/wiring/webauthn.js';
  */
 export const handler = httpHandler({
   route: { id: 'webauthn-credential-register', scope: 'tenant' },
-  input: ({ body = {} }) => parseRegisterCredential(body),
+  request: { body: registerCredentialRequest },
   run: async (input, { appId, config }) => ok(await registerCredential(webauthnDeps(config, appId), input)),
 });

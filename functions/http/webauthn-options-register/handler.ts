@@ -1,5 +1,5 @@
 import { registerOptions } from '#functions/domain/webauthn/options.js';
-import { parseRegisterOptions } from '#functions/domain/webauthn/requests.js';
+import { registerOptionsRequest } from '#functions/domain/webauthn/requests.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { webauthnDeps } from '#functions/wiring/webauthn.js';
 
@@ -9,7 +9,7 @@ import { webauthnDeps } from '#functions/wiring/webauthn.js';
  */
 export const handler = httpHandler({
   route: { id: 'webauthn-options-register', scope: 'tenant' },
-  input: ({ body = {} }) => parseRegisterOptions(body),
+  request: { body: registerOptionsRequest },
   run: async (input, { appId, tenantId, config }) =>
     ok(await registerOptions(webauthnDeps(config, appId), { tenantId }, input)),
 });

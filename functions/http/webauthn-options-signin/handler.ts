@@ -1,5 +1,5 @@
 import { signInOptions } from '#functions/domain/webauthn/options.js';
-import { parseSignInOptions } from '#functions/domain/webauthn/requests.js';
+import { signInOptionsRequest } from '#functions/domain/webauthn/requests.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { webauthnDeps } from '#functions/wiring/webauthn.js';
 
@@ -9,7 +9,7 @@ import { webauthnDeps } from '#functions/wiring/webauthn.js';
  */
 export const handler = httpHandler({
   route: { id: 'webauthn-options-signin', scope: 'tenant' },
-  input: ({ body = {} }) => parseSignInOptions(body),
+  request: { body: signInOptionsRequest },
   run: async (input, { appId, tenantId, config }) =>
     ok(await signInOptions(webauthnDeps(config, appId), { tenantId }, input)),
 });

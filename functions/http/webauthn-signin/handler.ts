@@ -1,4 +1,4 @@
-import { parseCredentialInput } from '#functions/domain/webauthn/requests.js';
+import { credentialRequest } from '#functions/domain/webauthn/requests.js';
 import { signIn } from '#functions/domain/webauthn/sign-in-up.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { cdiAtLeast } from '#functions/shared/cdi.js';
@@ -11,7 +11,7 @@ import { webauthnDeps } from '#functions/wiring/webauthn.js';
  */
 export const handler = httpHandler({
   route: { id: 'webauthn-signin', scope: 'tenant' },
-  input: ({ body = {} }) => parseCredentialInput(body),
+  request: { body: credentialRequest },
   run: async (input, { appId, cdiVersion, config }) =>
     ok(await signIn(webauthnDeps(config, appId), input, cdiAtLeast(cdiVersion, '5.5'))),
 });

@@ -1,4 +1,4 @@
-import { parseCredentialInput } from '#functions/domain/webauthn/requests.js';
+import { credentialRequest } from '#functions/domain/webauthn/requests.js';
 import { signUp } from '#functions/domain/webauthn/sign-in-up.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { webauthnDeps } from '#functions/wiring/webauthn.js';
@@ -9,6 +9,6 @@ import { webauthnDeps } from '#functions/wiring/webauthn.js';
  */
 export const handler = httpHandler({
   route: { id: 'webauthn-signup', scope: 'tenant' },
-  input: ({ body = {} }) => parseCredentialInput(body),
+  request: { body: credentialRequest },
   run: async (input, { appId, tenantId, config }) => ok(await signUp(webauthnDeps(config, appId), { tenantId }, input)),
 });
