@@ -14,8 +14,8 @@ import {
   ONE_BY_ONE_CONCURRENCY,
 } from '#functions/domain/bulk-import/import-batch.js';
 import type { ClaimedRow, StagedRow, StagedStatus, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
-import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import type { ImportOutcome } from '#functions/domain/import/import-user.js';
+import type { ImportUser } from '#functions/domain/import/types.js';
 import { TransientWriteError } from '#functions/domain/users/write.js';
 import { BackpressureError } from '#functions/shared/errors.js';
 import { isBackpressure } from '#functions/wiring/staged-apps.js';

@@ -5,7 +5,7 @@
 import { MAX_USERS_PER_STAGING_REQUEST } from '#functions/contract/import-payload.js';
 import { checkTimeLeft } from '#functions/shared/call-budget.js';
 import { BadRequestError, JsonBadRequestError } from '#functions/shared/errors.js';
-import type { ImportUser } from './types.js';
+import type { ImportUser } from '../import/types.js';
 import { type ImportValidationContext, validateImportUser } from './validate-user.js';
 
 /** 400 text (plain) when `users` is missing or not an array. */

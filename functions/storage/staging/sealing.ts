@@ -8,8 +8,8 @@
  */
 
 import type { ClearImportUser } from '#functions/domain/bulk-import/staging-ports.js';
-import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { type KeyContext, type UnreadableReason, UnreadableSecretError } from '#functions/domain/credentials/ports.js';
+import type { ImportUser } from '#functions/domain/import/types.js';
 import { type Envelope, openWith, type SealingKey } from '../crypto/envelope.js';
 import { stagingDataKeyPartition } from '../keys/staging.js';
 import { defineEntity, getItem, type Item, putItem, type Table } from '../kit/index.js';
