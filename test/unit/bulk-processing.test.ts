@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   type BackpressurePolicy,
+  IMPORT_BACKPRESSURE,
   planBackpressure,
   throttledTooLongMessage,
 } from '#functions/domain/bulk-import/backoff.js';
@@ -19,7 +20,6 @@ import type { ImportUser } from '#functions/domain/import/types.js';
 import { TransientWriteError } from '#functions/domain/users/write.js';
 import { BackpressureError } from '#functions/shared/errors.js';
 import { isBackpressure } from '#functions/wiring/staged-apps.js';
-import { IMPORT_BACKPRESSURE } from '#functions/workers.js';
 
 const SECRET = 'plain-password-xyz';
 const user = (id: string): ImportUser => ({
