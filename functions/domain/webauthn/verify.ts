@@ -26,7 +26,7 @@ import {
   isoBase64URL,
   parseAuthenticatorData,
 } from '@simplewebauthn/server/helpers';
-import { BASE64URL, canonicalCredentialId, isCredentialIdShape } from './credential-ids.js';
+import { BASE64URL, canonicalCredentialId, isCredentialIdShape } from '../users/credential-ids.js';
 import type { GeneratedOptions, StoredCredential } from './model.js';
 
 export type VerificationFailure =
