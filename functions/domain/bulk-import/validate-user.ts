@@ -8,6 +8,7 @@
  */
 import { normaliseEmail } from '#functions/contract/emails.js';
 import { IMPORT_RECIPE_IDS, type ImportRecipeId } from '#functions/contract/import-payload.js';
+import { isJsonObject, type JsonObject } from '#functions/contract/json.js';
 import { normalisePhoneNumber } from '#functions/contract/phone-numbers.js';
 import { PUBLIC_TENANT_ID } from '#functions/contract/tenants.js';
 import type {
@@ -25,8 +26,6 @@ import { normaliseHashingAlgorithm } from '../passwords/algorithm.js';
 import { checkHashFormat, checkUndeclaredHash, normaliseImportedHash } from '../passwords/format.js';
 import {
   INT_RANGE,
-  isJsonObject,
-  type JsonObject,
   readArrayOfObject,
   readArrayOfString,
   readBoolean,
