@@ -66,7 +66,7 @@ export async function dryRunRequest(
   validation: ImportValidationContext,
   config: ImportConfig,
 ): Promise<DryRunBody> {
-  const result = validateStagingRequest({ users }, validation);
+  const result = validateStagingRequest(users, validation);
   if (!result.ok) throw new JsonBadRequestError(result.body);
   const valid = result.users;
 

@@ -152,7 +152,7 @@ async function answerOf(
   validation: () => Promise<ImportValidationContext>,
   claim: IdempotencyClaim,
 ): Promise<RememberedAnswer> {
-  const result = validateStagingRequest({ users: request.users }, await validation());
+  const result = validateStagingRequest(request.users, await validation());
   if (!result.ok) return { status: 400, body: result.body };
   const staged = await stageUsersOnce(deps, appId, result.users, request, claim);
   return { status: 200, body: buildStagingSuccessBody(staged) };
