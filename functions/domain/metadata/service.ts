@@ -5,6 +5,7 @@
  */
 import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.js';
 import { optionalObject, requiredQuery, requiredString } from '#functions/shared/input.js';
+import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
 import { jsonDepthExceeds } from '#functions/shared/storable.js';
 import { MAX_METADATA_DEPTH, metadataProblem, metadataProblemMessage } from './limits.js';
 import { type Metadata, shallowMergeMetadata } from './merge.js';
@@ -14,7 +15,12 @@ import { checkUserIdLength, fitsUserId } from './user-id.js';
 type Body = Readonly<Record<string, unknown>>;
 type Query = Readonly<Record<string, string | undefined>>;
 
-const MAX_ATTEMPTS = 10;
+/** The read-merge-write of a metadata update, read again when a concurrent write got in between. */
+const METADATA_MERGE: RereadPolicy = {
+  attempts: 10,
+  exhausted: 'metadata update kept conflicting with concurrent writes',
+  error: Error,
+};
 
 /** `GET /recipe/user/metadata?userId=` query. */
 export function parseMetadataQuery(query: Query): { userId: string } {
@@ -51,16 +57,14 @@ export function parseUpdateMetadata(body: Body): UpdateMetadataInput {
  * (the merged result).
  */
 export async function updateUserMetadata(store: MetadataStore, appId: string, input: UpdateMetadataInput) {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  return reread(METADATA_MERGE, async () => {
     const current = await store.getMetadata(appId, input.userId);
     const metadata = shallowMergeMetadata(current?.metadata ?? {}, input.update);
     const problem = metadataProblem(metadata);
     if (problem) throw new BadRequestError(metadataProblemMessage(problem, 'User metadata'));
-    if (await store.saveMetadata(appId, input.userId, metadata, current?.version)) {
-      return { status: 'OK', metadata };
-    }
-  }
-  throw new Error('metadata update kept conflicting with concurrent writes');
+    const saved = await store.saveMetadata(appId, input.userId, metadata, current?.version);
+    return saved ? { status: 'OK', metadata } : READ_AGAIN;
+  });
 }
 
 /** `POST /recipe/user/metadata/remove` body: `userId`. */

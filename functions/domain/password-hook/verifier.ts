@@ -10,6 +10,7 @@
  * stays pending. Every other sign-in of the app goes to the stored hash, paced as a pending
  * user's would be ("No pending-user oracle").
  */
+import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
 import type { LoginMethodRecord, UserRecord } from '../users/model.js';
 import type { FoundMethod, PasswordVerifier } from '../users/password-verifier.js';
 import type { UserStore } from '../users/ports.js';
@@ -24,7 +25,12 @@ export interface PendingSignInDeps {
   verify(plain: string, storedHash: string): Promise<string>;
 }
 
-const WRITE_ATTEMPTS = 3;
+/** The write of a migrated password, read again when the user changed since it was read. */
+const MIGRATED_PASSWORD_WRITE: RereadPolicy = {
+  attempts: 3,
+  exhausted: 'the user kept changing while its migrated password was being stored',
+  error: Error,
+};
 
 /**
  * The strategy of an app with a hook: a login method pending it is checked by the hook, every
@@ -95,7 +101,12 @@ async function signInPendingMethod(
   if (verdict.kind === 'mismatch') return { kind: 'wrong' };
   const passwordHash = await deps.hash(password);
   let user = found.user;
-  for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+  return reread(MIGRATED_PASSWORD_WRITE, async (attempt) => {
+    if (attempt > 0) {
+      const again = await deps.store.getUserBySuperTokensId(target.appId, found.recipeUserId);
+      if (!again) return { kind: 'wrong' };
+      user = again;
+    }
     const current = methodOf(user, found.recipeUserId);
     if (!current) return { kind: 'wrong' };
     if (current.passwordMigration !== 'hook') {
@@ -112,11 +123,8 @@ async function signInPendingMethod(
     if (!result.failed.every((e) => e.kind === 'user')) {
       throw new Error(`the migrated password could not be stored: ${result.failed.map((e) => e.kind).join(', ')}`);
     }
-    const again = await deps.store.getUserBySuperTokensId(target.appId, found.recipeUserId);
-    if (!again) return { kind: 'wrong' };
-    user = again;
-  }
-  throw new Error('the user kept changing while its migrated password was being stored');
+    return READ_AGAIN;
+  });
 }
 
 const methodOf = (user: UserRecord, recipeUserId: string) =>
