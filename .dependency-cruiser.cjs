@@ -27,7 +27,53 @@
  *                   which reaches the core over HTTP only and imports nothing of the repository.
  */
 /** Domain modules that state data and ports, which storage implements (no use case among them). */
-const DOMAIN_TYPES = '^functions/domain/.+/(ports|staging-ports|types|model|tenant|merge|names)\\.ts$';
+const DOMAIN_TYPES = '^functions/domain/.+/(ports|staging-ports|types|model|tenant|merge|names|companions)\\.ts$';
+
+/**
+ * The domain's feature folders (functions/domain/<feature>/), lowest first: a feature imports only
+ * features listed before it, so no two import each other and every arrow between them points down
+ * (docs/architecture.md "The domain's features"). A new folder takes its place here.
+ *
+ *   passwords, credentials, metadata   leaves: hashing, sealed-secret ports, metadata rules
+ *   users             the user, its store, its lookups; what a user write commits with it (companions.ts);
+ *                     the sign-in and its PasswordVerifier port
+ *   multitenancy, oauth-clients, accounts, sessions, dashboard, password-hook, roles, totp, thirdparty
+ *                     features on the users (password-hook: the hook's strategy of PasswordVerifier)
+ *   webauthn          on accounts (recovery tokens, email verification)
+ *   accountlinking    on sessions (ends a recipe user's sessions)
+ *   import            THE import function and its input, ImportUser (on totp, passwords)
+ *   passwordless      on webauthn (a user removed with its passkeys)
+ *   bulk-import       the bulk-import API, staging and worker batches, on import
+ */
+const DOMAIN_FEATURES = [
+  'passwords',
+  'credentials',
+  'metadata',
+  'users',
+  'multitenancy',
+  'oauth-clients',
+  'accounts',
+  'sessions',
+  'dashboard',
+  'password-hook',
+  'roles',
+  'totp',
+  'thirdparty',
+  'webauthn',
+  'accountlinking',
+  'import',
+  'passwordless',
+  'bulk-import',
+];
+
+/** One rule per feature: nothing listed after it in {@link DOMAIN_FEATURES}. */
+const DOMAIN_FEATURE_ORDER = DOMAIN_FEATURES.slice(0, -1).map((feature, index) => ({
+  name: `domain-order-${feature}`,
+  comment: `${feature}/ is below ${DOMAIN_FEATURES.slice(index + 1).join(', ')} (DOMAIN_FEATURES): it imports none of them.`,
+  severity: 'error',
+  from: { path: `^functions/domain/${feature}/` },
+  to: { path: `^functions/domain/(${DOMAIN_FEATURES.slice(index + 1).join('|')})/` },
+}));
 
 /**
  * functions/ as the local runtime, the stack and the repository's scripts may see it:
@@ -74,6 +120,15 @@ module.exports = {
       from: { path: '^functions/domain/' },
       to: { path: '^functions/(storage|http|workers|wiring)/' },
     },
+    {
+      name: 'domain-features-listed',
+      comment:
+        'Every code file of the domain is in a feature folder named in DOMAIN_FEATURES, which orders the features.',
+      severity: 'error',
+      from: { path: '^functions/domain/', pathNot: `^functions/domain/(${DOMAIN_FEATURES.join('|')})/` },
+      to: {},
+    },
+    ...DOMAIN_FEATURE_ORDER,
     {
       name: 'domain-no-aws-or-lambda',
       comment: 'The domain never talks to AWS (SDK, Lambda types): storage and the handlers do.',

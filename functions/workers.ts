@@ -73,7 +73,7 @@ export const WORKERS: readonly WorkerDefinition[] = [
     source: { kind: 'import-queue', batchSize: 32, batchingWindowSeconds: 1, maxConcurrency: 8 },
     // Opens the staged rows' sealed credentials to import them, and seals the TOTP secrets it
     // imports; sends back to the queue, with a delay, the messages that met backpressure
-    // (IMPORT_BACKPRESSURE).
+    // (IMPORT_BACKPRESSURE, functions/domain/bulk-import/backoff.ts).
     access: { table: 'write', credentials: 'seal-and-open', queue: 'send' },
     timeoutSeconds: 60,
     // One full vCPU: plain-text passwords are hashed here.
@@ -122,19 +122,3 @@ export function workerNamed(id: WorkerId): WorkerDefinition {
 
 /** How often SQS may deliver a message before it moves to the dead-letter queue. */
 export const IMPORT_MAX_RECEIVE_COUNT = 5;
-
-/**
- * How the import backs off when DynamoDB (or SQS, or KMS) pushes back — throttling, capacity
- * errors, conflicting transactions, 5xx: never a reason to fail a user. A message that met
- * backpressure is sent to the import queue again (SQS DelaySeconds, so its receive count starts
- * over and it never reaches the DLQ for it) after `firstDelaySeconds`, doubling with every return
- * up to `maxDelaySeconds` (each delay jittered to half–all of it): 30 s, 1, 2, 4, 8 min, then
- * every 15 min. A user still refused `giveUpAfterSeconds` after its first backpressure turns
- * FAILED with a message that says so (functions/domain/bulk-import/backoff.ts throttledTooLongMessage). The local runtime
- * and the tests may shorten all three (IMPORT_BACKPRESSURE, functions/shared/env.ts).
- */
-export const IMPORT_BACKPRESSURE = {
-  firstDelaySeconds: 30,
-  maxDelaySeconds: 900,
-  giveUpAfterSeconds: 6 * 3600,
-} as const;

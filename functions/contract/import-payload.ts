@@ -2,7 +2,7 @@
  * The import payload as it travels on the wire (docs/import-payload.md): one user of
  * `POST /bulk-import/users` (`{"users":[…]}`, also with `?dryRun=true`) and of
  * `POST /bulk-import/import`, as `npx auth-core migrate` builds it and the core reads it. The core
- * validates a user into its normalised form (functions/domain/bulk-import/types.ts), with the
+ * validates a user into its normalised form (functions/domain/import/types.ts), with the
  * normalisers of this folder; the names and enumerations here are the ones it accepts.
  */
 

@@ -38,7 +38,7 @@ export const ENV = {
   simulateThrottling: 'SIMULATE_THROTTLING',
   /**
    * Local runtime and tests only: the import's backoff as `<first>,<max>,<give up>` seconds
-   * instead of the defaults of functions/workers.ts (IMPORT_BACKPRESSURE).
+   * instead of the defaults of functions/domain/bulk-import/backoff.ts (IMPORT_BACKPRESSURE).
    */
   importBackpressure: 'IMPORT_BACKPRESSURE',
   /**

@@ -10,14 +10,13 @@
  * Both items carry the TTL attribute and the GSI3 user-data entry. Verified-email items have no
  * TTL. The writes a user write commits with them are composed here ({@link accountWriteActions}).
  */
+import type { AccountTokenStore, AccountTokenStores } from '#functions/domain/accounts/ports.js';
 import type {
-  AccountTokenStore,
-  AccountTokenStores,
   AccountWrites,
   OneTimeToken,
   OneTimeTokenKind,
   VerifiedEmailRef,
-} from '#functions/domain/accounts/ports.js';
+} from '#functions/domain/users/companions.js';
 import type { WriteEntity } from '#functions/domain/users/ports.js';
 import {
   EMAIL_VERIFICATION_TOKEN_SK,

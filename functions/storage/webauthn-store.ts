@@ -5,9 +5,11 @@
  * holds its public key, never a secret: nothing here is sealed. The writes a user write commits
  * with a passkey are composed here ({@link webauthnWriteActions}).
  */
+
+import type { StoredCredential, WebauthnWrites } from '#functions/domain/users/companions.js';
 import type { WriteEntity } from '#functions/domain/users/ports.js';
-import type { GeneratedOptions, StoredCredential, UserVerification } from '#functions/domain/webauthn/model.js';
-import type { WebauthnStore, WebauthnStores, WebauthnWrites } from '#functions/domain/webauthn/ports.js';
+import type { GeneratedOptions, UserVerification } from '#functions/domain/webauthn/model.js';
+import type { WebauthnStore, WebauthnStores } from '#functions/domain/webauthn/ports.js';
 import {
   WEBAUTHN_CREDENTIAL_SK,
   WEBAUTHN_OPTIONS_SK,

@@ -1,6 +1,7 @@
 /**
- * Wiring of the password-migration hook for the sign-in route (docs/password-migration-hook.md):
- * the app's settings, its sealed secret (opened only when a pending user signs in), an HTTP
+ * Wiring of the sign-in's password check (functions/domain/users/password-verifier.ts): the
+ * stored hash, or, in an app with a password-migration hook (docs/password-migration-hook.md),
+ * the hook for the users pending it. The hook is the app's settings, its sealed secret (opened only when a pending user signs in), an HTTP
  * transport that calls only public addresses, never follows a redirect and reads at most 1 KB + 1
  * of an answer, a circuit breaker per app in this execution environment, and the hook's metrics.
  */
@@ -9,6 +10,10 @@ import { UnreadableSecretError } from '#functions/domain/credentials/ports.js';
 import { CircuitBreaker } from '#functions/domain/password-hook/breaker.js';
 import type { HookTransport, PasswordHookPorts } from '#functions/domain/password-hook/check.js';
 import { MAX_ANSWER_BYTES } from '#functions/domain/password-hook/protocol.js';
+import { migrationHookVerifier } from '#functions/domain/password-hook/verifier.js';
+import type { PasswordPorts, UsersDeps } from '#functions/domain/users/deps.js';
+import type { PasswordVerifier } from '#functions/domain/users/password-verifier.js';
+import { storedHashVerifier } from '#functions/domain/users/stored-hash.js';
 import { DependencyUnavailableError } from '#functions/shared/errors.js';
 import { LATENCY_METRIC, METRIC } from '#functions/shared/metric-names.js';
 import { recordLatency, recordMetrics } from '#functions/shared/metrics.js';
@@ -39,7 +44,7 @@ const outboundTransport: HookTransport = {
 };
 
 /** The app's hook, or undefined when it has none (`password_migration_hook_url` unset). */
-export function passwordHookPorts(
+function passwordHookPorts(
   config: EffectiveConfig,
   appId: string,
   transport: HookTransport = outboundTransport,
@@ -78,4 +83,18 @@ export function passwordHookPorts(
       else recordLatency(LATENCY_METRIC.passwordHookLatency, elapsedMs, { [name]: 1 });
     },
   };
+}
+
+/** The app's password check: the stored hash, with the migration hook in front when the app has one. */
+export function passwordVerifier(
+  config: EffectiveConfig,
+  appId: string,
+  deps: UsersDeps,
+  passwords: PasswordPorts,
+): PasswordVerifier {
+  const storedHash = storedHashVerifier(deps, passwords);
+  const hook = passwordHookPorts(config, appId);
+  if (!hook) return storedHash;
+  const pendingDeps = { store: deps.store, warn: deps.warn, hash: passwords.hash, verify: passwords.verify };
+  return migrationHookVerifier(pendingDeps, hook, storedHash);
 }

@@ -5,11 +5,10 @@
  */
 import { type EffectiveConfig, getBaseConfig } from '#functions/config/index.js';
 import { PUBLIC_TENANT_ID } from '#functions/contract/tenants.js';
-import type { BackpressurePolicy } from '#functions/domain/bulk-import/backoff.js';
+import { type BackpressurePolicy, IMPORT_BACKPRESSURE } from '#functions/domain/bulk-import/backoff.js';
 import type { StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
 import { ENV } from '#functions/shared/env.js';
 import { classifyError, isTransient } from '#functions/storage/kit/index.js';
-import { IMPORT_BACKPRESSURE } from '#functions/workers.js';
 import { effectiveConfig } from './app-config.js';
 import { stagingStoreOf, tenantStore } from './stores.js';
 import { appTable } from './tables.js';
@@ -108,7 +107,7 @@ export function appRoutedStagingStore(configOf: (appId: string) => Promise<Effec
 export const isBackpressure = (error: unknown): boolean => isTransient(classifyError(error));
 
 /**
- * The import's backoff: functions/workers.ts IMPORT_BACKPRESSURE, or — for the local runtime and
+ * The import's backoff: IMPORT_BACKPRESSURE (functions/domain/bulk-import/backoff.ts), or — for the local runtime and
  * the tests only — `IMPORT_BACKPRESSURE=<first>,<max>,<give up>` seconds.
  */
 export function backpressurePolicy(env: NodeJS.ProcessEnv = process.env): BackpressurePolicy {

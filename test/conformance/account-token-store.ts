@@ -10,8 +10,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { AccountTokenStores, AccountWrites, OneTimeToken } from '#functions/domain/accounts/ports.js';
+import type { AccountTokenStores } from '#functions/domain/accounts/ports.js';
 import { hashOneTimeToken, newOneTimeToken } from '#functions/domain/accounts/tokens.js';
+import type { AccountWrites, OneTimeToken } from '#functions/domain/users/companions.js';
 
 const unique = (prefix: string) => `${prefix}-${randomBytes(5).toString('hex')}`;
 

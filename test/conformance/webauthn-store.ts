@@ -11,7 +11,8 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { GeneratedOptions, StoredCredential } from '#functions/domain/webauthn/model.js';
+import type { StoredCredential } from '#functions/domain/users/companions.js';
+import type { GeneratedOptions } from '#functions/domain/webauthn/model.js';
 import type { WebauthnStores } from '#functions/domain/webauthn/ports.js';
 
 const unique = (prefix: string) => `${prefix}-${randomBytes(5).toString('hex')}`;

@@ -5,10 +5,11 @@
  * overrides. Checked against the synthesized stage, so a second copy anywhere fails here.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { IMPORT_BACKPRESSURE } from '#functions/domain/bulk-import/backoff.js';
 import { ENV } from '#functions/shared/env.js';
 import { backpressurePolicy } from '#functions/wiring/staged-apps.js';
 import { workerDeadline } from '#functions/workers/shell.js';
-import { IMPORT_BACKPRESSURE, WORKERS, workerNamed } from '#functions/workers.js';
+import { WORKERS, workerNamed } from '#functions/workers.js';
 import { DLQ_CONSUMER_TIMEOUT_SECONDS, VISIBILITY_TIMEOUT_FACTOR } from '../../lib/constants.js';
 import { resourcesOfType, type Synthesized, synth } from './synth.js';
 import { type RouteFunction, routeFunctions } from './template-helpers.js';

@@ -4,8 +4,8 @@
  * store (integers, metadata, ids), and the worker's classification of such errors.
  */
 import { describe, expect, it } from 'vitest';
-import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { importUser as importDirect } from '#functions/domain/import/import-user.js';
+import type { ImportUser } from '#functions/domain/import/types.js';
 import { storesOf } from '#functions/wiring/stores.js';
 import { baseTable } from '#functions/wiring/tables.js';
 import { createImportWorker } from '#functions/workers/import-worker/handler.js';

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { type ImportConfig, importUser as importDirect } from '#functions/domain/import/import-user.js';
+import type { ImportUser } from '#functions/domain/import/types.js';
 import { storesOf } from '#functions/wiring/stores.js';
 import { baseTable } from '#functions/wiring/tables.js';
 import {

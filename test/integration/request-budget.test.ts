@@ -15,8 +15,8 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { importUser } from '#functions/domain/import/import-user.js';
+import type { ImportUser } from '#functions/domain/import/types.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { OUT_OF_TIME_MESSAGE } from '#functions/http/responses.js';
 import { ROUTES } from '#functions/routes.js';

@@ -4,15 +4,24 @@ import { argon2id } from 'hash-wasm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { getBaseConfig, resolveEffectiveConfig } from '#functions/config/index.js';
 import { needsRehash, verifyPassword } from '#functions/domain/passwords/index.js';
-import type { PasswordPorts } from '#functions/domain/users/deps.js';
+import type { PasswordPorts, UsersDeps } from '#functions/domain/users/deps.js';
 import type { UserRecord } from '#functions/domain/users/model.js';
-import { signIn as signInUseCase } from '#functions/domain/users/sign-in.js';
+import { signIn as signInUseCaseWith } from '#functions/domain/users/sign-in.js';
+import { storedHashVerifier } from '#functions/domain/users/stored-hash.js';
 import { passwordPorts } from '#functions/wiring/passwords.js';
 import { loadRequestTenants } from '#functions/wiring/request.js';
 import { storesOf } from '#functions/wiring/stores.js';
 import { baseTable } from '#functions/wiring/tables.js';
 import { usersDeps } from '#functions/wiring/users.js';
 import { call, captureLogs, createApp, expectNoSecrets, importUser, signIn } from './users-support.js';
+
+/** The sign-in use case of an app without a password-migration hook: the stored hash checks the password. */
+const signInUseCase = (
+  deps: UsersDeps,
+  ports: PasswordPorts,
+  target: { appId: string; tenantId: string },
+  input: { email: string; password: string },
+) => signInUseCaseWith(deps, ports, target, input, storedHashVerifier(deps, ports));
 
 /**
  * A legacy hash is replaced with the app's algorithm at the first successful sign-in, in a write

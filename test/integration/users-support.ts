@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import type { StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
-import type { ImportUser } from '#functions/domain/bulk-import/types.js';
+import type { ImportUser } from '#functions/domain/import/types.js';
 import { getDocumentClient, tableName } from '#functions/shared/clients.js';
 import { setLogSink } from '#functions/shared/logger.js';
 import { call, createAppWith, uniqueAppId } from '../helpers/core-client.js';

@@ -6,15 +6,20 @@ import {
   EMPTY_STAGING_RESPONSE_BODY,
   INVALID_USERS_ERROR_MESSAGE,
   precheckStagingBody,
+  stagingUsersOf,
   TOO_MANY_USERS_ERROR_BODY,
   USERS_FIELD_INVALID_MESSAGE,
   validateSingleImport,
-  validateStagingRequest,
+  validateStagingRequest as validateStagingUsers,
 } from '#functions/domain/bulk-import/validate-request.js';
 import type { ImportValidationContext } from '#functions/domain/bulk-import/validate-user.js';
 import { UNKNOWN_ROLES_AND_TENANT_T1_ERRORS } from '../fixtures/import-users.js';
 
 const NOW = 1_750_000_000_000;
+
+/** A `POST /bulk-import/users` body as the handler validates it: its checks, then its users. */
+const validateStagingRequest = (body: unknown, ctx: ImportValidationContext) =>
+  validateStagingUsers(stagingUsersOf(body), ctx);
 const GENERIC = INVALID_USERS_ERROR_MESSAGE;
 
 function makeCtx(
@@ -424,8 +429,8 @@ describe('validateStagingRequest – BulkImportFlowTest cases', () => {
     );
   });
 
-  it('throws on a body that skipped the precheck', () => {
-    expect(() => validateStagingRequest({}, makeCtx())).toThrow(TypeError);
+  it('never validates a body without a users array: its check answers first', () => {
+    expect(() => validateStagingRequest({}, makeCtx())).toThrow(USERS_FIELD_INVALID_MESSAGE);
   });
 });
 

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { normalisePhoneNumber } from '#functions/contract/phone-numbers.js';
 import { getPrimaryLoginMethod, withFreshIds } from '#functions/domain/bulk-import/primary.js';
-import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { type ImportValidationContext, validateImportUser } from '#functions/domain/bulk-import/validate-user.js';
+import type { ImportUser } from '#functions/domain/import/types.js';
 import { HASHING_ALGORITHMS } from '#functions/domain/passwords/algorithm.js';
 import { UNKNOWN_ROLES_AND_TENANT_T1_ERRORS } from '../fixtures/import-users.js';
 

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   type BackpressurePolicy,
+  IMPORT_BACKPRESSURE,
   planBackpressure,
   throttledTooLongMessage,
 } from '#functions/domain/bulk-import/backoff.js';
@@ -14,12 +15,11 @@ import {
   ONE_BY_ONE_CONCURRENCY,
 } from '#functions/domain/bulk-import/import-batch.js';
 import type { ClaimedRow, StagedRow, StagedStatus, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
-import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import type { ImportOutcome } from '#functions/domain/import/import-user.js';
+import type { ImportUser } from '#functions/domain/import/types.js';
 import { TransientWriteError } from '#functions/domain/users/write.js';
 import { BackpressureError } from '#functions/shared/errors.js';
 import { isBackpressure } from '#functions/wiring/staged-apps.js';
-import { IMPORT_BACKPRESSURE } from '#functions/workers.js';
 
 const SECRET = 'plain-password-xyz';
 const user = (id: string): ImportUser => ({

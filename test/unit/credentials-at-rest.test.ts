@@ -16,8 +16,8 @@ import {
 } from '#functions/config/index.js';
 import { mapProviderSecrets } from '#functions/config/provider-secrets.js';
 import { credentialFingerprint } from '#functions/contract/credential-fingerprints.js';
-import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { type DataKeyProvider, type KeyContext, UnreadableSecretError } from '#functions/domain/credentials/ports.js';
+import type { ImportUser } from '#functions/domain/import/types.js';
 import { checkApiKey } from '#functions/shared/api-keys.js';
 import { BadRequestError } from '#functions/shared/errors.js';
 import {

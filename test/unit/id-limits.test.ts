@@ -102,7 +102,7 @@ const KEYS: [string, string, 'partition' | 'sort'][] = [
   ['OAuth2 client', oauthClientSortKey(wide('oauthClientId')), 'sort'],
   ['passkey recovery token of a user id', webauthnRecoveryTokenSortKey(t, wide('email').repeat(2), SHA256_HEX), 'sort'],
   // Options ids longer than 128 characters and credential ids longer than 1,364 (1,023 bytes,
-  // base64url) are never looked up (functions/domain/webauthn/deps.ts, credential-ids.ts).
+  // base64url) are never looked up (functions/domain/webauthn/deps.ts, functions/domain/users/credential-ids.ts).
   ['passkey options', webauthnOptionsPartition(a, '中'.repeat(128)), 'partition'],
   ['passkey options of a tenant (GSI2)', webauthnOptionsIndexSortKey(t, '中'.repeat(128)), 'sort'],
   ['passkey', webauthnCredentialPartition(a, 'A'.repeat(1364)), 'partition'],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { importPlan, importRecords, importUser, messageFor } from '#functions/domain/import/import-user.js';
+import type { ImportUser } from '#functions/domain/import/types.js';
 import type {
   CompanionWrites,
   UserStore,

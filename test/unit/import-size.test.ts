@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ImportLoginMethod, ImportUser } from '#functions/domain/bulk-import/types.js';
 import { importActionsAtMost, importPlan, importRecords } from '#functions/domain/import/import-user.js';
+import type { ImportLoginMethod, ImportUser } from '#functions/domain/import/types.js';
 import { tableNamed } from '#functions/storage/kit/index.js';
 import { createUserStore } from '#functions/storage/users/store.js';
 

@@ -9,9 +9,11 @@ import {
   type TransportOutcome,
 } from '#functions/domain/password-hook/check.js';
 import { MAX_REQUEST_BYTES } from '#functions/domain/password-hook/protocol.js';
+import { migrationHookVerifier } from '#functions/domain/password-hook/verifier.js';
 import type { PasswordPorts, UsersDeps } from '#functions/domain/users/deps.js';
 import type { UserRecord } from '#functions/domain/users/model.js';
 import { signIn } from '#functions/domain/users/sign-in.js';
+import { storedHashVerifier } from '#functions/domain/users/stored-hash.js';
 import { ServiceUnavailableError } from '#functions/shared/errors.js';
 
 /**
@@ -110,11 +112,15 @@ function environment(behaviour: () => Behaviour) {
     newId: () => 'new',
   } as unknown as UsersDeps;
 
+  /** The app's password check, as wiring builds it for an app with a hook. */
+  const pendingDeps = { store: deps.store, hash: passwords.hash, verify: passwords.verify };
+  const verifier = migrationHookVerifier(pendingDeps, hook, storedHashVerifier(deps, passwords));
+
   /** A sign-in's answer as the caller sees it: status, Retry-After, and how long it took. */
   async function attempt(email: string, password = 'wrong-password') {
     const started = clock.t;
     try {
-      const answer = await signIn(deps, passwords, TARGET, { email, password }, hook);
+      const answer = await signIn(deps, passwords, TARGET, { email, password }, verifier);
       return { answer: answer.status as string, retryAfter: undefined as number | undefined, ms: clock.t - started };
     } catch (error) {
       if (!(error instanceof ServiceUnavailableError)) throw error;

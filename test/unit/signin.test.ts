@@ -23,11 +23,20 @@ vi.mock('hash-wasm', async (importOriginal) => {
 
 const { resolveEffectiveConfig } = await import('#functions/config/index.js');
 const { hashPassword } = await import('#functions/domain/passwords/index.js');
-const { signIn } = await import('#functions/domain/users/sign-in.js');
+const { signIn: signInWith } = await import('#functions/domain/users/sign-in.js');
+const { storedHashVerifier } = await import('#functions/domain/users/stored-hash.js');
 const { passwordPorts } = await import('#functions/wiring/passwords.js');
 const { RecentDurations } = await import('#functions/domain/passwords/timing.js');
 type PasswordPorts = import('#functions/domain/users/deps.js').PasswordPorts;
 type UsersDeps = import('#functions/domain/users/deps.js').UsersDeps;
+
+/** The sign-in of an app without a password-migration hook: the stored hash checks the password. */
+const signIn = (
+  deps: UsersDeps,
+  ports: PasswordPorts,
+  target: { appId: string; tenantId: string },
+  input: { email: string; password: string },
+) => signInWith(deps, ports, target, input, storedHashVerifier(deps, ports));
 type UserRecord = import('#functions/domain/users/model.js').UserRecord;
 
 const TARGET = { appId: 'shop', tenantId: 'public' };

@@ -7,7 +7,7 @@
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { ClaimedRow, ClearImportUser, StagedRow } from '#functions/domain/bulk-import/staging-ports.js';
-import type { ImportUser } from '#functions/domain/bulk-import/types.js';
+import type { ImportUser } from '#functions/domain/import/types.js';
 import { fromItem } from '#functions/storage/staging/rows.js';
 
 describe('staged row types', () => {

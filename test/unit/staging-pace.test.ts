@@ -14,7 +14,7 @@ import {
 } from '#functions/domain/bulk-import/pace.js';
 import { stageInRounds } from '#functions/domain/bulk-import/staging.js';
 import type { StagingPace, StagingStore } from '#functions/domain/bulk-import/staging-ports.js';
-import type { ImportUser } from '#functions/domain/bulk-import/types.js';
+import type { ImportUser } from '#functions/domain/import/types.js';
 import { ServiceUnavailableError } from '#functions/shared/errors.js';
 import type { MetricCounts } from '#functions/shared/metrics.js';
 

@@ -7,8 +7,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { StoredCredential } from '#functions/domain/users/companions.js';
 import type { WebauthnDeps } from '#functions/domain/webauthn/deps.js';
-import type { GeneratedOptions, StoredCredential } from '#functions/domain/webauthn/model.js';
+import type { GeneratedOptions } from '#functions/domain/webauthn/model.js';
 import { registerOptions, signInOptions } from '#functions/domain/webauthn/options.js';
 import {
   credentialRequest,

@@ -16,7 +16,7 @@
  *    run together end with one of CREDENTIAL_ENDINGS (`accesstoken`, `clientSecret`, `userpassword`,
  *    `backup_codes`).
  */
-import type { JsonObject } from './sources/common.js';
+import type { JsonObject } from './contract.js';
 
 /** Words that make a key a credential wherever they stand. */
 const CREDENTIAL_WORDS: ReadonlySet<string> = new Set([

@@ -4,10 +4,11 @@
  * (docs/password-reset-and-verification.md "Storage").
  */
 
+import type { OneTimeToken, OneTimeTokenKind, VerifiedEmailRef } from '../users/companions.js';
 import type { UsersDeps } from '../users/deps.js';
 import { resolveUser } from '../users/lookup.js';
 import type { LoginMethodRecord, UserRecord } from '../users/model.js';
-import type { AccountTokenStore, OneTimeToken, OneTimeTokenKind, TokenGroup, VerifiedEmailRef } from './ports.js';
+import type { AccountTokenStore, TokenGroup } from './ports.js';
 import { hashOneTimeToken } from './tokens.js';
 
 export interface AccountsDeps {

@@ -5,6 +5,7 @@
  * shows, imported users' `isVerified` included); for any other pair it is a verified-email item.
  */
 
+import type { AccountWrites } from '../users/companions.js';
 import type { CompanionWrites, UserWritePlan } from '../users/ports.js';
 import { writePlan } from '../users/write.js';
 import {
@@ -17,7 +18,6 @@ import {
   WRITE_ATTEMPTS,
   withMethod,
 } from './deps.js';
-import type { AccountWrites } from './ports.js';
 
 /** Whether (id, email) is verified (`GET /recipe/user/email/verify`). The email is taken as given. */
 export async function isEmailVerified(deps: AccountsDeps, input: { userId: string; email: string }) {

@@ -6,11 +6,11 @@
  * token of the same user id.
  */
 import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.js';
+import type { AccountWrites } from '../users/companions.js';
 import { resolveUser } from '../users/lookup.js';
 import { externalIdOf } from '../users/model.js';
 import { writePlan } from '../users/write.js';
 import { type AccountsDeps, issueToken, tokenWithGroup } from './deps.js';
-import type { AccountWrites } from './ports.js';
 
 export interface CreateResetTokenInput {
   readonly userId: string;

@@ -7,11 +7,12 @@
  * email is verified only if (id, new email) was, and the old email keeps its state.
  */
 
+import type { AccountWrites } from '../users/companions.js';
 import type { PasswordPorts } from '../users/deps.js';
 import type { LoginMethodRecord, UserRecord } from '../users/model.js';
 import { writePlan } from '../users/write.js';
 import { type AccountsDeps, methodOf, ownerOf, WRITE_ATTEMPTS, withMethod } from './deps.js';
-import type { AccountTokenStore, AccountWrites } from './ports.js';
+import type { AccountTokenStore } from './ports.js';
 
 export interface UpdateUserInput {
   /** The recipe user id (or its external id). */

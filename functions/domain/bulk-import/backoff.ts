@@ -1,14 +1,14 @@
 /**
  * Backoff: a user the table (or a queue, or the key) was too busy for comes back later, with a
  * growing delay, for a bounded time — throttling slows an import down and never fails a user
- * within that bound. The policy's values are functions/workers.ts IMPORT_BACKPRESSURE; the queue
+ * within that bound. The policy's values are {@link IMPORT_BACKPRESSURE}; the queue
  * side (delayed copies, message attributes) is functions/workers/backpressure.ts.
  */
 import { type FailOutcome, failPendingRow, type StagedRowDeps } from './failed-rows.js';
 import type { ImportMessage } from './message.js';
 import type { StagedRow } from './staging-ports.js';
 
-/** How the import backs off (the values are functions/workers.ts IMPORT_BACKPRESSURE). */
+/** How the import backs off (the values are {@link IMPORT_BACKPRESSURE}). */
 export interface BackpressurePolicy {
   /** Delay before the first return; it doubles with every return (jittered: half to all of it). */
   readonly firstDelaySeconds: number;
@@ -17,6 +17,23 @@ export interface BackpressurePolicy {
   /** A user still refused this long after its first backpressure turns FAILED. */
   readonly giveUpAfterSeconds: number;
 }
+
+/**
+ * How the import backs off when DynamoDB (or SQS, or KMS) pushes back — throttling, capacity
+ * errors, conflicting transactions, 5xx: never a reason to fail a user. A message that met
+ * backpressure is sent to the import queue again (SQS DelaySeconds, so its receive count starts
+ * over and it never reaches the DLQ for it) after `firstDelaySeconds`, doubling with every return
+ * up to `maxDelaySeconds` (each delay jittered to half–all of it): 30 s, 1, 2, 4, 8 min, then
+ * every 15 min. A user still refused `giveUpAfterSeconds` after its first backpressure turns
+ * FAILED with a message that says so ({@link throttledTooLongMessage}). The local runtime and the
+ * tests may shorten all three (`IMPORT_BACKPRESSURE`, functions/shared/env.ts;
+ * functions/wiring/staged-apps.ts backpressurePolicy).
+ */
+export const IMPORT_BACKPRESSURE: BackpressurePolicy = {
+  firstDelaySeconds: 30,
+  maxDelaySeconds: 900,
+  giveUpAfterSeconds: 6 * 3600,
+};
 
 /** A message's record of backpressure, carried with it from one delivery to the next. */
 export interface BackpressureHistory {

@@ -17,8 +17,8 @@ import {
 import { MAX_ACTIONS_PER_WRITE, type UserStore, type UserWrite } from '#functions/domain/users/ports.js';
 import { checkTimeLeft } from '#functions/shared/call-budget.js';
 import { JsonBadRequestError } from '#functions/shared/errors.js';
+import type { ImportUser } from '../import/types.js';
 import { scrubSecrets } from './scrub-credentials.js';
-import type { ImportUser } from './types.js';
 import { validateStagingRequest } from './validate-request.js';
 import type { ImportValidationContext } from './validate-user.js';
 
@@ -66,7 +66,7 @@ export async function dryRunRequest(
   validation: ImportValidationContext,
   config: ImportConfig,
 ): Promise<DryRunBody> {
-  const result = validateStagingRequest({ users }, validation);
+  const result = validateStagingRequest(users, validation);
   if (!result.ok) throw new JsonBadRequestError(result.body);
   const valid = result.users;
 

@@ -20,10 +20,10 @@ import { createHash, createHmac } from 'node:crypto';
 import { cleanupCall, timeLeftMs } from '#functions/shared/call-budget.js';
 import { BackpressureError, BadRequestError, CoreHttpError } from '#functions/shared/errors.js';
 import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
+import type { ImportUser } from '../import/types.js';
 import { withFreshIds } from './primary.js';
 import { type RepeatWith, refusedForNow, type StagingDeps, stageInRounds } from './staging.js';
 import type { IdempotencyClaim, IdempotencyStore, RememberedAnswer } from './staging-ports.js';
-import type { ImportUser } from './types.js';
 import { buildStagingSuccessBody, validateStagingRequest } from './validate-request.js';
 import type { ImportValidationContext } from './validate-user.js';
 
@@ -152,7 +152,7 @@ async function answerOf(
   validation: () => Promise<ImportValidationContext>,
   claim: IdempotencyClaim,
 ): Promise<RememberedAnswer> {
-  const result = validateStagingRequest({ users: request.users }, await validation());
+  const result = validateStagingRequest(request.users, await validation());
   if (!result.ok) return { status: 400, body: result.body };
   const staged = await stageUsersOnce(deps, appId, result.users, request, claim);
   return { status: 200, body: buildStagingSuccessBody(staged) };

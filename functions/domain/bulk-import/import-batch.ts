@@ -21,11 +21,11 @@ import type {
 } from '#functions/domain/import/import-user.js';
 import { TransientWriteError } from '#functions/domain/users/write.js';
 import { BackpressureError } from '#functions/shared/errors.js';
+import type { ImportUser } from '../import/types.js';
 import { type FailOutcome, failRow, javaList, permanentFailureMessage, type StagedRowDeps } from './failed-rows.js';
 import type { ImportMessage } from './message.js';
 import { describeError, scrubSecrets } from './scrub-credentials.js';
 import type { ClaimedRow } from './staging-ports.js';
-import type { ImportUser } from './types.js';
 import { type ImportValidationContext, validateImportUser } from './validate-user.js';
 
 /** What re-validation and the import need to know about the app, read now (roles/tenants may have changed). */

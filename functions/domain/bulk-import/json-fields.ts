@@ -3,13 +3,9 @@
  * `<field> should be of type <type><suffix>`, a missing required one `<field> is required<suffix>`.
  * Errors are collected into the caller's list, never thrown, so validation reports every problem.
  */
-export type JsonObject = Record<string, unknown>;
+import { isJsonObject, type JsonObject } from '#functions/contract/json.js';
 
 const NON_BLANK = /\S/;
-
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isNonBlankString(value: unknown): value is string {
   return typeof value === 'string' && NON_BLANK.test(value);

@@ -1,5 +1,5 @@
 /** The primary login method of an import user, and fresh ids for a re-staged user. */
-import type { ImportLoginMethod, ImportUser } from './types.js';
+import type { ImportLoginMethod, ImportUser } from '../import/types.js';
 
 /**
  * The primary login method: the one with `isPrimary`; if none, the one with the smallest

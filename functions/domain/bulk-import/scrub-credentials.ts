@@ -3,7 +3,7 @@
  * staged row or written to a log never carry a password, a hash or a TOTP secret (docs/import-pipeline.md,
  * invariant 5), whatever error text a dependency produced.
  */
-import type { ImportUser } from './types.js';
+import type { ImportUser } from '../import/types.js';
 
 /**
  * What stands for a credential in any message that quotes input (a deliberate difference from the

@@ -2,7 +2,12 @@
  * Ports of the bulk-import pipeline's use cases (staging, processing, status, reconciliation).
  * The storage module implements them against DynamoDB; unit tests pass in-memory fakes.
  */
-import type { EmailPasswordImportLoginMethod, ImportLoginMethod, ImportTotpDevice, ImportUser } from './types.js';
+import type {
+  EmailPasswordImportLoginMethod,
+  ImportLoginMethod,
+  ImportTotpDevice,
+  ImportUser,
+} from '../import/types.js';
 
 export type StagedStatus = 'NEW' | 'PROCESSING' | 'FAILED';
 export const STAGED_STATUS_VALUES: readonly StagedStatus[] = ['NEW', 'PROCESSING', 'FAILED'];

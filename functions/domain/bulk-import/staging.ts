@@ -15,10 +15,10 @@ import {
 } from '#functions/shared/errors.js';
 import { METRIC } from '#functions/shared/metric-names.js';
 import type { MetricsPort } from '#functions/shared/metrics.js';
+import type { ImportUser } from '../import/types.js';
 import { type ImportPublisher, importMessage } from './message.js';
 import { GroupPace } from './pace.js';
 import type { StagingPace, StagingStore } from './staging-ports.js';
-import type { ImportUser } from './types.js';
 
 export interface StagingDeps {
   readonly store: StagingStore;

@@ -5,6 +5,7 @@
 import { BadRequestError, invalidFieldMessage } from '#functions/shared/errors.js';
 import { checkIdLength } from '#functions/shared/id-limits.js';
 import { optionalIntQuery } from '#functions/shared/input.js';
+import type { ImportLoginMethod, ImportUser } from '../import/types.js';
 import {
   type ClaimedRow,
   type ClearImportUser,
@@ -15,7 +16,6 @@ import {
   type StagedStatus,
   type StagingStore,
 } from './staging-ports.js';
-import type { ImportLoginMethod, ImportUser } from './types.js';
 
 const INVALID_STATUS_MESSAGE = 'Invalid value for status. Pass one of NEW, PROCESSING, or FAILED!';
 const INVALID_TOKEN_MESSAGE = 'invalid pagination token';

@@ -5,7 +5,7 @@
 import { MAX_USERS_PER_STAGING_REQUEST } from '#functions/contract/import-payload.js';
 import { checkTimeLeft } from '#functions/shared/call-budget.js';
 import { BadRequestError, JsonBadRequestError } from '#functions/shared/errors.js';
-import type { ImportUser } from './types.js';
+import type { ImportUser } from '../import/types.js';
 import { type ImportValidationContext, validateImportUser } from './validate-user.js';
 
 /** 400 text (plain) when `users` is missing or not an array. */
@@ -85,17 +85,16 @@ const VALIDATION_TIME_CHECK_EVERY = 500;
 export type StagingRequestValidation = { ok: true; users: ImportUser[] } | { ok: false; body: InvalidUsersErrorBody };
 
 /**
- * Validates every user of a `POST /bulk-import/users` body (docs/reference-behaviour.md "Staging users"). All-or-nothing: either every user
+ * Validates every user of a `POST /bulk-import/users` body (docs/reference-behaviour.md "Staging users"), as
+ * {@link stagingUsersOf} hands them over (the body's checks are behind them). All-or-nothing: either every user
  * is valid (normalised users in request order) or the 400 JSON body listing only the invalid users.
  * `externalUserId` must be unique across all users of the request, invalid ones included (first occurrence
- * wins). The caller runs {@link precheckStagingBody} first; a body without a `users` array is a caller bug.
- * Throws `BudgetExhaustedError` when the request's time runs out on the way (nothing was written).
+ * wins). Throws `BudgetExhaustedError` when the request's time runs out on the way (nothing was written).
  */
-export function validateStagingRequest(body: unknown, ctx: ImportValidationContext): StagingRequestValidation {
-  const precheck = precheckStagingBody(body);
-  if (precheck.kind === 'usersFieldInvalid') throw new TypeError(precheck.message);
-  const rawUsers = precheck.kind === 'ok' ? precheck.users : [];
-
+export function validateStagingRequest(
+  rawUsers: readonly unknown[],
+  ctx: ImportValidationContext,
+): StagingRequestValidation {
   const seenExternalUserIds = new Set<string>();
   const users: ImportUser[] = [];
   const invalid: InvalidUserEntry[] = [];

@@ -8,16 +8,24 @@
  */
 import { normaliseEmail } from '#functions/contract/emails.js';
 import { IMPORT_RECIPE_IDS, type ImportRecipeId } from '#functions/contract/import-payload.js';
+import { isJsonObject, type JsonObject } from '#functions/contract/json.js';
 import { normalisePhoneNumber } from '#functions/contract/phone-numbers.js';
 import { PUBLIC_TENANT_ID } from '#functions/contract/tenants.js';
+import type {
+  EmailPasswordImportLoginMethod,
+  ImportLoginMethod,
+  ImportTotpDevice,
+  ImportUser,
+  ImportUserRole,
+  PasswordlessImportLoginMethod,
+  ThirdPartyImportLoginMethod,
+} from '../import/types.js';
 import { metadataProblem, metadataProblemMessage } from '../metadata/limits.js';
 // The import checks only: the index would also load the KDFs, which validation never runs.
 import { normaliseHashingAlgorithm } from '../passwords/algorithm.js';
 import { checkHashFormat, checkUndeclaredHash, normaliseImportedHash } from '../passwords/format.js';
 import {
   INT_RANGE,
-  isJsonObject,
-  type JsonObject,
   readArrayOfObject,
   readArrayOfString,
   readBoolean,
@@ -27,15 +35,6 @@ import {
 } from './json-fields.js';
 import { getPrimaryLoginMethod } from './primary.js';
 import { SECRET_MARKER } from './scrub-credentials.js';
-import type {
-  EmailPasswordImportLoginMethod,
-  ImportLoginMethod,
-  ImportTotpDevice,
-  ImportUser,
-  ImportUserRole,
-  PasswordlessImportLoginMethod,
-  ThirdPartyImportLoginMethod,
-} from './types.js';
 
 export interface ImportValidationContext {
   /** Current time in ms since epoch: default for, and upper bound of, `timeJoinedInMSSinceEpoch`. */

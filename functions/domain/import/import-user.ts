@@ -10,7 +10,7 @@
  * verification state, TOTP devices, metadata merge, role assignments (each role must exist) and
  * the caller's companion writes. Condition failures map to the reference's E0xx messages.
  */
-import type { ImportLoginMethod, ImportUser } from '#functions/domain/bulk-import/types.js';
+
 import { hashPassword } from '#functions/domain/passwords/hash.js';
 import { assignTotpDeviceNames } from '#functions/domain/totp/names.js';
 import { type LoginMethodRecord, toUserJson, type UserJson, type UserRecord } from '#functions/domain/users/model.js';
@@ -27,6 +27,7 @@ import {
 import { TransientWriteError } from '#functions/domain/users/write.js';
 import { checkTimeLeft } from '#functions/shared/call-budget.js';
 import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
+import type { ImportLoginMethod, ImportUser } from './types.js';
 
 /** The parts of the app's effective configuration an import depends on. */
 export interface ImportConfig {

@@ -4,13 +4,19 @@
  * the app existence check, as the reference orders it).
  */
 import { BadRequestError } from '#functions/shared/errors.js';
+import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
 import type { UpdateMetadataInput } from './input.js';
 import { metadataProblem, metadataProblemMessage } from './limits.js';
 import { shallowMergeMetadata } from './merge.js';
 import type { MetadataStore } from './ports.js';
 import { fitsUserId } from './user-id.js';
 
-const MAX_ATTEMPTS = 10;
+/** The read-merge-write of a metadata update, read again when a concurrent write got in between. */
+const METADATA_MERGE: RereadPolicy = {
+  attempts: 10,
+  exhausted: 'metadata update kept conflicting with concurrent writes',
+  error: Error,
+};
 
 /** → `{status:"OK", metadata}` (`{}` when nothing is stored). */
 export async function getUserMetadata(store: MetadataStore, input: { userId: string }) {
@@ -24,16 +30,14 @@ export async function getUserMetadata(store: MetadataStore, input: { userId: str
  * (the merged result).
  */
 export async function updateUserMetadata(store: MetadataStore, input: UpdateMetadataInput) {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  return reread(METADATA_MERGE, async () => {
     const current = await store.readUserMetadata(input.userId);
     const metadata = shallowMergeMetadata(current?.metadata ?? {}, input.update);
     const problem = metadataProblem(metadata);
     if (problem) throw new BadRequestError(metadataProblemMessage(problem, 'User metadata'));
-    if (await store.writeUserMetadata(input.userId, metadata, current?.version)) {
-      return { status: 'OK', metadata };
-    }
-  }
-  throw new Error('metadata update kept conflicting with concurrent writes');
+    const saved = await store.writeUserMetadata(input.userId, metadata, current?.version);
+    return saved ? { status: 'OK', metadata } : READ_AGAIN;
+  });
 }
 
 /** Deletes the id's metadata (if any) → `{status:"OK"}`. */

@@ -5,7 +5,7 @@
 import { normaliseEmail } from '#functions/contract/emails.js';
 import { normalisePhoneNumber } from '#functions/contract/phone-numbers.js';
 import { BadRequestError } from '#functions/shared/errors.js';
-import { canonicalCredentialId, isCredentialIdShape } from '../webauthn/credential-ids.js';
+import { canonicalCredentialId, isCredentialIdShape } from './credential-ids.js';
 import type { UsersDeps } from './deps.js';
 import { toUserJson, type UserRecord } from './model.js';
 import type { UserStore } from './ports.js';

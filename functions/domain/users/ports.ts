@@ -2,8 +2,7 @@
  * What the users and import use cases need from storage. Storage reports a failed write as the
  * list of entities whose condition failed, so the domain can word the reference's messages.
  */
-import type { AccountWrites } from '../accounts/ports.js';
-import type { WebauthnWrites } from '../webauthn/ports.js';
+import type { AccountWrites, WebauthnWrites } from './companions.js';
 import type { SearchField, UserRecord } from './model.js';
 
 /** One thing a user write touches; a failed conditional write is reported as its entity. */

@@ -1,13 +1,18 @@
 /**
- * `POST /<t>/recipe/signin`: email and password against the stored hash, every failure held to
- * the dummy verify's duration, and a legacy hash upgraded after a successful sign-in.
+ * `POST /<t>/recipe/signin`: email and password, checked by the app's {@link PasswordVerifier}
+ * (the stored hash, or the password-migration hook for users imported pending it: wiring picks),
+ * every failure held to the dummy verify's duration.
  */
 import { normaliseEmail } from '#functions/contract/emails.js';
 import { ID_LIMITS } from '#functions/shared/id-limits.js';
-import { type PasswordHookPorts, type PendingPace, pendingPace } from '../password-hook/check.js';
-import { hookUnavailableError, signInPendingMethod } from '../password-hook/sign-in.js';
 import type { PasswordPorts, UsersDeps } from './deps.js';
-import { externalIdOf, toUserJson, type UserJson, type UserRecord } from './model.js';
+import { externalIdOf, toUserJson, type UserJson } from './model.js';
+import {
+  type FailurePace,
+  type FoundMethod,
+  type PasswordVerifier,
+  passwordCheckUnavailable,
+} from './password-verifier.js';
 
 /** `POST /<t>/recipe/signin`. */
 export async function signIn(
@@ -15,8 +20,7 @@ export async function signIn(
   passwords: PasswordPorts,
   target: { appId: string; tenantId: string },
   input: { email: string; password: string },
-  /** The app's password-migration hook, for users imported pending it (docs/password-migration-hook.md). */
-  hook?: PasswordHookPorts,
+  verifier: PasswordVerifier,
 ): Promise<{ status: 'OK'; user: UserJson; recipeUserId: string } | { status: 'WRONG_CREDENTIALS_ERROR' }> {
   const email = normaliseEmail(input.email);
   // An email too long to be stored belongs to no user (and cannot be part of a key).
@@ -24,44 +28,17 @@ export async function signIn(
     ? await deps.store.getEmailPasswordUser(target.appId, target.tenantId, email)
     : undefined;
   const method = found?.user.loginMethods.find((lm) => lm.recipeUserId === found.recipeUserId);
+  const foundMethod: FoundMethod | undefined = found && method && { ...found, method };
   // Every failure from here on takes at least as long as the dummy verify (failAfterFloor).
   const verifyStarted = passwords.timing.now();
-  if (found && method?.passwordMigration === 'hook') {
-    const ports = { store: deps.store, warn: deps.warn, hash: passwords.hash, verify: passwords.verify };
-    const pending = await signInPendingMethod(ports, hook, target, found, input.password);
-    if (pending.kind === 'unavailable') {
-      const unavailable = { retryAfterSeconds: pending.retryAfterSeconds };
-      return failAfterFloor(passwords, verifyStarted, input.password, false, { callMs: 0, unavailable });
-    }
-    if (pending.kind === 'wrong') {
-      // Its own call is behind it; the outage is judged after it (an answer ends one).
-      const after = hook ? { callMs: 0, unavailable: pendingPace(hook).unavailable } : undefined;
-      return failAfterFloor(passwords, verifyStarted, input.password, false, after);
-    }
-    const user = toUserJson(pending.user);
-    return { status: 'OK', user, recipeUserId: externalIdOf(pending.user, method.recipeUserId) };
-  }
-  // What a pending user's sign-in would go through, judged when its check would start.
-  const pace = hook && pendingPace(hook);
-  if (!found || !method?.passwordHash) {
-    await passwords.dummyVerify(input.password);
-    return failAfterFloor(passwords, verifyStarted, input.password, true, pace);
-  }
-  const outcome = await passwords.verify(input.password, method.passwordHash);
-  const who = { appId: target.appId, tenantId: target.tenantId, recipeUserId: method.recipeUserId };
-  if (outcome === 'unverifiable') {
-    deps.warn?.('sign-in refused: the stored password hash cannot be checked with this app configuration', who);
-  } else if (outcome === 'over-limit') {
-    deps.warn?.('sign-in refused: the stored password hash asks for more work than the hash cost bounds allow', who);
-  }
-  if (outcome !== 'match') return failAfterFloor(passwords, verifyStarted, input.password, false, pace);
-  if (passwords.needsUpgrade?.(method.passwordHash)) {
-    await upgradePasswordHash(deps, passwords, target, found.user, method.recipeUserId, input.password);
+  const check = await verifier.check(target, foundMethod, input.password);
+  if (check.kind === 'failed') {
+    return failAfterFloor(passwords, verifyStarted, input.password, check.ranDummy, check.pace);
   }
   return {
     status: 'OK',
-    user: toUserJson(found.user),
-    recipeUserId: externalIdOf(found.user, method.recipeUserId),
+    user: toUserJson(check.user),
+    recipeUserId: externalIdOf(check.user, check.recipeUserId),
   };
 }
 
@@ -94,7 +71,7 @@ async function failAfterFloor(
   startedAt: number,
   password: string,
   ranDummy: boolean,
-  pace?: PendingPace,
+  pace?: FailurePace,
 ): Promise<{ status: 'WRONG_CREDENTIALS_ERROR' }> {
   const { timing } = passwords;
   const floor = timing.floorMs();
@@ -113,36 +90,8 @@ async function failAfterFloor(
     const left = quick ? pace.callMs : pace.callMs - (timing.now() - startedAt);
     if (left > 0) await timing.sleep(left);
   }
-  if (pace?.unavailable) throw hookUnavailableError(pace.unavailable.retryAfterSeconds);
+  if (pace?.unavailable) throw passwordCheckUnavailable(pace.unavailable.retryAfterSeconds);
   return { status: 'WRONG_CREDENTIALS_ERROR' };
-}
-
-/**
- * The step after a successful sign-in against a legacy hash: the password, hashed with the app's
- * algorithm at its configured cost, replaces the legacy hash, in a write that applies only if the
- * stored hash is still the one just verified (a password changed meanwhile is never overwritten;
- * the next sign-in verifies whatever is stored then). It never fails the sign-in: a failure is
- * logged without the hash or the password, and the legacy hash stays until a later sign-in.
- */
-async function upgradePasswordHash(
-  deps: UsersDeps,
-  passwords: PasswordPorts,
-  target: { appId: string; tenantId: string },
-  user: UserRecord,
-  recipeUserId: string,
-  password: string,
-): Promise<void> {
-  try {
-    const replacement = await passwords.hash(password);
-    await deps.store.replacePasswordHash(target.appId, user, recipeUserId, replacement);
-  } catch (error) {
-    deps.warn?.('sign-in succeeded but its legacy password hash could not be upgraded; it is kept as it was', {
-      appId: target.appId,
-      tenantId: target.tenantId,
-      recipeUserId,
-      reason: error instanceof Error ? error.name : 'unknown',
-    });
-  }
 }
 
 /** Normalising can at most double an email's length (`İ` lower-cases to two characters). */

@@ -4,10 +4,10 @@
  */
 import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
 import { withMethod } from '../accounts/deps.js';
+import type { StoredCredential } from '../users/companions.js';
 import { writePlan } from '../users/write.js';
 import { webauthnMethodOf } from './credentials.js';
 import type { WebauthnDeps } from './deps.js';
-import type { StoredCredential } from './model.js';
 import { findOptions } from './options.js';
 import type { CredentialInput } from './requests.js';
 import { verifyRegistration } from './verify.js';

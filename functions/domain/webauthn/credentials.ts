@@ -6,10 +6,10 @@
  */
 import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
 import { withMethod } from '../accounts/deps.js';
+import { canonicalCredentialId, isCredentialIdShape } from '../users/credential-ids.js';
 import { resolveUser } from '../users/lookup.js';
 import type { LoginMethodRecord, UserRecord } from '../users/model.js';
 import { writePlan } from '../users/write.js';
-import { canonicalCredentialId, isCredentialIdShape } from './credential-ids.js';
 import type { WebauthnDeps } from './deps.js';
 
 const CREDENTIAL_NOT_FOUND = { status: 'CREDENTIAL_NOT_FOUND_ERROR' } as const;

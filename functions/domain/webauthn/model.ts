@@ -1,7 +1,8 @@
 /**
  * What the WebAuthn (passkeys) recipe keeps (docs/passkeys.md "What is stored"): the options a
  * registration or sign-in ceremony was started with, and the passkeys registered to webauthn login
- * methods. Pure data.
+ * methods (`StoredCredential`, with the users' data in functions/domain/users/companions.ts: a
+ * registration commits with its user). Pure data.
  */
 
 /** The options of one ceremony, as stored between the options request and its use. */
@@ -27,20 +28,3 @@ export interface GeneratedOptions {
 }
 
 export type UserVerification = 'required' | 'preferred' | 'discouraged';
-
-/** A passkey of a webauthn login method. */
-export interface StoredCredential {
-  /** The credential id as the browser sends it (base64url). */
-  readonly id: string;
-  /** The webauthn login method (recipe user id, never an external id) it belongs to. */
-  readonly recipeUserId: string;
-  /** The relying party it was registered for. */
-  readonly relyingPartyId: string;
-  /** The COSE public key, base64url. */
-  readonly publicKey: string;
-  /** The authenticator's signature counter as last seen (0 for authenticators that keep none). */
-  readonly counter: number;
-  readonly transports: readonly string[];
-  readonly createdAt: number;
-  readonly updatedAt: number;
-}

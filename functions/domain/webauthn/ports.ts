@@ -1,17 +1,11 @@
 /**
  * What the WebAuthn use cases need from storage (docs/passkeys.md). Registering or removing a
  * passkey changes the login method that lists it too, so those writes go through the users store
- * as companion writes ({@link WebauthnWrites}), in the same transaction as the user.
+ * as companion writes (`WebauthnWrites`, functions/domain/users/companions.ts, with the passkey's
+ * data), in the same transaction as the user.
  */
-import type { GeneratedOptions, StoredCredential } from './model.js';
-
-/** Passkey writes that commit in the same transaction as a user write, stated as intent. */
-export interface WebauthnWrites {
-  /** Stored, on condition that no passkey of the app has its id (else the write fails: `webauthnCredential`). */
-  readonly register?: StoredCredential;
-  /** Deleted, on condition that it still belongs to this login method (else: `webauthnCredential`). */
-  readonly remove?: { readonly credentialId: string; readonly recipeUserId: string };
-}
+import type { StoredCredential } from '../users/companions.js';
+import type { GeneratedOptions } from './model.js';
 
 /** A sign-in's effect on the passkey it used, committed only if nothing else used it meanwhile. */
 interface SignInUse {

@@ -7,8 +7,8 @@
  * only (one-time tokens of the accounts store, kind `webauthnRecovery`).
  */
 import { tokenWithGroup } from '../accounts/deps.js';
-import type { OneTimeToken } from '../accounts/ports.js';
 import { hashOneTimeToken } from '../accounts/tokens.js';
+import type { OneTimeToken } from '../users/companions.js';
 import { resolveUser } from '../users/lookup.js';
 import { externalIdOf, toUserJson } from '../users/model.js';
 import { writePlan } from '../users/write.js';

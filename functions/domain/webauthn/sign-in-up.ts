@@ -6,10 +6,10 @@
  * records the authenticator's new signature counter.
  */
 import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
+import type { StoredCredential } from '../users/companions.js';
 import { externalIdOf, newRecipeUser, toUserJson } from '../users/model.js';
 import { writePlan } from '../users/write.js';
 import type { WebauthnDeps } from './deps.js';
-import type { StoredCredential } from './model.js';
 import { findOptions } from './options.js';
 import type { CredentialInput } from './requests.js';
 import { checkCredentialIdAndType, verifyAssertion, verifyRegistration } from './verify.js';

@@ -26,8 +26,9 @@ import {
   isoBase64URL,
   parseAuthenticatorData,
 } from '@simplewebauthn/server/helpers';
-import { BASE64URL, canonicalCredentialId, isCredentialIdShape } from './credential-ids.js';
-import type { GeneratedOptions, StoredCredential } from './model.js';
+import type { StoredCredential } from '../users/companions.js';
+import { BASE64URL, canonicalCredentialId, isCredentialIdShape } from '../users/credential-ids.js';
+import type { GeneratedOptions } from './model.js';
 
 export type VerificationFailure =
   | { readonly status: 'INVALID_CREDENTIALS_ERROR'; readonly reason: string }

@@ -1,4 +1,4 @@
-import { importOneUser } from '#functions/domain/import/import-one.js';
+import { importOneUser } from '#functions/domain/bulk-import/import-one.js';
 import { httpHandler, ok } from '#functions/http/pipeline.js';
 import { importDeps, importValidationContext } from '#functions/wiring/import.js';
 import { usersDeps } from '#functions/wiring/users.js';

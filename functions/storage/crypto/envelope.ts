@@ -12,6 +12,7 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { type DataKeyProvider, type KeyContext, UnreadableSecretError } from '#functions/domain/credentials/ports.js';
+import { setNewest } from '#functions/shared/bounded-cache.js';
 
 /** A sealing key is replaced after this long… */
 export const SEALING_KEY_MAX_AGE_MS = 5 * 60_000;
@@ -110,8 +111,7 @@ export class Envelope {
     const cached = this.opening.get(id);
     if (cached && now - cached.at < OPENING_KEY_MAX_AGE_MS) {
       // Most recently used last: the first entry is the one to evict.
-      this.opening.delete(id);
-      this.opening.set(id, cached);
+      setNewest(this.opening, id, cached, OPENING_KEY_CACHE_SIZE);
       return cached.key;
     }
     const key = this.provider.unwrapDataKey(wrapped, context);
@@ -119,12 +119,7 @@ export class Envelope {
     key.catch(() => {
       if (this.opening.get(id) === entry) this.opening.delete(id);
     });
-    this.opening.delete(id);
-    this.opening.set(id, entry);
-    while (this.opening.size > OPENING_KEY_CACHE_SIZE) {
-      const oldest = this.opening.keys().next().value as string;
-      this.opening.delete(oldest);
-    }
+    setNewest(this.opening, id, entry, OPENING_KEY_CACHE_SIZE);
     return key;
   }
 

@@ -4,7 +4,7 @@
  * `secretKey`, by position. What stays in clear is what the status API may show.
  */
 import type { ClearImportUser } from '#functions/domain/bulk-import/staging-ports.js';
-import type { ImportTotpDevice, ImportUser } from '#functions/domain/bulk-import/types.js';
+import type { ImportTotpDevice, ImportUser } from '#functions/domain/import/types.js';
 
 /** By login method / TOTP device index (as a string, the JSON key). */
 export interface CredentialFields {

@@ -5,7 +5,7 @@
  * finished by its repeat group by group, and nothing is staged twice.
  */
 import type { StagingOnce, StagingPace } from '#functions/domain/bulk-import/staging-ports.js';
-import type { ImportUser } from '#functions/domain/bulk-import/types.js';
+import type { ImportUser } from '#functions/domain/import/types.js';
 import type { SealingKey } from '../crypto/envelope.js';
 import { chunkMarkerPut, markChunkSent, readChunkMarker, readChunkMarkers } from '../idempotency-store.js';
 import { putItem, type Table, type TransactItem, timeLeftMs, transact, withRetryPolicy } from '../kit/index.js';

@@ -10,7 +10,7 @@ import type {
   StagedStatus,
 } from '#functions/domain/bulk-import/staging-ports.js';
 import { STAGED_STATUS_VALUES } from '#functions/domain/bulk-import/staging-ports.js';
-import type { ImportUser } from '#functions/domain/bulk-import/types.js';
+import type { ImportUser } from '#functions/domain/import/types.js';
 import {
   STAGED_COUNTER_SHARDS,
   STAGED_COUNTER_SK,

@@ -8,8 +8,9 @@
  */
 
 import type { ClearImportUser } from '#functions/domain/bulk-import/staging-ports.js';
-import type { ImportUser } from '#functions/domain/bulk-import/types.js';
 import { type KeyContext, type UnreadableReason, UnreadableSecretError } from '#functions/domain/credentials/ports.js';
+import type { ImportUser } from '#functions/domain/import/types.js';
+import { setNewest } from '#functions/shared/bounded-cache.js';
 import { type Envelope, openWith, type SealingKey } from '../crypto/envelope.js';
 import { stagingDataKeyPartition } from '../keys/staging.js';
 import { defineEntity, getItem, type Item, putItem, type Table } from '../kit/index.js';
@@ -127,8 +128,7 @@ export class StagedCredentials {
         return wrapped;
       });
       found.catch(() => this.wrapped.delete(id));
-      this.wrapped.set(id, found);
-      while (this.wrapped.size > WRAPPED_CACHE_SIZE) this.wrapped.delete(this.wrapped.keys().next().value as string);
+      setNewest(this.wrapped, id, found, WRAPPED_CACHE_SIZE);
     }
     return found;
   }

@@ -8,7 +8,7 @@
  * The write is built once, plan by plan (`add`), and its action count is read from what was built.
  * Metadata merges need a read, so they are composed at commit time (one action per plan, counted).
  */
-import type { AccountWrites } from '#functions/domain/accounts/ports.js';
+import type { AccountWrites, WebauthnWrites } from '#functions/domain/users/companions.js';
 import type {
   CompanionWrites,
   UserWrite,
@@ -16,7 +16,6 @@ import type {
   WriteEntity,
   WriteResult,
 } from '#functions/domain/users/ports.js';
-import type { WebauthnWrites } from '#functions/domain/webauthn/ports.js';
 import { accountWriteActionCount, accountWriteActions } from '../account-tokens.js';
 import type { Envelope } from '../crypto/envelope.js';
 import { LINK_SK, PASSWORD_MIGRATED_COUNTER, PRIMARY_SK, USER_SK, userPartition } from '../keys/users.js';

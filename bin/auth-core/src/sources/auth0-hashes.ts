@@ -5,9 +5,10 @@
  * A gzipped file cannot be read at an offset, so its hashes are held in memory instead.
  */
 import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
+import { isJsonObject, type JsonObject } from '../contract.js';
 import { FingerprintTable } from '../fingerprints.js';
 import { isGzip, ndjsonRecords } from '../input.js';
-import { idText, isObject, type JsonObject, text } from './common.js';
+import { idText, text } from './common.js';
 
 /**
  * The user id a line of the hash export belongs to: `auth0|<alt_id>` when `alt_id` exists, else
@@ -17,7 +18,7 @@ export function auth0HashUserId(line: JsonObject): string | undefined {
   const alt = idText(line.alt_id);
   if (alt !== undefined) return `auth0|${alt}`;
   const id = line._id;
-  const oid = isObject(id) ? idText(id.$oid) : idText(id);
+  const oid = isJsonObject(id) ? idText(id.$oid) : idText(id);
   return oid === undefined ? undefined : `auth0|${oid}`;
 }
 
@@ -38,7 +39,7 @@ function parseLine(line: string): { userId: string; hash: string } | undefined {
   } catch {
     return undefined;
   }
-  if (!isObject(value)) return undefined;
+  if (!isJsonObject(value)) return undefined;
   const userId = auth0HashUserId(value);
   const hash = text(value.passwordHash);
   return userId === undefined || hash === undefined ? undefined : { userId, hash };
@@ -48,7 +49,7 @@ export async function loadAuth0Hashes(path: string): Promise<HashLookup> {
   if (await isGzip(path)) {
     const hashes = new Map<string, string>();
     for await (const record of ndjsonRecords(path)) {
-      if (!('value' in record) || !isObject(record.value)) continue;
+      if (!('value' in record) || !isJsonObject(record.value)) continue;
       const parsed = parseLine(JSON.stringify(record.value));
       if (parsed && !hashes.has(parsed.userId)) hashes.set(parsed.userId, parsed.hash);
     }

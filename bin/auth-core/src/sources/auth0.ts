@@ -7,6 +7,7 @@
  * enrolled with), each is reported: the user goes in without it.
  */
 import type { WireImportUser, WireLoginMethod } from '../contract.js';
+import { isJsonObject, type JsonObject } from '../contract.js';
 import { usageError } from '../errors.js';
 import { fileDigest } from '../input.js';
 import { loadAuth0Hashes } from './auth0-hashes.js';
@@ -16,8 +17,6 @@ import {
   finishLoginMethods,
   idText,
   isBcrypt,
-  isObject,
-  type JsonObject,
   methodAt,
   PASSWORD_HOOK_HINT,
   pendingPasswordMethod,
@@ -104,11 +103,11 @@ function identitiesOf(record: JsonObject, userId: string): Identity[] | string {
   if (!Array.isArray(raw)) return 'identities is not an array';
   const out: Identity[] = [];
   for (const [i, entry] of raw.entries()) {
-    if (!isObject(entry)) return `identities[${i}] is not an object`;
+    if (!isJsonObject(entry)) return `identities[${i}] is not an object`;
     const provider = text(entry.provider);
     const id = idText(entry.user_id);
     if (provider === undefined || id === undefined) return `identities[${i}] has no provider or user_id`;
-    const profile = isObject(entry.profileData) ? entry.profileData : undefined;
+    const profile = isJsonObject(entry.profileData) ? entry.profileData : undefined;
     out.push({
       provider,
       // Some exports write the full `<provider>|<id>` here.
@@ -123,7 +122,7 @@ function identitiesOf(record: JsonObject, userId: string): Identity[] | string {
 
 /** One line of the Auth0 bulk user export → the import payload, or the reasons it cannot be imported. */
 export function convertAuth0(record: unknown, options: Auth0Options): Conversion {
-  if (!isObject(record)) return rejected(undefined, 'the line is not a JSON object');
+  if (!isJsonObject(record)) return rejected(undefined, 'the line is not a JSON object');
   const userId = idText(record.user_id);
   if (userId === undefined) return rejected(undefined, 'user_id is missing');
   const identities = identitiesOf(record, userId);
@@ -204,10 +203,10 @@ export function convertAuth0(record: unknown, options: Auth0Options): Conversion
 
   const user: WireImportUser = { externalUserId: userId, loginMethods: finishLoginMethods(methods, options) };
   const metadata: Record<string, unknown> = {};
-  if (isObject(record.user_metadata) && Object.keys(record.user_metadata).length > 0) {
+  if (isJsonObject(record.user_metadata) && Object.keys(record.user_metadata).length > 0) {
     metadata.user_metadata = record.user_metadata;
   }
-  if (isObject(record.app_metadata) && Object.keys(record.app_metadata).length > 0) {
+  if (isJsonObject(record.app_metadata) && Object.keys(record.app_metadata).length > 0) {
     metadata.app_metadata = record.app_metadata;
   }
   withMetadata(user, metadata);

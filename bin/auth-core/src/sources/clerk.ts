@@ -7,7 +7,7 @@
  * Second factors: `totp_secret` (base32) becomes a TOTP device; the export carries no backup codes
  * and does not say who uses SMS codes as a second factor, so those cannot be told apart, or carried.
  */
-import { normaliseEmail, type WireImportUser, type WireLoginMethod } from '../contract.js';
+import { isJsonObject, normaliseEmail, type WireImportUser, type WireLoginMethod } from '../contract.js';
 import { maskPhone } from '../personal.js';
 import {
   type ConvertOptions,
@@ -15,7 +15,6 @@ import {
   finishLoginMethods,
   idText,
   inPayloadOrder,
-  isObject,
   listOf,
   passwordMethod,
   phoneNumberOf,
@@ -40,7 +39,7 @@ export const clerk: SourceDefinition = {
 };
 
 export function convertClerk(record: unknown, options: ConvertOptions): Conversion {
-  if (!isObject(record)) return rejected(undefined, 'the row is not an object');
+  if (!isJsonObject(record)) return rejected(undefined, 'the row is not an object');
   const id = idText(record.id);
   if (id === undefined) return rejected(undefined, 'id is missing');
   const methods: WireLoginMethod[] = [];

@@ -14,6 +14,7 @@
  * factor, so `MFAOptions` and `cognito:mfa_enabled` are reported.
  */
 import type { WireImportUser, WireLoginMethod } from '../contract.js';
+import { isJsonObject, type JsonObject } from '../contract.js';
 import { type ByteCounter, jsonArrayRecords, peek, recordsOf } from '../input.js';
 import { maskPhone } from '../personal.js';
 import {
@@ -22,8 +23,6 @@ import {
   finishLoginMethods,
   idText,
   inPayloadOrder,
-  isObject,
-  type JsonObject,
   methodAt,
   PASSWORD_HOOK_HINT,
   pendingPasswordMethod,
@@ -85,7 +84,7 @@ export const cognito: SourceDefinition = {
           ? { records: (counter?: ByteCounter) => recordsOf(exportPath, 'csv', true, counter) }
           : {}),
       convert: (value) =>
-        convertCognito(layout === 'csv' && isObject(value) ? cognitoCsvRowToUser(value) : value, settings),
+        convertCognito(layout === 'csv' && isJsonObject(value) ? cognitoCsvRowToUser(value) : value, settings),
       inputDigests: [],
       notes: [
         settings.passwordHook === true
@@ -118,7 +117,7 @@ function attributesOf(record: JsonObject): Map<string, string> | string {
   if (!Array.isArray(raw)) return 'Attributes is not an array';
   if (raw.length > MAX_ATTRIBUTES) return `Attributes has ${raw.length} entries (at most ${MAX_ATTRIBUTES} are read)`;
   for (const [i, entry] of raw.entries()) {
-    if (!isObject(entry) || typeof entry.Name !== 'string') return `Attributes[${i}] has no Name`;
+    if (!isJsonObject(entry) || typeof entry.Name !== 'string') return `Attributes[${i}] has no Name`;
     if (entry.Value !== undefined && entry.Value !== null && typeof entry.Value !== 'string')
       return `Attributes[${i}] (${entry.Name.slice(0, 40)}) has a Value that is not text`;
     if (!out.has(entry.Name) && typeof entry.Value === 'string') out.set(entry.Name, entry.Value);
@@ -153,8 +152,8 @@ function identitiesOf(raw: string | undefined): CognitoIdentity[] | string {
   if (!Array.isArray(parsed)) return 'the identities attribute is not a JSON array';
   const out: CognitoIdentity[] = [];
   for (const [i, entry] of parsed.entries()) {
-    const providerName = isObject(entry) ? text(entry.providerName) : undefined;
-    const userId = isObject(entry) ? idText(entry.userId) : undefined;
+    const providerName = isJsonObject(entry) ? text(entry.providerName) : undefined;
+    const userId = isJsonObject(entry) ? idText(entry.userId) : undefined;
     if (providerName === undefined || userId === undefined) return `identities[${i}] has no providerName or userId`;
     out.push({ providerName, userId });
   }
@@ -163,7 +162,7 @@ function identitiesOf(raw: string | undefined): CognitoIdentity[] | string {
 
 /** One user of a Cognito export → the import payload, or the reasons it cannot be imported. */
 export function convertCognito(record: unknown, options: ConvertOptions): Conversion {
-  if (!isObject(record)) return rejected(undefined, 'the user is not a JSON object');
+  if (!isJsonObject(record)) return rejected(undefined, 'the user is not a JSON object');
   const username = idText(record.Username);
   const attributes = attributesOf(record);
   const sub = typeof attributes === 'string' ? undefined : text(attributes.get('sub'));

@@ -5,17 +5,13 @@
 import {
   e164PhoneNumber,
   type HashingAlgorithm,
+  isJsonObject,
+  type JsonObject,
   normaliseEmail,
   PUBLIC_TENANT_ID,
   type WireImportUser,
   type WireLoginMethod,
 } from '../contract.js';
-
-export type JsonObject = Record<string, unknown>;
-
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A non-blank string, trimmed; anything else (null, '', numbers, objects) is undefined. */
 export function text(value: unknown): string | undefined {
@@ -64,7 +60,7 @@ const POSTGRES_TIMESTAMP = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(\.\d+)?(
  * timestamptz text, or MongoDB extended JSON `{"$date": …}`. Undefined when absent or unreadable.
  */
 export function timeMs(value: unknown): number | undefined {
-  if (isObject(value) && '$date' in value) return timeMs(value.$date);
+  if (isJsonObject(value) && '$date' in value) return timeMs(value.$date);
   if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? Math.trunc(value) : undefined;
   const raw = text(value);
   if (raw === undefined) return undefined;
@@ -87,12 +83,12 @@ export function timeMs(value: unknown): number | undefined {
 
 /** A JSON object given as an object or as JSON text (CSV columns); undefined otherwise. */
 export function jsonObject(value: unknown): JsonObject | undefined {
-  if (isObject(value)) return value;
+  if (isJsonObject(value)) return value;
   const raw = text(value);
   if (raw === undefined || !raw.startsWith('{')) return undefined;
   try {
     const parsed: unknown = JSON.parse(raw);
-    return isObject(parsed) ? parsed : undefined;
+    return isJsonObject(parsed) ? parsed : undefined;
   } catch {
     return undefined;
   }

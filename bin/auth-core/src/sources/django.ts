@@ -4,6 +4,7 @@
  * "date_joined": …, "is_active": …, …}}`. A custom user model with the same fields reads the same.
  */
 
+import { isJsonObject } from '../contract.js';
 import { usageError } from '../errors.js';
 import {
   type ConvertOptions,
@@ -11,7 +12,6 @@ import {
   finishLoginMethods,
   idText,
   inPayloadOrder,
-  isObject,
   passwordMethod,
   text,
   textFields,
@@ -36,10 +36,10 @@ export const django: SourceDefinition = {
 };
 
 export function convertDjango(record: unknown, options: ConvertOptions): Conversion {
-  if (!isObject(record)) return rejected(undefined, 'the record is not a JSON object');
+  if (!isJsonObject(record)) return rejected(undefined, 'the record is not a JSON object');
   const id = idText(record.pk);
   const fields = record.fields;
-  if (!isObject(fields) || !('password' in fields)) {
+  if (!isJsonObject(fields) || !('password' in fields)) {
     return rejected(id, `the record is not a user (model ${text(record.model)?.slice(0, 60) ?? 'missing'})`);
   }
   if (id === undefined) return rejected(undefined, 'pk is missing');

@@ -10,6 +10,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { WireImportUser, WireLoginMethod } from '../contract.js';
+import { isJsonObject, type JsonObject } from '../contract.js';
 import { usageError } from '../errors.js';
 import { type ByteCounter, fileDigest, recordsOf } from '../input.js';
 import { maskPhone } from '../personal.js';
@@ -18,8 +19,6 @@ import {
   emailOf,
   finishLoginMethods,
   idText,
-  isObject,
-  type JsonObject,
   jsonObject,
   methodAt,
   PASSWORD_HOOK_HINT,
@@ -133,8 +132,8 @@ export function parseFirebaseHashConfig(content: string): FirebaseHashConfig {
       parsedJson = undefined;
     }
   }
-  if (isObject(parsedJson)) {
-    const source = isObject(parsedJson.hash_config) ? parsedJson.hash_config : parsedJson;
+  if (isJsonObject(parsedJson)) {
+    const source = isJsonObject(parsedJson.hash_config) ? parsedJson.hash_config : parsedJson;
     for (const [key, value] of Object.entries(source)) {
       if (typeof value === 'string' || typeof value === 'number') values.set(key.toLowerCase(), String(value).trim());
     }
@@ -217,11 +216,11 @@ function factorKind(entry: JsonObject): string {
 function firebaseFactorsLeftBehind(record: JsonObject): string[] {
   const out: string[] = [];
   const lists: Array<[string, unknown]> = [['mfaInfo', record.mfaInfo]];
-  if (isObject(record.multiFactor)) lists.push(['multiFactor.enrolledFactors', record.multiFactor.enrolledFactors]);
+  if (isJsonObject(record.multiFactor)) lists.push(['multiFactor.enrolledFactors', record.multiFactor.enrolledFactors]);
   for (const [field, list] of lists) {
     if (!Array.isArray(list)) continue;
     for (const [i, entry] of list.entries()) {
-      if (!isObject(entry)) continue;
+      if (!isJsonObject(entry)) continue;
       const kind = factorKind(entry);
       const why =
         kind === 'totp'
@@ -239,7 +238,7 @@ function firebaseFactorsLeftBehind(record: JsonObject): string[] {
 
 /** One user of the Firebase export → the import payload, or the reasons it cannot be imported. */
 export function convertFirebase(record: unknown, options: FirebaseOptions): Conversion {
-  if (!isObject(record)) return rejected(undefined, 'the user is not a JSON object');
+  if (!isJsonObject(record)) return rejected(undefined, 'the user is not a JSON object');
   const localId = idText(record.localId);
   if (localId === undefined) return rejected(undefined, 'localId is missing');
   const email = emailOf(record.email);
@@ -269,7 +268,7 @@ export function convertFirebase(record: unknown, options: FirebaseOptions): Conv
   const infos = record.providerUserInfo;
   if (infos !== undefined && infos !== null && !Array.isArray(infos)) problems.push('providerUserInfo is not an array');
   for (const [i, info] of (Array.isArray(infos) ? infos : []).entries()) {
-    if (!isObject(info)) {
+    if (!isJsonObject(info)) {
       problems.push(`providerUserInfo[${i}] is not an object`);
       continue;
     }
@@ -304,7 +303,7 @@ export function convertFirebase(record: unknown, options: FirebaseOptions): Conv
 
   // No hash for a user who signs in with a password (`password` listed; a CSV row lists no such
   // provider, so there: an email and no other login): pending the hook with --password-hook.
-  const listed = Array.isArray(infos) ? infos.filter(isObject).map((info) => text(info.providerId)) : [];
+  const listed = Array.isArray(infos) ? infos.filter(isJsonObject).map((info) => text(info.providerId)) : [];
   const signsInWithPassword =
     hash === undefined &&
     email !== undefined &&

@@ -14,14 +14,13 @@
  * as base32. Other OTP credentials and other second factors (WebAuthn, recovery codes) are reported.
  */
 import type { WireImportUser, WireLoginMethod, WireUserRole } from '../contract.js';
+import { isJsonObject, type JsonObject } from '../contract.js';
 import {
   type ConvertOptions,
   emailOf,
   finishLoginMethods,
   idText,
   inPayloadOrder,
-  isObject,
-  type JsonObject,
   jsonObject,
   methodAt,
   PASSWORD_HOOK_HINT,
@@ -229,7 +228,7 @@ export const keycloak: SourceDefinition = {
 
 /** One user of a Keycloak realm export → the import payload, or the reasons it cannot be imported. */
 export function convertKeycloak(record: unknown, options: KeycloakOptions): Conversion {
-  if (!isObject(record)) return rejected(undefined, 'the user is not a JSON object');
+  if (!isJsonObject(record)) return rejected(undefined, 'the user is not a JSON object');
   const id = idText(record.id);
   if (id === undefined) return rejected(undefined, 'id is missing');
   const client = text(record.serviceAccountClientId);
@@ -239,7 +238,7 @@ export function convertKeycloak(record: unknown, options: KeycloakOptions): Conv
   const methods: WireLoginMethod[] = [];
   const problems: string[] = [];
 
-  const credentials = Array.isArray(record.credentials) ? record.credentials.filter(isObject) : [];
+  const credentials = Array.isArray(record.credentials) ? record.credentials.filter(isJsonObject) : [];
   const password = credentials.find((c) => text(c.type) === 'password');
   if (password) {
     const hash = keycloakPasswordHash(password);
@@ -250,7 +249,7 @@ export function convertKeycloak(record: unknown, options: KeycloakOptions): Conv
     }
   }
 
-  const identities = Array.isArray(record.federatedIdentities) ? record.federatedIdentities.filter(isObject) : [];
+  const identities = Array.isArray(record.federatedIdentities) ? record.federatedIdentities.filter(isJsonObject) : [];
   for (const identity of identities) {
     const provider = text(identity.identityProvider);
     const providerUserId = idText(identity.userId);
@@ -296,7 +295,8 @@ export function convertKeycloak(record: unknown, options: KeycloakOptions): Conv
   const username = text(record.username);
   if (username !== undefined && username !== email) metadata.username = username;
   Object.assign(metadata, textFields(record, ['firstName', 'lastName']));
-  if (isObject(record.attributes) && Object.keys(record.attributes).length > 0) metadata.attributes = record.attributes;
+  if (isJsonObject(record.attributes) && Object.keys(record.attributes).length > 0)
+    metadata.attributes = record.attributes;
   const groups = Array.isArray(record.groups) ? record.groups.filter((g) => typeof g === 'string') : [];
   if (groups.length > 0) metadata.groups = groups;
   if (record.enabled === false) metadata.disabled = true;

@@ -12,6 +12,7 @@
  * factors cannot be carried: each is reported. Unverified factors were never usable and are skipped.
  */
 import type { WireImportUser, WireLoginMethod } from '../contract.js';
+import { isJsonObject } from '../contract.js';
 import { usageError } from '../errors.js';
 import { detectLayout, fileDigest, recordsOf } from '../input.js';
 import { maskPhone } from '../personal.js';
@@ -22,7 +23,6 @@ import {
   idText,
   inPayloadOrder,
   isBcrypt,
-  isObject,
   jsonObject,
   methodAt,
   phoneNumberOf,
@@ -129,7 +129,7 @@ export interface SupabaseIdentity {
  * rows that are not third-party logins (provider `email` / `phone`) or lack the ids.
  */
 export function supabaseIdentity(row: unknown): { userId: string; identity: SupabaseIdentity } | undefined {
-  if (!isObject(row)) return undefined;
+  if (!isJsonObject(row)) return undefined;
   const userId = idText(row.user_id);
   const provider = text(row.provider);
   if (userId === undefined || provider === undefined || OWN_PROVIDERS.has(provider)) return undefined;
@@ -160,7 +160,7 @@ const SUPABASE_TOTP_SKEW = 1;
  * lack a user id or type, and for unverified factors (never usable, so nothing is lost).
  */
 export function supabaseFactor(row: unknown): { userId: string; factor: SupabaseFactor } | undefined {
-  if (!isObject(row)) return undefined;
+  if (!isJsonObject(row)) return undefined;
   const userId = idText(row.user_id);
   const type = text(row.factor_type)?.toLowerCase();
   if (userId === undefined || type === undefined) return undefined;
@@ -219,7 +219,7 @@ export interface SupabaseOptions extends ConvertOptions {
 
 /** One row of `auth.users` → the import payload, or the reasons it cannot be imported. */
 export function convertSupabase(record: unknown, options: SupabaseOptions): Conversion {
-  if (!isObject(record)) return rejected(undefined, 'the row is not a JSON object');
+  if (!isJsonObject(record)) return rejected(undefined, 'the row is not a JSON object');
   const id = idText(record.id);
   if (id === undefined) return rejected(undefined, 'id is missing');
   if (text(record.deleted_at) !== undefined) return rejected(id, 'the user is deleted (deleted_at is set)');

@@ -3,8 +3,9 @@
  * through as written; the core validates it.
  */
 import type { WireImportUser } from '../contract.js';
+import { isJsonObject } from '../contract.js';
 import { usageError } from '../errors.js';
-import { idText, isObject } from './common.js';
+import { idText } from './common.js';
 import { type Conversion, converted, rejected } from './conversion.js';
 import { convertingAlone, type SourceDefinition } from './source.js';
 
@@ -20,7 +21,7 @@ export const supertokens: SourceDefinition = {
 };
 
 export function convertSupertokens(record: unknown): Conversion {
-  if (!isObject(record)) return rejected(undefined, 'the user is not a JSON object');
+  if (!isJsonObject(record)) return rejected(undefined, 'the user is not a JSON object');
   const externalId = idText(record.externalUserId);
   if (!Array.isArray(record.loginMethods)) return rejected(externalId, 'loginMethods is missing or not an array');
   return converted(record as unknown as WireImportUser, externalId);

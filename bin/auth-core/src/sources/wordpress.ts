@@ -4,13 +4,13 @@
  * or a database tool's CSV export. `user_registered` is MySQL's `YYYY-MM-DD HH:MM:SS`, in UTC.
  */
 
+import { isJsonObject } from '../contract.js';
 import {
   type ConvertOptions,
   emailOf,
   finishLoginMethods,
   idText,
   inPayloadOrder,
-  isObject,
   passwordMethod,
   text,
   textFields,
@@ -34,7 +34,7 @@ export const wordpress: SourceDefinition = {
 };
 
 export function convertWordpress(record: unknown, options: ConvertOptions): Conversion {
-  if (!isObject(record)) return rejected(undefined, 'the row is not an object');
+  if (!isJsonObject(record)) return rejected(undefined, 'the row is not an object');
   const id = idText(record.ID);
   if (id === undefined) return rejected(undefined, 'ID is missing');
   const email = emailOf(record.user_email);

@@ -2,12 +2,13 @@
  * Use case `POST /bulk-import/import` (docs/import-pipeline.md "Single import", lazy migration): validate one user
  * against its app, then run THE import function (the one the import worker runs).
  */
-import { validateSingleImport } from '#functions/domain/bulk-import/validate-request.js';
-import type { ImportValidationContext } from '#functions/domain/bulk-import/validate-user.js';
+
+import { type ImportConfig, type ImportDeps, importUser } from '#functions/domain/import/import-user.js';
 import type { UsersDeps } from '#functions/domain/users/deps.js';
 import { getUser } from '#functions/domain/users/lookup.js';
 import { JsonBadRequestError } from '#functions/shared/errors.js';
-import { type ImportConfig, type ImportDeps, importUser } from './import-user.js';
+import { validateSingleImport } from './validate-request.js';
+import type { ImportValidationContext } from './validate-user.js';
 
 export interface ImportOneDeps {
   readonly import: ImportDeps;

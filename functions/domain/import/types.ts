@@ -1,7 +1,8 @@
 /**
- * The normalised import user (docs/reference-behaviour.md "Staged user ids", "Validating an import user"): what `validateImportUser` makes of a user of the
- * wire payload (`WireImportUser`, functions/contract/import-payload.ts) and what the staging store and the
- * importer consume. Key order of every object literal built by the validator follows
+ * The normalised import user (docs/reference-behaviour.md "Staged user ids", "Validating an import
+ * user"), the input of THE import function (./import-user.ts): what `validateImportUser`
+ * (functions/domain/bulk-import/validate-user.ts) makes of a user of the wire payload
+ * (`WireImportUser`, functions/contract/import-payload.ts), and what the staging store keeps. Key order of every object literal built by the validator follows
  * the reference's serialisation order, so `JSON.stringify` of a user matches the reference's raw data.
  */
 

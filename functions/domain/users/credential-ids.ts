@@ -1,7 +1,9 @@
 /**
  * Credential ids as the core keeps and looks them up (docs/passkeys.md "What is stored"): base64url
- * without padding, at most 1,023 bytes (the WebAuthn limit). Apart from the verifier so that the
- * routes which only look passkeys up do not carry it.
+ * without padding, at most 1,023 bytes (the WebAuthn limit). With the users because a user is
+ * looked up by its passkey's id (./lookup.ts) as by its email; the passkey verifier
+ * (functions/domain/webauthn/verify.ts) takes them from here, and the routes which only look
+ * passkeys up do not carry it.
  */
 
 /** The longest credential id accepted: 1,023 bytes, base64url. */

@@ -1,18 +1,21 @@
 /**
- * Sign-in of an email/password login method pending the password-migration hook
- * (docs/password-migration-hook.md "Outcomes and answers"). The hook checks the password; on a match the
+ * The password-migration hook's strategy of the sign-in's password check
+ * (functions/domain/users/password-verifier.ts; docs/password-migration-hook.md "Outcomes and
+ * answers"): a login method pending the hook has its password checked by the hook; on a match the
  * password is hashed with the app's algorithm at its configured cost and stored in one write that
  * applies only if the user is still as it was read (still pending): two first sign-ins at once
  * store one hash, and a password changed in between is never overwritten — the loser reads the
  * user again and verifies the password against what is stored then. When the legacy system is
- * unavailable the answer is a 503 with `Retry-After` (thrown by the sign-in once the failure
- * is held to the floor, users/sign-in.ts), never "wrong credentials", and the user stays pending.
+ * unavailable the answer is a 503 with `Retry-After`, never "wrong credentials", and the user
+ * stays pending. Every other sign-in of the app goes to the stored hash, paced as a pending
+ * user's would be ("No pending-user oracle").
  */
-import { ServiceUnavailableError } from '#functions/shared/errors.js';
+import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
 import type { LoginMethodRecord, UserRecord } from '../users/model.js';
+import type { FoundMethod, PasswordVerifier } from '../users/password-verifier.js';
 import type { UserStore } from '../users/ports.js';
 import { writePlan } from '../users/write.js';
-import { checkPasswordWithHook, type PasswordHookPorts, refusesRequest } from './check.js';
+import { checkPasswordWithHook, type PasswordHookPorts, pendingPace, refusesRequest } from './check.js';
 
 export interface PendingSignInDeps {
   readonly store: UserStore;
@@ -22,39 +25,56 @@ export interface PendingSignInDeps {
   verify(plain: string, storedHash: string): Promise<string>;
 }
 
-/** What a 503 of an unavailable hook says (never the cause: that goes to the log). */
-const HOOK_UNAVAILABLE_MESSAGE = 'The legacy password system is unavailable; retry later';
+/** The write of a migrated password, read again when the user changed since it was read. */
+const MIGRATED_PASSWORD_WRITE: RereadPolicy = {
+  attempts: 3,
+  exhausted: 'the user kept changing while its migrated password was being stored',
+  error: Error,
+};
 
-/** The 503 of a sign-in while the app's legacy password system is unavailable. */
-export const hookUnavailableError = (retryAfterSeconds: number) =>
-  new ServiceUnavailableError(HOOK_UNAVAILABLE_MESSAGE, retryAfterSeconds);
-
-/** Seconds to wait when the app has no hook for a pending user (the operator must act first). */
-const NOT_CONFIGURED_RETRY_AFTER_SECONDS = 60;
-
-const WRITE_ATTEMPTS = 3;
+/**
+ * The strategy of an app with a hook: a login method pending it is checked by the hook, every
+ * other sign-in by `storedHash`, its failure paced as a pending user's would be — judged when its
+ * check starts — so that it cannot be told from one.
+ */
+export function migrationHookVerifier(
+  deps: PendingSignInDeps,
+  hook: PasswordHookPorts,
+  storedHash: PasswordVerifier,
+): PasswordVerifier {
+  return {
+    async check(target, found, password) {
+      if (found?.method.passwordMigration !== 'hook') {
+        const pace = pendingPace(hook);
+        const check = await storedHash.check(target, found, password);
+        return check.kind === 'failed' ? { ...check, pace } : check;
+      }
+      const pending = await signInPendingMethod(deps, hook, target, found, password);
+      if (pending.kind === 'ok') return { kind: 'match', user: pending.user, recipeUserId: found.recipeUserId };
+      if (pending.kind === 'unavailable') {
+        const unavailable = { retryAfterSeconds: pending.retryAfterSeconds };
+        return { kind: 'failed', ranDummy: false, pace: { callMs: 0, unavailable } };
+      }
+      // Its own call is behind it; the outage is judged after it (an answer ends one).
+      return { kind: 'failed', ranDummy: false, pace: { callMs: 0, unavailable: pendingPace(hook).unavailable } };
+    },
+  };
+}
 
 /**
  * `ok` with the user as stored after the sign-in, `wrong` (the hook said mismatch, or the
  * password stored meanwhile does not match), or `unavailable` with the `Retry-After` to answer
- * (the hook is unavailable or not configured).
+ * (the hook is unavailable).
  */
-export async function signInPendingMethod(
+async function signInPendingMethod(
   deps: PendingSignInDeps,
-  hook: PasswordHookPorts | undefined,
+  hook: PasswordHookPorts,
   target: { appId: string; tenantId: string },
-  found: { user: UserRecord; recipeUserId: string },
+  found: FoundMethod,
   password: string,
 ): Promise<{ kind: 'ok'; user: UserRecord } | { kind: 'wrong' } | { kind: 'unavailable'; retryAfterSeconds: number }> {
   const who = { appId: target.appId, tenantId: target.tenantId, recipeUserId: found.recipeUserId };
-  const method = methodOf(found.user, found.recipeUserId);
-  if (!hook) {
-    deps.warn?.('sign-in answered 503: the user is pending the password-migration hook and the app has none', {
-      ...who,
-      cause: 'not-configured',
-    });
-    return { kind: 'unavailable', retryAfterSeconds: NOT_CONFIGURED_RETRY_AFTER_SECONDS };
-  }
+  const { method } = found;
   const { verdict, retryAfterSeconds } = await checkPasswordWithHook(hook, {
     appId: target.appId,
     tenantId: target.tenantId,
@@ -63,7 +83,7 @@ export async function signInPendingMethod(
       found.user.externalIds[found.recipeUserId]?.externalUserId ??
       found.user.externalIds[found.user.userId]?.externalUserId ??
       null,
-    email: method?.email ?? '',
+    email: method.email ?? '',
     password,
   });
   if (refusesRequest(verdict)) {
@@ -81,7 +101,12 @@ export async function signInPendingMethod(
   if (verdict.kind === 'mismatch') return { kind: 'wrong' };
   const passwordHash = await deps.hash(password);
   let user = found.user;
-  for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+  return reread(MIGRATED_PASSWORD_WRITE, async (attempt) => {
+    if (attempt > 0) {
+      const again = await deps.store.getUserBySuperTokensId(target.appId, found.recipeUserId);
+      if (!again) return { kind: 'wrong' };
+      user = again;
+    }
     const current = methodOf(user, found.recipeUserId);
     if (!current) return { kind: 'wrong' };
     if (current.passwordMigration !== 'hook') {
@@ -98,11 +123,8 @@ export async function signInPendingMethod(
     if (!result.failed.every((e) => e.kind === 'user')) {
       throw new Error(`the migrated password could not be stored: ${result.failed.map((e) => e.kind).join(', ')}`);
     }
-    const again = await deps.store.getUserBySuperTokensId(target.appId, found.recipeUserId);
-    if (!again) return { kind: 'wrong' };
-    user = again;
-  }
-  throw new Error('the user kept changing while its migrated password was being stored');
+    return READ_AGAIN;
+  });
 }
 
 const methodOf = (user: UserRecord, recipeUserId: string) =>
