@@ -20,6 +20,7 @@ import {
 } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { SessionSettings } from '#functions/config/index.js';
+import { setNewest } from '#functions/shared/bounded-cache.js';
 import { READ_AGAIN, type RereadPolicy, reread } from '#functions/shared/rereads.js';
 import type { NewSigningKey, PublicJwk, StoredSigningKey } from './model.js';
 import type { SigningKeyStore } from './ports.js';
@@ -132,9 +133,7 @@ export class KeyRing {
     const cached = this.lists.get(appId);
     if (!fresh && cached && this.now() - cached.fetchedAt < KEY_LIST_MAX_AGE_MS) return cached.keys;
     const keys = await this.store.list(appId);
-    this.lists.delete(appId);
-    this.lists.set(appId, { keys, fetchedAt: this.now() });
-    while (this.lists.size > KEY_CACHE_APPS) this.lists.delete(this.lists.keys().next().value as string);
+    setNewest(this.lists, appId, { keys, fetchedAt: this.now() }, KEY_CACHE_APPS);
     return keys;
   }
 
@@ -184,8 +183,7 @@ export class KeyRing {
     let object = this.publics.get(id);
     if (!object) {
       object = createPublicKey({ key: { ...key.publicJwk }, format: 'jwk' });
-      this.publics.set(id, object);
-      while (this.publics.size > OPENED_KEY_CACHE_SIZE) this.publics.delete(this.publics.keys().next().value as string);
+      setNewest(this.publics, id, object, OPENED_KEY_CACHE_SIZE);
     }
     return object;
   }
@@ -266,8 +264,7 @@ export class KeyRing {
       opened.catch(() => {
         if (this.opened.get(id) === entry) this.opened.delete(id);
       });
-      this.opened.set(id, opened);
-      while (this.opened.size > OPENED_KEY_CACHE_SIZE) this.opened.delete(this.opened.keys().next().value as string);
+      setNewest(this.opened, id, opened, OPENED_KEY_CACHE_SIZE);
     }
     return opened;
   }

@@ -3,8 +3,10 @@
  * tokens are kept; private key material appears here only as the store hands it back opened.
  */
 
+import type { JsonObject } from '#functions/contract/json.js';
+
 /** A JSON object as the SDK sends it (access-token payload, session data). */
-export type JsonObject = Record<string, unknown>;
+export type { JsonObject };
 
 /** One session: what the core keeps between a sign-in and its end (refresh-token expiry or revocation). */
 export interface SessionRecord {
