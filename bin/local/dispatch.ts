@@ -49,14 +49,13 @@ export async function dispatch(router: Router, request: RawRequest): Promise<Dis
   if (!match)
     return { statusCode: 404, headers: { 'content-type': 'application/json' }, body: '{"message":"Not Found"}' };
   const handler = await loadHandler(match.route);
-  const context = localContext(
-    match.route.id,
-    functionTimeoutSeconds(match.route.timeoutSeconds) * 1000,
-    match.route.memoryMb ?? 1024,
-  );
+  const timeoutSeconds = functionTimeoutSeconds(match.route.timeoutSeconds);
+  const context = localContext(match.route.id, timeoutSeconds * 1000, match.route.memoryMb ?? 1024);
+  // The handler's load took some of the function's time; the message names the setting, as Lambda's.
   const result = await withinTimeout(
     handler(toGatewayEvent(request, match), context),
     context.getRemainingTimeInMillis(),
+    timeoutSeconds,
   );
   if (typeof result === 'string')
     return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: result };

@@ -67,11 +67,12 @@ export class FunctionTimeoutError extends Error {
  * is dropped — but nothing it does then reaches DynamoDB, SQS or KMS, because every invocation's
  * calls stop at the end of its working time, before its timeout (`stopAt`,
  * functions/shared/call-budget.ts), so what a retry sees is what Lambda would have left. The
- * worker threads are ended instead (worker-pool.ts).
+ * worker threads are ended instead (worker-pool.ts). `timeoutSeconds` is the function's setting, which
+ * the message names as Lambda's does, when `timeoutMs` is what is left of it.
  */
-export function withinTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+export function withinTimeout<T>(work: Promise<T>, timeoutMs: number, timeoutSeconds = timeoutMs / 1000): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new FunctionTimeoutError(timeoutMs / 1000)), Math.max(0, timeoutMs));
+    const timer = setTimeout(() => reject(new FunctionTimeoutError(timeoutSeconds)), Math.max(0, timeoutMs));
     work.then(
       (value) => {
         clearTimeout(timer);
